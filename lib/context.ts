@@ -1,0 +1,101 @@
+/**
+ * The call context: one per call, made by whoever runs the call (the executor, the MCP server,
+ * `tool()` for its function). A class rather than an object literal with closures, since one is
+ * made per call on the hot path.
+ *
+ * @module
+ */
+import { CancelledError } from './errors.js';
+import { recordOf, type Recordable, type Recorder } from './records.js';
+import { progressResult } from './result.js';
+import type { ProgressUpdate, Session, ToolCall, ToolContext, ToolResult } from './contract.js';
+
+/** Where a context's progress goes. */
+export interface ProgressSink {
+  progress(result: ToolResult): void;
+}
+
+/** What a {@link CallContext} is made with; every field is optional. */
+export interface CallContextOptions {
+  /** Receives each progress update, normalised to a result. */
+  sink?: ProgressSink;
+  /** Writes records; without one, `record` resolves at once. */
+  recorder?: Recorder;
+  /** The MCP session the call arrived on. */
+  session?: Session;
+  /**
+   * An outer context to take `record` and `session` from, when this context serves a call that
+   * another runner started (as `tool()` does for its function).
+   */
+  parent?: ToolContext;
+}
+
+/**
+ * The standard {@link ToolContext}. Its AbortSignal is created only when a tool reads `signal`,
+ * so a call that never looks costs nothing; {@link CallContext.cancel} aborts it, now or as soon as
+ * it is created. {@link CallContext.finish} marks the call ended: later progress is dropped and a
+ * later cancel does nothing, since the signal aborts on cancellation only.
+ */
+export class CallContext implements ToolContext {
+  readonly call: ToolCall;
+  private readonly sink: ProgressSink | undefined;
+  private readonly recorder: Recorder | undefined;
+  private readonly parent: ToolContext | undefined;
+  private readonly ownSession: Session | undefined;
+  private controller: AbortController | undefined = undefined;
+  private cancelReason: unknown = undefined;
+  private state: 0 | 1 | 2 = 0; // running, cancelled, finished
+
+  constructor(call: ToolCall, options: CallContextOptions = {}) {
+    this.call = call;
+    this.sink = options.sink;
+    this.recorder = options.recorder;
+    this.parent = options.parent;
+    this.ownSession = options.session;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.state === 1) this.controller.abort(this.cancelReason);
+    }
+    return this.controller.signal;
+  }
+
+  get session(): Session | undefined {
+    return this.ownSession ?? this.parent?.session;
+  }
+
+  /** Whether the call was cancelled. */
+  get cancelled(): boolean {
+    return this.state === 1;
+  }
+
+  progress(update: ProgressUpdate): void {
+    if (this.state === 0 && this.sink !== undefined) this.sink.progress(progressResult(update));
+  }
+
+  record(details: Recordable): Promise<void> {
+    if (this.parent !== undefined) return this.parent.record(details);
+    const recorder = this.recorder;
+    if (recorder === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const record = recordOf(details);
+      if (record === undefined) throw new TypeError('record: details must implement recordNS()');
+      resolve(recorder(record, this.call));
+    });
+  }
+
+  /** Cancels the call: aborts the signal (with a CancelledError unless a reason is given). */
+  cancel(reason: unknown = new CancelledError()): void {
+    if (this.state !== 0) return;
+    this.state = 1;
+    this.cancelReason = reason;
+    this.controller?.abort(reason);
+  }
+
+  /** Marks the call ended: progress is dropped from now on and the signal never aborts. */
+  finish(): void {
+    if (this.state === 0) this.state = 2;
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The tool contract: what a tool is, what one call of it carries, and what it emits.
+ *
+ * @module
+ */
+import type { Observable } from 'rxjs';
+import type { JsonSchema, ToolOutput } from './open-responses.js';
+import type { Recordable } from './records.js';
+
+/** One invocation of a tool, as the model asked for it. */
+export interface ToolCall {
+  /** The function_call's `call_id`. */
+  readonly id: string;
+  /** The raw JSON text of the arguments as the model wrote it; "" means `{}`. */
+  readonly args: string;
+}
+
+/** What a tool produced. */
+export interface ToolResult {
+  /** What the model sees: a string, or a list of content parts. */
+  output: ToolOutput;
+  /** App-only data for subscribers and fronts; never sent to the model. */
+  details?: unknown;
+  /**
+   * Hints that the loop may stop after this batch instead of calling the model again. A loop
+   * honours it only when every result of the batch sets it.
+   */
+  terminate?: boolean;
+}
+
+/**
+ * One step of a call: progress when `final` is false, otherwise the one final result. A tool's
+ * observable emits zero or more progress events, then exactly one final event, then completes.
+ */
+export interface ToolEvent {
+  final: boolean;
+  result: ToolResult;
+}
+
+/**
+ * The numbers behind a progress update: how far the tool is, out of how much, and a message. The
+ * fields mirror MCP's progress notification so the adapters forward them in either direction. As
+ * an update it becomes `{ output: message ?? "", details: info }`.
+ */
+export interface ProgressInfo {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A progress update: text, a whole result, or numbers. */
+export type ProgressUpdate = string | ToolResult | ProgressInfo;
+
+/**
+ * The client connection a call arrived on, when a tool is served over MCP: one tool value serving
+ * many clients keys per-client state (a shell, a working directory) on `id`.
+ */
+export interface Session {
+  /** Unique per client connection. */
+  readonly id: string;
+  /** The client's name and version, when it said. */
+  readonly client?: { name: string; version: string };
+}
+
+/** What a call can reach while it runs. */
+export interface ToolContext {
+  /** The call being run. */
+  readonly call: ToolCall;
+  /** Aborts when the call is cancelled, and only then: not when it completes or fails. */
+  readonly signal: AbortSignal;
+  /** Reports progress on this call; ignored once the call has its final result. */
+  progress(update: ProgressUpdate): void;
+  /**
+   * Writes a handle to a side effect the call has just started (a process group, a temp dir, a
+   * remote job id) through the host's recorder. Resolves once the recorder has written it
+   * durably, rejects with the recorder's error, and resolves at once when no recorder is
+   * installed, so a tool calls it unconditionally.
+   */
+  record(details: Recordable): Promise<void>;
+  /** The MCP client session the call arrived on; undefined outside the MCP server. */
+  readonly session?: Session;
+}
+
+/**
+ * MCP's behavioural hints. They are hints and never permission: a policy may use them to be
+ * stricter, never alone to allow a call. An unstated hint says nothing about the tool.
+ */
+export interface Annotations {
+  /** A human-readable name for display. */
+  title?: string;
+  /** The tool does not modify its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may destroy rather than only add; meaningful when not read-only. */
+  destructiveHint?: boolean;
+  /** Calling again with the same arguments has no further effect; meaningful when not read-only. */
+  idempotentHint?: boolean;
+  /** The tool may reach entities outside a closed domain, as a web search does. */
+  openWorldHint?: boolean;
+}
+
+/** Whether a call will run inside a sandbox, and what confines it ("" when not confined). */
+export interface Confinement {
+  confined: boolean;
+  by: string;
+}
+
+/** Something the model can call. */
+export interface Tool {
+  /** The function name the model calls. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** The JSON Schema of the arguments object; undefined means the tool takes no arguments. */
+  readonly parameters?: JsonSchema;
+  /**
+   * Runs one call. The observable emits zero or more progress events, then exactly one final
+   * event, then completes; an error on it is the tool's failure. Unsubscribing is the interrupt:
+   * the tool stops what this call started and nothing the tool value owns across calls.
+   */
+  execute(call: ToolCall, context: ToolContext): Observable<ToolEvent>;
+  /** The schema follows the strict rules; `strict: true` goes on the function tool. */
+  readonly strict?: boolean;
+  /** Nothing else in a batch may run while this tool does; the whole batch runs one at a time. */
+  readonly sequential?: boolean;
+  /**
+   * The shared state a call touches (`"shell:session"`); calls naming the same resource run one
+   * after another in the model's order while the rest of the batch runs alongside.
+   */
+  readonly resource?: string;
+  /** MCP's behavioural hints; see {@link Annotations}. */
+  readonly annotations?: Annotations;
+  /** Whether a call with these arguments will run confined, asked before it runs. */
+  confined?(args: string, context: ToolContext): Confinement;
+  /** Releases what the tool value owns beyond one call; the host's to call, never a batch's. */
+  close?(): void | Promise<void>;
+}
+
+/** Whether `tool`'s schema is strict. */
+export function isStrict(tool: Tool): boolean {
+  return tool.strict === true;
+}
+
+/** Whether `tool` asks to run alone. */
+export function isSequential(tool: Tool): boolean {
+  return tool.sequential === true;
+}
+
+/**
+ * The shared state `tool` names, or "" when it names none. A sequential tool takes the whole batch
+ * and reports "" here whatever it says, so a scheduler need not check both.
+ */
+export function resourceOf(tool: Tool): string {
+  if (tool.sequential === true) return '';
+  return typeof tool.resource === 'string' ? tool.resource : '';
+}
+
+/**
+ * `tool`'s annotations, or `{}` when it carries none, which says nothing about the tool rather
+ * than saying it is harmless.
+ */
+export function annotationsOf(tool: Tool): Annotations {
+  return tool.annotations ?? {};
+}
+
+/**
+ * Whether a call of `tool` with `args` will run confined, and by what. A tool that does not say
+ * reports `{ confined: false, by: "" }`, which a policy reads as unconfined (the safe mistake is to
+ * ask), never as permission.
+ */
+export function confinedBy(tool: Tool, args: string, context: ToolContext): Confinement {
+  if (tool.confined === undefined) return { confined: false, by: '' };
+  const answer = tool.confined(args, context);
+  return answer.confined ? { confined: true, by: answer.by } : { confined: false, by: '' };
+}

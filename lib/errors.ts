@@ -1,0 +1,124 @@
+/**
+ * Error classes with stable codes. Tool failures are values the model sees (a final event with an
+ * error, rendered by {@link errorResult}); exceptions are for programmer misuse, such as a schema
+ * that cannot be expressed or a duplicate tool name. A stack never reaches the model.
+ *
+ * @module
+ */
+
+/** The stable codes of this package's errors. */
+export type ErrorCode =
+  | 'invalid_arguments'
+  | 'tool_panic'
+  | 'cancelled'
+  | 'timeout'
+  | 'no_tool'
+  | 'invalid_schema';
+
+/** Base class of every error this package raises; `code` is stable across versions. */
+export class AgentToolError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Arguments that do not satisfy the schema the model saw. The message is one line, phrased for the
+ * model to retry on: `invalid arguments: <path>: <problem>`, or `invalid arguments: <problem>` at
+ * the root.
+ */
+export class ValidationError extends AgentToolError {
+  /** Where the first problem is: "" for the root, otherwise `a.b[2]`. */
+  readonly path: string;
+  /** The problem alone, without the prefix or the path. */
+  readonly detail: string;
+  constructor(path: string, detail: string) {
+    super('invalid_arguments', `invalid arguments: ${path === '' ? '' : `${path}: `}${detail}`);
+    this.path = path;
+    this.detail = detail;
+  }
+}
+
+/**
+ * A tool broke the contract: its execute threw instead of returning an observable, its observable
+ * completed without a final event, or it threw a value that is not an Error. The message is one
+ * line; the thrown value and its stack stay on the error for the host.
+ */
+export class ToolPanicError extends AgentToolError {
+  /** The tool's name. */
+  readonly tool: string;
+  /** What was thrown, or undefined when the tool completed without a final event. */
+  readonly value: unknown;
+  constructor(tool: string, value: unknown, message?: string) {
+    super('tool_panic', `tool "${tool}" panicked: ${oneLine(message ?? describeThrown(value))}`);
+    this.tool = tool;
+    this.value = value;
+    if (value instanceof Error && value.stack !== undefined) this.stack = value.stack;
+  }
+}
+
+/** The call was cancelled before it finished: by an aborted signal, or by its batch ending. */
+export class CancelledError extends AgentToolError {
+  constructor(message = 'call cancelled') {
+    super('cancelled', message);
+  }
+}
+
+/** The call ran past the executor's `timeout` and was cancelled. */
+export class TimeoutError extends AgentToolError {
+  /** The limit that was exceeded, in milliseconds. */
+  readonly timeout: number;
+  constructor(timeout: number) {
+    super('timeout', `call timed out after ${timeout} ms`);
+    this.timeout = timeout;
+  }
+}
+
+/** A function_call named a tool that is not in the set. */
+export class NoToolError extends AgentToolError {
+  /** The call's id. */
+  readonly callId: string;
+  /** The name the model asked for. */
+  readonly toolName: string | undefined;
+  constructor(callId: string, toolName?: string) {
+    super(
+      'no_tool',
+      `no tool for call "${callId}"${toolName === undefined ? '' : `: unknown tool "${toolName}"`}`,
+    );
+    this.callId = callId;
+    this.toolName = toolName;
+  }
+}
+
+/**
+ * A schema that cannot be served or validated, refused when the tool is built: recursive, a record
+ * under strict mode, a type JSON Schema cannot express, or a JSON Schema that does not compile.
+ */
+export class SchemaError extends AgentToolError {
+  /** The tool whose schema was refused ("" when none was named). */
+  readonly tool: string;
+  constructor(tool: string, problem: string) {
+    super('invalid_schema', tool === '' ? `schema: ${problem}` : `tool "${tool}": schema: ${problem}`);
+    this.tool = tool;
+  }
+}
+
+/** The message of any thrown value, for an error built around it. */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === 'string') return value;
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? String(value) : json;
+  } catch {
+    return String(value);
+  }
+}
+
+/** Collapses a message onto one line: the model reads one line per failure. */
+export function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}

@@ -1,0 +1,56 @@
+/**
+ * The tool contract.
+ *
+ * @module
+ */
+export type {
+  Annotations,
+  Confinement,
+  ProgressInfo,
+  ProgressUpdate,
+  Session,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolEvent,
+  ToolResult,
+} from './contract.js';
+export { annotationsOf, confinedBy, isSequential, isStrict, resourceOf } from './contract.js';
+export type {
+  ContentPart,
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  FunctionTool,
+  InputFile,
+  InputImage,
+  InputText,
+  JsonSchema,
+  OutputItem,
+  ToolOutput,
+} from './open-responses.js';
+export {
+  AgentToolError,
+  CancelledError,
+  NoToolError,
+  SchemaError,
+  TimeoutError,
+  ToolPanicError,
+  ValidationError,
+  type ErrorCode,
+} from './errors.js';
+export type { Record, Recordable, Recorder } from './records.js';
+export { isRecordable, recordOf } from './records.js';
+export {
+  errorResult,
+  filePart,
+  imagePart,
+  isMadeResult,
+  parts,
+  partsResult,
+  progressResult,
+  textPart,
+  textResult,
+  toResult,
+  type ResultExtras,
+} from './result.js';
+export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
