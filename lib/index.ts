@@ -54,3 +54,4 @@ export {
   type ResultExtras,
 } from './result.js';
 export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
+export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
