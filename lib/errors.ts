@@ -8,12 +8,7 @@
 
 /** The stable codes of this package's errors. */
 export type ErrorCode =
-  | 'invalid_arguments'
-  | 'tool_panic'
-  | 'cancelled'
-  | 'timeout'
-  | 'no_tool'
-  | 'invalid_schema';
+  'invalid_arguments' | 'tool_panic' | 'cancelled' | 'timeout' | 'no_tool' | 'invalid_schema';
 
 /** Base class of every error this package raises; `code` is stable across versions. */
 export class AgentToolError extends Error {
@@ -101,7 +96,10 @@ export class SchemaError extends AgentToolError {
   /** The tool whose schema was refused ("" when none was named). */
   readonly tool: string;
   constructor(tool: string, problem: string) {
-    super('invalid_schema', tool === '' ? `schema: ${problem}` : `tool "${tool}": schema: ${problem}`);
+    super(
+      'invalid_schema',
+      tool === '' ? `schema: ${problem}` : `tool "${tool}": schema: ${problem}`,
+    );
     this.tool = tool;
   }
 }

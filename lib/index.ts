@@ -55,3 +55,5 @@ export {
 } from './result.js';
 export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
 export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
+export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
+export { tool, type ArgsOf, type ToolDefinition, type ToolReturn } from './tool.js';

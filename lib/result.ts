@@ -90,7 +90,13 @@ export function parts(...items: ContentPart[]): ContentPart[] {
 
 /** Whether `value` was made by {@link textResult}, {@link partsResult} or {@link errorResult}. */
 export function isMadeResult(value: unknown): value is ToolResult {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && made.has(value) && 'output' in value;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    made.has(value) &&
+    'output' in value
+  );
 }
 
 /**

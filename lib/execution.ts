@@ -1,0 +1,178 @@
+/**
+ * The machinery shared by `tool()` and `rawTool()`: running a function that returns a value, a
+ * Promise, an async generator or an Observable as one call's `Observable<ToolEvent>`.
+ *
+ * The function gets a context of its own whose progress goes into the call's observable (so a
+ * subscriber of `execute` sees it in order with the final event), whose signal aborts when that
+ * observable is unsubscribed before its final event, and which takes `record` and `session` from
+ * the context the runner passed in.
+ *
+ * @module
+ */
+import { isObservable, Observable, type Subscriber } from 'rxjs';
+import { CallContext, type ProgressSink } from './context.js';
+import { ToolPanicError } from './errors.js';
+import type { ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
+
+/** How a function's returned values become results. */
+export interface ResultMapping {
+  /** The tool's name, for a ToolPanicError. */
+  readonly tool: string;
+  /** The final value to the final result. */
+  final(value: unknown): ToolResult;
+  /** How an Observable's values are read: as ToolEvents already, or as values to map. */
+  readonly observableOfEvents: boolean;
+}
+
+class SubscriberSink implements ProgressSink {
+  constructor(private readonly subscriber: Subscriber<ToolEvent>) {}
+  progress(result: ToolResult): void {
+    this.subscriber.next({ final: false, result });
+  }
+}
+
+function failure(mapping: ResultMapping, err: unknown): unknown {
+  return err instanceof Error ? err : new ToolPanicError(mapping.tool, err);
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AsyncGenerator).next === 'function' &&
+    typeof (value as AsyncGenerator)[Symbol.asyncIterator] === 'function'
+  );
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
+}
+
+/**
+ * One call as an Observable: `run(context)` is called on subscription with the function's own
+ * context, and its outcome is mapped by `mapping`. A thrown Error or a rejection errors the
+ * observable (the tool's failure); a thrown non-Error value errors it with a ToolPanicError.
+ */
+export function callObservable(
+  call: ToolCall,
+  outer: ToolContext,
+  mapping: ResultMapping,
+  run: (context: CallContext) => unknown,
+): Observable<ToolEvent> {
+  return new Observable<ToolEvent>((subscriber) => {
+    const context = new CallContext(call, { sink: new SubscriberSink(subscriber), parent: outer });
+    const end = (value: unknown): void => {
+      let result: ToolResult;
+      try {
+        result = mapping.final(value);
+      } catch (err) {
+        context.finish();
+        subscriber.error(failure(mapping, err));
+        return;
+      }
+      context.finish();
+      subscriber.next({ final: true, result });
+      subscriber.complete();
+    };
+    const fail = (err: unknown): void => {
+      context.finish();
+      subscriber.error(failure(mapping, err));
+    };
+    let teardown: (() => void) | undefined;
+    const follow = (value: unknown): void => {
+      if (subscriber.closed) return;
+      if (isObservable(value))
+        teardown = followObservable(value, mapping, subscriber, context, end, fail);
+      else if (isAsyncGenerator(value))
+        teardown = followGenerator(value, subscriber, context, end, fail);
+      else if (isThenable(value)) value.then(follow, fail);
+      else end(value);
+    };
+    try {
+      follow(run(context));
+    } catch (err) {
+      fail(err);
+    }
+    return () => {
+      context.cancel();
+      teardown?.();
+    };
+  });
+}
+
+function followObservable(
+  source: Observable<unknown>,
+  mapping: ResultMapping,
+  subscriber: Subscriber<ToolEvent>,
+  context: CallContext,
+  end: (value: unknown) => void,
+  fail: (err: unknown) => void,
+): () => void {
+  if (mapping.observableOfEvents) {
+    const inner = (source as Observable<ToolEvent>).subscribe({
+      next: (event) => {
+        if (event.final) context.finish();
+        subscriber.next(event);
+      },
+      error: fail,
+      complete: () => {
+        context.finish();
+        subscriber.complete();
+      },
+    });
+    return () => inner.unsubscribe();
+  }
+  let last: { value: unknown } | undefined;
+  const inner = source.subscribe({
+    next: (value) => {
+      last = { value };
+      let result: ToolResult;
+      try {
+        result = mapping.final(value);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      subscriber.next({ final: false, result });
+    },
+    error: fail,
+    complete: () => {
+      if (last === undefined)
+        fail(new ToolPanicError(mapping.tool, undefined, 'observable completed without a value'));
+      else end(last.value);
+    },
+  });
+  return () => inner.unsubscribe();
+}
+
+function followGenerator(
+  generator: AsyncGenerator<unknown, unknown>,
+  subscriber: Subscriber<ToolEvent>,
+  context: CallContext,
+  end: (value: unknown) => void,
+  fail: (err: unknown) => void,
+): () => void {
+  let stopped = false;
+  const step = (): void => {
+    generator.next().then((item) => {
+      if (stopped) return;
+      if (item.done === true) {
+        end(item.value);
+        return;
+      }
+      context.progress(item.value as never);
+      step();
+    }, fail);
+  };
+  step();
+  return () => {
+    if (subscriber.closed && !context.cancelled) return;
+    stopped = true;
+    // Runs the generator's finally blocks; what it returns then is nobody's business.
+    generator.return(undefined).catch(() => undefined);
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * `rawTool()`: a tool from plain values, for schemas that come from elsewhere.
+ *
+ * @module
+ */
+import type { Observable } from 'rxjs';
+import { callObservable, type ResultMapping } from './execution.js';
+import type { JsonSchema } from './open-responses.js';
+import { toResult } from './result.js';
+import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
+
+/** The optional properties every tool factory accepts; see {@link Tool}. */
+export type ToolProperties = Pick<
+  Tool,
+  'strict' | 'sequential' | 'resource' | 'annotations' | 'confined' | 'close'
+>;
+
+/** What {@link rawTool} is built from. */
+export interface RawToolDefinition extends ToolProperties {
+  name: string;
+  description: string;
+  /** Served verbatim and never validated here; undefined means no arguments. */
+  parameters?: JsonSchema;
+  /**
+   * Runs one call with its raw arguments: returns a result, a Promise of one, or an Observable of
+   * ToolEvents (passed through as they are). Progress goes through `context.progress`.
+   */
+  execute(
+    call: ToolCall,
+    context: ToolContext,
+  ): ToolResult | PromiseLike<ToolResult> | Observable<ToolEvent>;
+}
+
+/** Copies the optional properties that are set, so readers see exactly what the author stated. */
+export function copyProperties(target: Partial<Tool>, source: ToolProperties): void {
+  if (source.strict !== undefined) Object.assign(target, { strict: source.strict });
+  if (source.sequential !== undefined) Object.assign(target, { sequential: source.sequential });
+  if (source.resource !== undefined) Object.assign(target, { resource: source.resource });
+  if (source.annotations !== undefined)
+    Object.assign(target, { annotations: Object.freeze({ ...source.annotations }) });
+  if (source.confined !== undefined) target.confined = source.confined.bind(source);
+  if (source.close !== undefined) target.close = source.close.bind(source);
+}
+
+/**
+ * Builds a Tool from plain values and a function of the raw call: the untyped counterpart of
+ * `tool()`, for a schema that comes from elsewhere (a remote server). `parameters` is served as
+ * given and arguments are not validated: whoever owns the schema checks them. A result the
+ * function returns is used as is; its Observable of events is passed through.
+ *
+ * @throws TypeError when `name` is empty or `execute` is not a function.
+ */
+export function rawTool(definition: RawToolDefinition): Tool {
+  if (typeof definition.name !== 'string' || definition.name === '')
+    throw new TypeError('rawTool: name must be a non-empty string');
+  if (typeof definition.execute !== 'function')
+    throw new TypeError(`rawTool "${definition.name}": execute must be a function`);
+  const mapping: ResultMapping = {
+    tool: definition.name,
+    observableOfEvents: true,
+    final: (value) =>
+      typeof value === 'object' && value !== null && 'output' in value
+        ? (value as ToolResult)
+        : toResult(value),
+  };
+  const run = definition.execute;
+  const built: Tool = {
+    name: definition.name,
+    description: definition.description ?? '',
+    execute: (call, context) =>
+      callObservable(call, context, mapping, (inner) => run.call(definition, call, inner)),
+  };
+  if (definition.parameters !== undefined)
+    Object.assign(built, { parameters: definition.parameters });
+  copyProperties(built, definition);
+  return built;
+}

@@ -1,0 +1,168 @@
+/**
+ * `tool()`: a Tool from a zod-typed function.
+ *
+ * @module
+ */
+import type { Observable } from 'rxjs';
+import type * as z4 from 'zod';
+import type * as z3 from 'zod/v3';
+import { callObservable, type ResultMapping } from './execution.js';
+import type { JsonSchema } from './open-responses.js';
+import { copyProperties, type ToolProperties } from './raw-tool.js';
+import { toResult } from './result.js';
+import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema.js';
+import { compileValidator, zodValidationError, type ArgumentLimits } from './validation.js';
+import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
+
+/** What a tool's function receives: zod's output type, or a plain object for a JSON Schema. */
+export type ArgsOf<S> = S extends z4.ZodType
+  ? z4.output<S>
+  : S extends z3.ZodTypeAny
+    ? z3.output<S>
+    : { [key: string]: unknown };
+
+/** What a tool's function may return: a value or a Promise of one, an async generator, an Observable. */
+export type ToolReturn<Out> =
+  Out | PromiseLike<Out> | AsyncGenerator<ProgressUpdate, Out, undefined> | Observable<Out>;
+
+/** What {@link tool} is built from. */
+export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined'> {
+  name: string;
+  description: string;
+  /**
+   * A zod object schema (v4, or v3 from `zod/v3`), or a plain JSON Schema object served as given.
+   * Undefined means the tool takes no arguments.
+   */
+  parameters?: S;
+  /**
+   * Runs one call with its validated, decoded arguments. It may return the final value (or a
+   * Promise of it); report progress through `context.progress`; be an async generator whose
+   * `yield`s are progress and whose `return` is the final value; or return an Observable whose every
+   * value is progress and whose last value is also the final one. A thrown error or a rejection is
+   * the tool's failure.
+   */
+  execute(args: ArgsOf<S>, context: ToolContext): ToolReturn<Out>;
+  /**
+   * Whether a call with these arguments will run confined. It sees the decoded arguments; a call
+   * whose arguments do not validate is reported not confined without asking.
+   */
+  confined?(args: ArgsOf<S>, context: ToolContext): Confinement;
+  /** Limits on the raw argument text (defaults: 1 MiB, nesting 256). */
+  limits?: ArgumentLimits;
+}
+
+type Decoded = { success: true; data: unknown } | { success: false; error: unknown };
+type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
+
+/**
+ * Builds a Tool from a typed function. The schema is generated once, here, and an argument schema
+ * that cannot be expressed (recursive, a record under strict, a type JSON Schema has no word for) or
+ * a JSON Schema that does not compile throws a SchemaError naming the tool, at registration rather
+ * than at call time.
+ *
+ * Each call's arguments are validated against the schema the model saw (ajv, compiled once) and
+ * then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
+ * ends the call with a one-line ValidationError the model can retry on, and the function never
+ * runs. Under `strict`, a null the model sends for an optional field reaches the function as
+ * undefined.
+ *
+ * The returned value decides what the model sees: a string is text; parts made with `parts()` or a
+ * part helper are parts; a result made with `textResult`/`partsResult` is used as is; undefined is
+ * empty text; anything else, plain arrays and objects included, is JSON text.
+ *
+ * @throws SchemaError for a schema that cannot be served; TypeError for an empty name or a
+ *   missing execute.
+ */
+export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined, Out = unknown>(
+  definition: ToolDefinition<S, Out>,
+): Tool {
+  const name = definition.name;
+  if (typeof name !== 'string' || name === '')
+    throw new TypeError('tool: name must be a non-empty string');
+  if (typeof definition.execute !== 'function')
+    throw new TypeError(`tool "${name}": execute must be a function`);
+  const strict = definition.strict === true;
+  const source = definition.parameters;
+  let parameters: JsonSchema | undefined;
+  let prepare: ((value: unknown) => unknown) | undefined;
+  let decode: Decoder | undefined;
+  if (source !== undefined && isZodSchema(source)) {
+    const compiled = compileZodSchema(source, { strict, tool: name });
+    parameters = compiled.schema;
+    prepare = compiled.prepare;
+    decode = decoderOf(source);
+  } else if (source !== undefined) {
+    parameters = source as JsonSchema;
+  }
+  const validator = compileValidator(parameters, { tool: name, limits: definition.limits });
+
+  const settle = (decoded: Decoded): unknown => {
+    if (!decoded.success) throw zodValidationError(decoded.error);
+    return decoded.data;
+  };
+  // The decoded arguments, or a Promise of them for a schema with async refinements.
+  const argsOf = (raw: string): unknown => {
+    let value = validator.parse(raw);
+    if (prepare !== undefined) value = prepare(value);
+    if (decode === undefined) return value;
+    const decoded = decode(value);
+    return decoded instanceof Promise ? decoded.then(settle) : settle(decoded);
+  };
+
+  const mapping: ResultMapping = { tool: name, observableOfEvents: false, final: toResult };
+  const fn = definition.execute;
+  const built: Tool = {
+    name,
+    description: definition.description ?? '',
+    execute: (call, context) =>
+      callObservable(call, context, mapping, (inner) => {
+        const args = argsOf(call.args);
+        return args instanceof Promise
+          ? args.then((decoded) => fn.call(definition, decoded as ArgsOf<S>, inner))
+          : fn.call(definition, args as ArgsOf<S>, inner);
+      }),
+  };
+  if (parameters !== undefined) Object.assign(built, { parameters });
+  const { confined, ...rest } = definition;
+  copyProperties(built, rest);
+  if (confined !== undefined) {
+    built.confined = (raw, context) => {
+      let args: unknown;
+      try {
+        args = argsOf(raw);
+      } catch {
+        return { confined: false, by: '' };
+      }
+      // Asynchronous decoding cannot answer a synchronous question: not confined is the safe answer.
+      if (args instanceof Promise) {
+        args.catch(() => undefined);
+        return { confined: false, by: '' };
+      }
+      return confined.call(definition, args as ArgsOf<S>, context);
+    };
+  }
+  return built;
+}
+
+/**
+ * zod's synchronous parse, falling back to the asynchronous one for a schema with async
+ * refinements (zod throws on those in a synchronous parse).
+ */
+function decoderOf(schema: AnyZodSchema): Decoder {
+  const zod = schema as unknown as {
+    safeParse(value: unknown): Decoded;
+    safeParseAsync(value: unknown): Promise<Decoded>;
+  };
+  let async = false;
+  return (value) => {
+    if (async) return zod.safeParseAsync(value);
+    try {
+      return zod.safeParse(value);
+    } catch (err) {
+      // Both majors say "parseAsync" when a synchronous parse meets an async refinement.
+      if (!(err instanceof Error) || !err.message.includes('parseAsync')) throw err;
+      async = true;
+      return zod.safeParseAsync(value);
+    }
+  };
+}
