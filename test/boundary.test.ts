@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const root = resolve(import.meta.dirname, '..');
+
+function sourceFiles(folder: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(root, folder))) {
+    const path = join(root, folder, entry);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(relative(root, path)));
+    else if (entry.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Every module a file imports or re-exports, static or dynamic, resolved to a project path when relative. */
+function importsOf(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  return info.importedFiles.map(({ fileName }) =>
+    fileName.startsWith('.') ? relative(root, resolve(file, '..', fileName)) : fileName,
+  );
+}
+
+function violations(folder: string, forbidden: (specifier: string) => boolean): string[] {
+  return sourceFiles(folder).flatMap((file) =>
+    importsOf(file)
+      .filter(forbidden)
+      .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+  );
+}
+
+const isSdk = (s: string): boolean => s.startsWith('@modelcontextprotocol/');
+
+describe('package boundaries', () => {
+  it('finds the imports it checks (the scanner sees relative and package imports)', () => {
+    const imports = importsOf(join(root, 'lib', 'tool.ts'));
+    expect(imports).to.include('lib/schema.js');
+    expect(imports).to.include('zod');
+  });
+
+  it('lib/ imports nothing from operators/ or adapters/', () => {
+    expect(violations('lib', (s) => s.startsWith('operators') || s.startsWith('adapters'))).to.deep.equal([]);
+  });
+
+  it('lib/ never imports the MCP SDK', () => {
+    expect(violations('lib', isSdk)).to.deep.equal([]);
+  });
+
+  it('operators/ imports nothing from adapters/ and never the MCP SDK', () => {
+    expect(violations('operators', (s) => s.startsWith('adapters') || isSdk(s))).to.deep.equal([]);
+  });
+
+  it('testing/ never imports the MCP SDK', () => {
+    expect(violations('testing', isSdk)).to.deep.equal([]);
+  });
+});
