@@ -41,7 +41,9 @@ describe('package boundaries', () => {
   });
 
   it('lib/ imports nothing from operators/ or adapters/', () => {
-    expect(violations('lib', (s) => s.startsWith('operators') || s.startsWith('adapters'))).to.deep.equal([]);
+    expect(
+      violations('lib', (s) => s.startsWith('operators') || s.startsWith('adapters')),
+    ).to.deep.equal([]);
   });
 
   it('lib/ never imports the MCP SDK', () => {

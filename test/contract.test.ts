@@ -40,7 +40,9 @@ describe('errors', () => {
     expect(new CancelledError().code).to.equal('cancelled');
     expect(new TimeoutError(500).message).to.equal('call timed out after 500 ms');
     expect(new TimeoutError(500).code).to.equal('timeout');
-    expect(new NoToolError('call_9', 'bogus').message).to.equal('no tool for call "call_9": unknown tool "bogus"');
+    expect(new NoToolError('call_9', 'bogus').message).to.equal(
+      'no tool for call "call_9": unknown tool "bogus"',
+    );
     expect(new NoToolError('call_9').code).to.equal('no_tool');
   });
 
@@ -59,14 +61,20 @@ describe('errorResult', () => {
     expect(errorResult(new Error('boom'))).to.deep.equal({ output: 'Error: boom' });
     expect(errorResult(new Error('Error: boom'))).to.deep.equal({ output: 'Error: boom' });
     expect(errorResult('plain string')).to.deep.equal({ output: 'Error: plain string' });
-    expect(String(errorResult(new ToolPanicError('t', new Error('x'))).output)).to.not.include('\n');
+    expect(String(errorResult(new ToolPanicError('t', new Error('x'))).output)).to.not.include(
+      '\n',
+    );
   });
 });
 
 describe('toResult and progressResult', () => {
   it('files become input_file parts with a data URL', () => {
-    expect(toResult(filePart({ filename: 'a.pdf', data: 'JVBE', mimeType: 'application/pdf' }))).to.deep.equal({
-      output: [{ type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBE' }],
+    expect(
+      toResult(filePart({ filename: 'a.pdf', data: 'JVBE', mimeType: 'application/pdf' })),
+    ).to.deep.equal({
+      output: [
+        { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBE' },
+      ],
     });
   });
 
@@ -89,7 +97,10 @@ describe('records', () => {
   }
 
   it('recordOf gives the namespace and the JSON text', () => {
-    expect(recordOf(new Dir('/tmp/x'))).to.deep.equal({ ns: 'fs:temp-dir', data: '{"path":"/tmp/x"}' });
+    expect(recordOf(new Dir('/tmp/x'))).to.deep.equal({
+      ns: 'fs:temp-dir',
+      data: '{"path":"/tmp/x"}',
+    });
   });
 
   it('recordOf gives undefined for details that are not Recordable', () => {
@@ -115,7 +126,10 @@ describe('CallContext', () => {
 
   it('drops progress after the call finished or was cancelled, and never aborts after finish', () => {
     const seen: unknown[] = [];
-    const context = new CallContext({ id: 'c', args: '' }, { sink: { progress: (r) => seen.push(r.output) } });
+    const context = new CallContext(
+      { id: 'c', args: '' },
+      { sink: { progress: (r) => seen.push(r.output) } },
+    );
     context.progress('one');
     context.finish();
     context.progress('two');
@@ -128,17 +142,28 @@ describe('CallContext', () => {
 describe('readers', () => {
   it('annotationsOf gives {} for a tool that states none', () => {
     expect(annotationsOf(plain('a'))).to.deep.equal({});
-    expect(annotationsOf(plain('a', { annotations: { readOnlyHint: true } }))).to.deep.equal({ readOnlyHint: true });
+    expect(annotationsOf(plain('a', { annotations: { readOnlyHint: true } }))).to.deep.equal({
+      readOnlyHint: true,
+    });
   });
 
   it('confinedBy answers not confined for a tool that does not say, and never a "by" when not confined', () => {
     const context = new CallContext({ id: 'c', args: '' });
     expect(confinedBy(plain('a'), '{}', context)).to.deep.equal({ confined: false, by: '' });
     const sandboxed = plain('bash', {
-      confined: (args) => (args.includes('escape') ? { confined: false, by: 'ignored' } : { confined: true, by: 'landlock' }),
+      confined: (args) =>
+        args.includes('escape')
+          ? { confined: false, by: 'ignored' }
+          : { confined: true, by: 'landlock' },
     });
-    expect(confinedBy(sandboxed, '{"cmd":"ls"}', context)).to.deep.equal({ confined: true, by: 'landlock' });
-    expect(confinedBy(sandboxed, '{"escape":true}', context)).to.deep.equal({ confined: false, by: '' });
+    expect(confinedBy(sandboxed, '{"cmd":"ls"}', context)).to.deep.equal({
+      confined: true,
+      by: 'landlock',
+    });
+    expect(confinedBy(sandboxed, '{"escape":true}', context)).to.deep.equal({
+      confined: false,
+      by: '',
+    });
   });
 });
 
@@ -196,6 +221,9 @@ describe('definition and ToolSet', () => {
     error = undefined;
     await two.close().catch((e: unknown) => (error = e));
     expect(error).to.be.instanceOf(AggregateError);
-    expect((error as AggregateError).errors.map((e: Error) => e.message)).to.deep.equal(['c failed', 'd failed']);
+    expect((error as AggregateError).errors.map((e: Error) => e.message)).to.deep.equal([
+      'c failed',
+      'd failed',
+    ]);
   });
 });
