@@ -1,1 +1,18 @@
-export {};
+/**
+ * The execution engine: the RxJS operators that run tool calls.
+ *
+ * @module agenttool/operators
+ */
+export {
+  DEFAULT_MAX_PARALLEL,
+  type ExecuteOptions,
+  type ExecutionEvent,
+  type Job,
+  type SettledResult,
+} from './job.js';
+export { executeBatch } from './execute-batch.js';
+export { executeCalls } from './execute-calls.js';
+export { batchResults } from './batch-results.js';
+export { chains } from './chains.js';
+export { jobsFromItems, missingTool } from './jobs-from-items.js';
+export { toOutputItems } from './to-output-items.js';

@@ -1,1 +1,16 @@
-export {};
+/**
+ * Helpers for users' own marble tests: stub tools from cold observables, and builders for the
+ * tool events they emit and the execution events the engine emits.
+ *
+ * @module agenttool/testing
+ */
+export {
+  errorEvent,
+  final,
+  finalEvent,
+  progress,
+  progressEvent,
+  stubTool,
+  type StubProperties,
+  type StubSource,
+} from './stub-tool.js';

@@ -1,0 +1,187 @@
+import { expect } from 'chai';
+import { Observable } from 'rxjs';
+import { CancelledError, ToolPanicError } from '../lib/errors.js';
+import { executeBatch } from '../operators/execute-batch.js';
+import {
+  errorEvent,
+  final,
+  finalEvent,
+  progress,
+  progressEvent,
+  stubTool,
+} from '../testing/index.js';
+import { job, testScheduler } from './support.js';
+
+const values = { p: progress('half'), q: progress('late'), f: final('done'), g: final('again') };
+
+describe('executeBatch: events (rules 1, 2, 7 and 9)', () => {
+  it('emits a job progress, then its one final event, then completes (rule 1)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--p--(f|)', values);
+      expectObservable(executeBatch([job(stubTool('a', a), 'a1')])).toBe('--p--(f|)', {
+        p: progressEvent(0, 'a1', 'half'),
+        f: finalEvent(0, 'a1', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^----!');
+    });
+  });
+
+  it('ignores everything a tool emits after its final event, and unsubscribes it there (rule 1)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--f--q--g--|', values);
+      expectObservable(executeBatch([job(stubTool('a', a), 'a1')])).toBe('--(f|)', {
+        f: finalEvent(0, 'a1', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('emits completions in completion order, not job order (rule 2)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-----(f|)', values);
+      const b = cold('--p-(f|)', values);
+      const c = cold('-(f|)', values);
+      const jobs = [
+        job(stubTool('a', a), 'a1'),
+        job(stubTool('b', b), 'b1'),
+        job(stubTool('c', c), 'c1'),
+      ];
+      expectObservable(executeBatch(jobs)).toBe('-cp-b(a|)', {
+        a: finalEvent(0, 'a1', 'done'),
+        b: finalEvent(1, 'b1', 'done'),
+        c: finalEvent(2, 'c1', 'done'),
+        p: progressEvent(1, 'b1', 'half'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^----!');
+      expectSubscriptions(b.subscriptions).toBe('^---!');
+      expectSubscriptions(c.subscriptions).toBe('^!');
+    });
+  });
+
+  it('turns a tool error into a final event with that error and keeps running the batch (rule 7)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const failure = new Error('disk full');
+      const a = cold('--#', values, failure);
+      const b = cold('----(f|)', values);
+      const jobs = [job(stubTool('a', a), 'a1'), job(stubTool('b', b), 'b1')];
+      expectObservable(executeBatch(jobs)).toBe('--a-(b|)', {
+        a: errorEvent(0, 'a1', failure),
+        b: finalEvent(1, 'b1', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe('^---!');
+    });
+  });
+
+  it('turns an error that is not an Error into a ToolPanicError (rule 7)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--#', values, 'boom');
+      expectObservable(executeBatch([job(stubTool('a', a), 'a1')])).toBe('--(a|)', {
+        a: errorEvent(0, 'a1', new ToolPanicError('a', 'boom')),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('completes a tool that completes without a final event with a ToolPanicError (rule 7)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--p--|', values);
+      expectObservable(executeBatch([job(stubTool('a', a), 'a1')])).toBe('--p--(a|)', {
+        p: progressEvent(0, 'a1', 'half'),
+        a: errorEvent(
+          0,
+          'a1',
+          new ToolPanicError('a', undefined, 'completed without a final event'),
+        ),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^----!');
+    });
+  });
+
+  it('completes a job whose execute throws with a ToolPanicError and runs the rest (rule 7)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const thrown = new Error('bad wiring');
+      const throwing = stubTool('x', () => {
+        throw thrown;
+      });
+      const b = cold('--(f|)', values);
+      const jobs = [job(throwing, 'x1'), job(stubTool('b', b), 'b1')];
+      expectObservable(executeBatch(jobs)).toBe('x-(b|)', {
+        x: errorEvent(0, 'x1', new ToolPanicError('x', thrown)),
+        b: finalEvent(1, 'b1', 'done'),
+      });
+      expectSubscriptions(b.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('emits progress a tool reports through its context, and drops it after the final (rule 1)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--(f|)', values);
+      const reports = cold('-x--x|');
+      const tool = stubTool('a', (_call, context) => {
+        reports.subscribe(() => context.progress('working'));
+        return a;
+      });
+      expectObservable(executeBatch([job(tool, 'a1')])).toBe('-p(f|)', {
+        p: progressEvent(0, 'a1', 'working'),
+        f: finalEvent(0, 'a1', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('never errors the batch observable because of a tool (rule 7)', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const tools = [
+        stubTool('e', cold('-#', values, new CancelledError())),
+        stubTool('s', cold('-#', values, 'not an error')),
+        stubTool('c', cold('-|', values)),
+        stubTool('t', () => {
+          throw 'thrown string';
+        }),
+      ];
+      const batch = executeBatch(tools.map((tool, i) => job(tool, `c${i}`)));
+      expectObservable(batch).toBe('t(esc|)', {
+        e: errorEvent(0, 'c0', new CancelledError()),
+        s: errorEvent(1, 'c1', new ToolPanicError('s', 'not an error')),
+        c: errorEvent(
+          2,
+          'c2',
+          new ToolPanicError('c', undefined, 'completed without a final event'),
+        ),
+        t: errorEvent(3, 'c3', new ToolPanicError('t', 'thrown string')),
+      });
+    });
+  });
+
+  it('runs the batch anew for each subscription, sharing nothing (rule 9)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--(f|)', values);
+      const batch = executeBatch([job(stubTool('a', a), 'a1')]);
+      expectObservable(batch).toBe('--(f|)', { f: finalEvent(0, 'a1', 'done') });
+      expectObservable(batch, '---^').toBe('-----(f|)', { f: finalEvent(0, 'a1', 'done') });
+      expectSubscriptions(a.subscriptions).toBe(['^-!', '---^-!']);
+    });
+  });
+
+  it('completes at once for an empty batch', () => {
+    testScheduler().run(({ expectObservable }) => {
+      expectObservable(executeBatch([])).toBe('|');
+    });
+  });
+
+  it('gives every final event exactly one of result and error', () => {
+    const events: object[] = [];
+    testScheduler().run(({ cold }) => {
+      const jobs = [
+        job(stubTool('a', cold('-(f|)', values)), 'a1'),
+        job(stubTool('b', cold('-#', values)), 'b1'),
+      ];
+      executeBatch(jobs).subscribe((event) => events.push(event));
+    });
+    expect(events.map((e) => Object.keys(e).sort())).to.deep.equal([
+      ['callId', 'final', 'index', 'result'],
+      ['callId', 'error', 'final', 'index'],
+    ]);
+  });
+});

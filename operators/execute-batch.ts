@@ -1,0 +1,66 @@
+import { Observable } from 'rxjs';
+import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
+import { Engine, isSerialBatch } from './scheduler-internals.js';
+
+/**
+ * Runs a batch of tool calls, in parallel up to a bound, and emits each call's progress and its
+ * one final event as they happen.
+ *
+ * ```
+ *   jobs:       a (resource fs)   b (resource fs)   c
+ *   a.execute   --p--A|
+ *   b.execute        ---B|            b is subscribed when a ends: same resource
+ *   c.execute   -C|
+ *
+ *               executeBatch([a, b, c])
+ *
+ *   events      -cp--a--(b|)         p: progress of a; a, b, c: the final event of each
+ * ```
+ *
+ * The observable is cold: each subscription runs the batch anew and shares nothing with another.
+ * Every job gets exactly one final event, carrying its `result` or its `error`; its progress comes
+ * before it and nothing of the job comes after it. Completions arrive in completion order, not job
+ * order: read `index` to put them back in place. The observable completes after the last final
+ * event and never errors because of a tool: a tool's failure, a contract break (a ToolPanicError),
+ * a timeout or an onStart refusal is a final event with `error`.
+ *
+ * At most `maxParallel` calls run at once (default 8). Jobs whose tools name the same resource run
+ * one after another in job order while the rest run alongside. A serial batch (`sequential: true`,
+ * `maxParallel: 1`, or any sequential tool in it) runs one call at a time in job order and ignores
+ * resources. When a slot frees, the earliest job in job order whose turn has come takes it, so the
+ * same timings always give the same schedule.
+ *
+ * A call ends at its final event: the engine unsubscribes from the tool then (running its
+ * teardown), without waiting for the tool to complete.
+ *
+ * Warning: unsubscribing cancels every running call (each tool's observable is unsubscribed and
+ * its signal aborts) and starts nothing more, and emits nothing for the unfinished jobs. To get a
+ * CancelledError final event for every unfinished job instead, abort `options.signal`.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const jobs = jobsFromItems(response.output, toolSet);
+ * executeBatch(jobs, { maxParallel: 4, timeout: 30_000 }).subscribe((event) => {
+ *   if (!event.final) show(event.index, event.result);
+ *   else if (event.error) log(event.callId, event.error);
+ * });
+ * ```
+ *
+ * @see {@link executeCalls} for jobs that arrive over time.
+ * @see {@link batchResults} for the settled results alone, in job order.
+ * @see {@link chains} for which jobs run one after another.
+ * @param jobs The calls to run; the array is read as the batch runs and must not change meanwhile.
+ * @param options Bound, serial mode, recorder, onStart, timeout, signal and scheduler.
+ * @return A cold Observable of the batch's progress and final events.
+ */
+export function executeBatch(
+  jobs: readonly Job[],
+  options: ExecuteOptions = {},
+): Observable<ExecutionEvent> {
+  return new Observable<ExecutionEvent>((subscriber) => {
+    const engine = new Engine(subscriber, options, jobs, isSerialBatch(jobs, options));
+    engine.run();
+    return () => engine.dispose();
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * The shapes the engine reads and writes: a job, the options of a batch, and the events it emits.
+ *
+ * @module
+ */
+import type { SchedulerLike } from 'rxjs';
+import type { Tool, ToolCall, ToolResult } from '../lib/contract.js';
+import type { Recorder } from '../lib/records.js';
+
+/** The bound on running calls when the options set none: {@link ExecuteOptions.maxParallel}. */
+export const DEFAULT_MAX_PARALLEL = 8;
+
+/** One call of a batch: the tool to run and the call to run it with. */
+export interface Job {
+  readonly tool: Tool;
+  readonly call: ToolCall;
+}
+
+/**
+ * One step of a batch. A progress update of job `index` when `final` is false (then `result` is
+ * set); otherwise the completion of job `index`, exactly once per job, with its `result` or its
+ * `error` (exactly one of the two is present). Completions arrive in completion order, not job
+ * order.
+ */
+export interface ExecutionEvent {
+  /** The job's position in the batch (`executeBatch`) or in arrival order (`executeCalls`). */
+  readonly index: number;
+  /** The job's call id, as the function_call_output must echo it. */
+  readonly callId: string;
+  /** Whether this is the job's one final event. */
+  readonly final: boolean;
+  /** The progress update, or the final result of a call that succeeded. */
+  readonly result?: ToolResult;
+  /** Why the call failed; only on a final event. */
+  readonly error?: Error;
+}
+
+/** How a batch of jobs settled, in job order: each job's result or its error. */
+export type SettledResult = { readonly result: ToolResult } | { readonly error: Error };
+
+/** How a batch runs. Every field is optional. */
+export interface ExecuteOptions {
+  /**
+   * At most this many calls run at once. Defaults to {@link DEFAULT_MAX_PARALLEL} (8); a value
+   * below 1, or NaN, means the default; a fraction is rounded down; 1 makes the batch serial.
+   */
+  maxParallel?: number;
+  /**
+   * Runs the batch one call at a time in job order, ignoring resources, as a batch containing a
+   * sequential tool does.
+   */
+  sequential?: boolean;
+  /** Installed on every call's context, so a tool's `context.record(...)` reaches the host. */
+  recorder?: Recorder;
+  /**
+   * Runs when a call actually starts: after it has its slot and its turn, before its tool is
+   * subscribed. The slot stays held while a returned Promise is pending. A throw or a rejection
+   * completes the job with that error (a thrown value that is not an Error is wrapped in one) and
+   * the tool never runs. A synchronous onStart starts the tool synchronously.
+   */
+  onStart?: (job: Job, index: number) => void | Promise<void>;
+  /**
+   * Per call, in milliseconds, counted from the moment the tool is subscribed (after onStart). A
+   * call past it is cancelled (its signal aborts with the TimeoutError, its observable is
+   * unsubscribed) and completes with a TimeoutError. Undefined, zero, negative or NaN: no timeout.
+   */
+  timeout?: number;
+  /**
+   * Aborting it cancels the running calls and completes every unfinished job, running or waiting,
+   * with a CancelledError final event, in job order; then the batch completes. A signal aborted
+   * before the batch starts runs no tool at all.
+   */
+  signal?: AbortSignal;
+  /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */
+  scheduler?: SchedulerLike;
+}

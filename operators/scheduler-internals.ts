@@ -1,0 +1,292 @@
+/**
+ * The core shared by `executeBatch` and `executeCalls`: per-call slots, resource lanes, the slot
+ * policy of rule 6, cancellation and completion.
+ *
+ * Why not `groupBy` + `concatMap` + `mergeMap(…, n)`: mergeMap's bound counts groups, not calls,
+ * and a value pushed to a group that waits for a slot is lost; rule 6 also needs a choice across
+ * groups (the earliest job whose turn has come), which no composition of stock operators makes.
+ *
+ * Why these structures (DESIGN section 6), each O(1) amortised per call:
+ * - Jobs are admitted lazily through a cursor over the job array, so a 100k batch holds only what
+ *   runs or waits. The not-yet-admitted jobs are the ready FIFO, and the cursor its head index.
+ * - A job whose resource is busy when the cursor passes it waits in that resource's lane (a FIFO);
+ *   when the resource frees, the next call of the lane goes into a min-heap by job index.
+ * - A freed slot takes whichever head has the smaller index. Every call in the heap was admitted
+ *   before the cursor's job, so that is the heap's top when there is one, else the cursor's job.
+ * - A synchronous tool ends inside `subscribe`, inside `pump`: `draining` turns the nested `pump`
+ *   into a no-op and the outer loop goes on, so 100k synchronous calls use constant stack.
+ *
+ * @module
+ */
+import type { SchedulerLike, Subscriber, Subscription } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import { resourceOf, type ToolResult } from '../lib/contract.js';
+import { CancelledError } from '../lib/errors.js';
+import type { Recorder } from '../lib/records.js';
+import { CallRun, type Lane, type RunHost } from './call-run.js';
+import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type ExecutionEvent, type Job } from './job.js';
+import { Fifo, IndexHeap } from './run-queues.js';
+
+/** The bound a batch runs under: the default for anything below 1 or not a number. */
+export function parallelBound(options: ExecuteOptions): number {
+  const n = options.maxParallel;
+  return n !== undefined && n >= 1 ? Math.floor(n) : DEFAULT_MAX_PARALLEL;
+}
+
+/** Whether a batch of `jobs` runs one call at a time, in job order, ignoring resources (rule 4). */
+export function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): boolean {
+  if (options.sequential === true || parallelBound(options) === 1) return true;
+  for (let i = 0; i < jobs.length; i++) if (jobs[i].tool.sequential === true) return true;
+  return false;
+}
+
+/**
+ * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
+ * one it appends to as jobs arrive. Implements EventListenerObject so the abort listener is the
+ * engine itself rather than a closure.
+ */
+export class Engine implements RunHost, EventListenerObject {
+  readonly recorder: Recorder | undefined;
+  readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
+  readonly timeout: number;
+  readonly scheduler: SchedulerLike;
+  /** The source of `executeCalls`, unsubscribed when the engine closes. */
+  upstream: Subscription | undefined = undefined;
+
+  private readonly limit: number;
+  private readonly serial: boolean;
+  private readonly signal: AbortSignal | undefined;
+  private jobs: Job[];
+  private cursor = 0;
+  private base = 0; // the index of jobs[0]; moves when executeCalls compacts its array
+  private sourceDone: boolean;
+  private running = 0;
+  private waiting = 0; // admitted, not started: in a lane or in the heap
+  private barrier = false;
+  private readonly heap = new IndexHeap<CallRun>();
+  private readonly lanes = new Map<string, Lane>();
+  private first: CallRun | undefined = undefined;
+  private last: CallRun | undefined = undefined;
+  private draining = false;
+  private closed = false;
+
+  constructor(
+    private readonly destination: Subscriber<ExecutionEvent>,
+    options: ExecuteOptions,
+    jobs: readonly Job[] | undefined,
+    serial: boolean,
+  ) {
+    this.recorder = options.recorder;
+    this.onStart = options.onStart;
+    const timeout = options.timeout;
+    this.timeout = timeout !== undefined && timeout > 0 ? timeout : 0;
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.limit = serial ? 1 : parallelBound(options);
+    this.serial = serial;
+    this.signal = options.signal;
+    // The batch's array is read, never written: arrive() is for executeCalls' own array.
+    this.jobs = jobs === undefined ? [] : (jobs as Job[]);
+    this.sourceDone = jobs !== undefined;
+  }
+
+  /** Whether the engine has completed, failed, been aborted or been unsubscribed. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Starts what can start; cancels everything at once when the signal is already aborted. */
+  run(): void {
+    const signal = this.signal;
+    if (signal !== undefined) {
+      if (signal.aborted) return this.abort();
+      signal.addEventListener('abort', this);
+    }
+    this.pump();
+  }
+
+  /** executeCalls: a job arrived. */
+  arrive(job: Job): void {
+    if (this.closed) return;
+    const jobs = this.jobs;
+    if (this.cursor === jobs.length && this.cursor > 0) {
+      this.base += this.cursor;
+      this.cursor = 0;
+      jobs.length = 0;
+    } else if (this.cursor >= 1024 && this.cursor * 2 >= jobs.length) {
+      this.jobs = jobs.slice(this.cursor);
+      this.base += this.cursor;
+      this.cursor = 0;
+    }
+    this.jobs.push(job);
+    this.pump();
+  }
+
+  /** executeCalls: the source completed; the engine completes after the last final. */
+  sourceComplete(): void {
+    this.sourceDone = true;
+    this.pump();
+  }
+
+  /** executeCalls: the source failed; running calls are cancelled and the error passed on. */
+  sourceError(err: unknown): void {
+    if (this.closed) return;
+    this.dispose();
+    this.destination.error(err);
+  }
+
+  handleEvent(): void {
+    this.abort();
+  }
+
+  progress(run: CallRun, result: ToolResult): void {
+    if (!this.closed)
+      this.destination.next({ index: run.index, callId: run.job.call.id, final: false, result });
+  }
+
+  end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
+    this.unlink(run);
+    this.running--;
+    if (run.barrier) this.barrier = false;
+    const lane = run.lane;
+    if (lane !== undefined) {
+      const next = lane.queue.shift();
+      if (next === undefined) lane.busy = false;
+      else this.heap.push(next);
+    }
+    if (this.closed) return;
+    const callId = run.job.call.id;
+    this.destination.next(
+      error === undefined
+        ? { index: run.index, callId, final: true, result }
+        : { index: run.index, callId, final: true, error },
+    );
+    this.pump();
+  }
+
+  /** Unsubscription, completion or error: cancels what runs, starts nothing more. */
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.signal?.removeEventListener('abort', this);
+    this.upstream?.unsubscribe();
+    let run = this.first;
+    this.first = this.last = undefined;
+    while (run !== undefined) {
+      const next = run.nextRunning;
+      run.cancel(new CancelledError());
+      run = next;
+    }
+  }
+
+  /**
+   * The signal aborted: every unfinished job completes with a CancelledError, in job order (the
+   * running and admitted ones first, since they all precede the cursor), then the batch completes.
+   */
+  private abort(): void {
+    if (this.closed) return;
+    const error = new CancelledError();
+    const admitted: CallRun[] = [];
+    for (let run = this.first; run !== undefined; run = run.nextRunning) admitted.push(run);
+    this.heap.drainInto(admitted);
+    for (const lane of this.lanes.values()) (lane.queue as Fifo<CallRun>).drainInto(admitted);
+    this.first = this.last = undefined;
+    this.dispose();
+    for (const run of admitted) run.cancel(error);
+    admitted.sort((a, b) => a.index - b.index);
+    const destination = this.destination;
+    for (const run of admitted) {
+      destination.next({ index: run.index, callId: run.job.call.id, final: true, error });
+    }
+    const jobs = this.jobs;
+    for (let i = this.cursor; i < jobs.length; i++) {
+      destination.next({ index: this.base + i, callId: jobs[i].call.id, final: true, error });
+    }
+    destination.complete();
+  }
+
+  /** Starts calls while slots are free; completes once nothing is left. */
+  private pump(): void {
+    if (this.draining || this.closed) return;
+    this.draining = true;
+    while (!this.closed && this.running < this.limit) {
+      const run = this.take();
+      if (run === undefined) break;
+      this.running++;
+      this.link(run);
+      run.start();
+    }
+    this.draining = false;
+    if (
+      !this.closed &&
+      this.sourceDone &&
+      this.running === 0 &&
+      this.waiting === 0 &&
+      this.cursor === this.jobs.length
+    ) {
+      this.dispose();
+      this.destination.complete();
+    }
+  }
+
+  /** The earliest job whose turn has come, admitting jobs from the cursor as needed (rule 6). */
+  private take(): CallRun | undefined {
+    if (this.barrier) return undefined;
+    const ready = this.heap.pop();
+    if (ready !== undefined) {
+      this.waiting--;
+      return ready;
+    }
+    const jobs = this.jobs;
+    while (this.cursor < jobs.length) {
+      const job = jobs[this.cursor];
+      const index = this.base + this.cursor;
+      if (this.serial) {
+        this.cursor++;
+        return new CallRun(this, job, index, undefined, false);
+      }
+      const tool = job.tool;
+      if (tool.sequential === true) {
+        // A barrier waits for every earlier call to end, and holds back every later one.
+        if (this.running > 0 || this.waiting > 0) return undefined;
+        this.cursor++;
+        this.barrier = true;
+        return new CallRun(this, job, index, undefined, true);
+      }
+      this.cursor++;
+      const resource = resourceOf(tool);
+      if (resource === '') {
+        return new CallRun(this, job, index, undefined, false);
+      }
+      let lane = this.lanes.get(resource);
+      if (lane === undefined) {
+        lane = { busy: false, queue: new Fifo<CallRun>() };
+        this.lanes.set(resource, lane);
+      }
+      const run = new CallRun(this, job, index, lane, false);
+      if (!lane.busy) {
+        lane.busy = true;
+        return run;
+      }
+      lane.queue.push(run);
+      this.waiting++;
+    }
+    return undefined;
+  }
+
+  private link(run: CallRun): void {
+    run.prevRunning = this.last;
+    run.nextRunning = undefined;
+    if (this.last === undefined) this.first = run;
+    else this.last.nextRunning = run;
+    this.last = run;
+  }
+
+  private unlink(run: CallRun): void {
+    const { prevRunning: prev, nextRunning: next } = run;
+    if (prev === undefined) this.first = next;
+    else prev.nextRunning = next;
+    if (next === undefined) this.last = prev;
+    else next.prevRunning = prev;
+    run.prevRunning = run.nextRunning = undefined;
+  }
+}
