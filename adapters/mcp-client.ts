@@ -1,1 +1,8 @@
-export {};
+/**
+ * `agenttool/mcp/client`: an MCP server's tools as Tool values.
+ *
+ * @module agenttool/mcp/client
+ */
+export { connectMcp, McpRemote, type McpClientOptions } from './connect-mcp.js';
+export { McpCallError, RemoteToolError } from './mcp-errors.js';
+export { RemoteTool } from './remote-tool.js';

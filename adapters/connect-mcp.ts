@@ -1,0 +1,270 @@
+/**
+ * `connectMcp()`: one MCP session whose tools are Tool values.
+ *
+ * Longer than most files here because the list's refresh bookkeeping (coalescing, `await()`, the
+ * notification grace) and the connection's end are one state machine, and splitting it would put
+ * half of each rule somewhere else.
+ *
+ * @module
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ToolListChangedNotificationSchema,
+  type Implementation,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Tool } from '../lib/contract.js';
+import { describeThrown, oneLine } from '../lib/errors.js';
+import { closedError, McpCallError } from './mcp-errors.js';
+import { OrderedTransport } from './ordered-transport.js';
+import { RefreshTracker } from './refresh-tracker.js';
+import {
+  RemoteTool,
+  type InFlightCall,
+  type RemoteClaims,
+  type RemoteHost,
+} from './remote-tool.js';
+
+/** Options of {@link connectMcp}; every field is optional. */
+export interface McpClientOptions {
+  /** Local names are `prefix + "__" + name`; no prefix keeps the server's names. */
+  prefix?: string;
+  /** Tools that run alone in a batch, by remote or local name. */
+  sequential?: Iterable<string>;
+  /** Shared state the host says tools touch: resource → tool names (remote or local). */
+  resources?: Readonly<Record<string, readonly string[]>>;
+  /** Tools the host says run confined: name (remote or local) → what confines them. */
+  confined?: Readonly<Record<string, string>>;
+  /**
+   * How long (ms) a call of a tool that is not read-only waits, after its answer, for a
+   * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Skipped
+   * for servers that do not advertise listChanged.
+   */
+  notificationGrace?: number;
+  /** The name and version this client gives the server (default `agenttool` and its version). */
+  clientInfo?: Implementation;
+  /**
+   * Per request timeout in ms (default 60000, the SDK's); it restarts on every progress
+   * notification, so only a silent call times out. 0 means no timeout.
+   */
+  timeout?: number;
+  /** Receives errors that fail no call: a malformed message, a stray notification. */
+  onerror?: (error: Error) => void;
+}
+
+const DEFAULT_GRACE = 50;
+const DEFAULT_TIMEOUT = 60_000;
+const NO_TIMEOUT = 2_147_483_647;
+const CLIENT_INFO: Implementation = { name: 'agenttool', version: '0.1.0' };
+
+/**
+ * A connected MCP server: its tools as Tool values, kept current as the server changes its list.
+ * Made by {@link connectMcp}. The tools are not closers: {@link McpRemote.close} ends the session
+ * that serves them all.
+ */
+export class McpRemote implements RemoteHost {
+  readonly client: Client;
+  readonly requestTimeout: number;
+  readonly inFlight = new Set<InFlightCall>();
+  /** The server's name and version (and title, when it gave one). */
+  readonly serverInfo: Implementation;
+  /** The server's instructions for the model, if it gave any. */
+  readonly instructions: string | undefined;
+  /**
+   * The tool list: the current list on subscription, then each refreshed list (after a
+   * tools/list_changed notification, or {@link McpRemote.refresh}). A tool whose definition did
+   * not change keeps its Tool value. Completes when the connection closes.
+   */
+  readonly tools$: Observable<readonly Tool[]>;
+
+  private closing: Promise<void> | undefined = undefined;
+  private lost = false;
+  private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
+  private readonly refreshes: RefreshTracker;
+
+  /** @internal Use {@link connectMcp}. */
+  constructor(
+    client: Client,
+    private readonly transport: OrderedTransport,
+    private readonly options: McpClientOptions,
+  ) {
+    this.client = client;
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.requestTimeout = timeout > 0 ? Math.min(timeout, NO_TIMEOUT) : NO_TIMEOUT;
+    this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
+    this.instructions = client.getInstructions();
+    this.tools$ = this.list.asObservable();
+    const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
+    const grace = options.notificationGrace ?? DEFAULT_GRACE;
+    this.refreshes = new RefreshTracker(() => this.fetch(), listChanged ? grace : 0);
+  }
+
+  /** The latest tool list; read-only. */
+  get tools(): readonly Tool[] {
+    return this.list.getValue();
+  }
+
+  /** Whether the connection is closed, by {@link McpRemote.close} or by the server going away. */
+  get closed(): boolean {
+    return this.closing !== undefined || this.lost;
+  }
+
+  /** The local name of the server's tool `remoteName`. */
+  name(remoteName: string): string {
+    const prefix = this.options.prefix;
+    return prefix === undefined || prefix === '' ? remoteName : `${prefix}__${remoteName}`;
+  }
+
+  /** Lists the tools again; resolves with a list fetched after this call. */
+  refresh(): Promise<readonly Tool[]> {
+    if (this.closed) return Promise.reject(closedError());
+    return this.refreshes.refresh().then(() => this.tools);
+  }
+
+  /**
+   * Resolves with the tool list once it reflects every tools/list_changed notification received
+   * before this call (at once when none is pending). Rejects when the refresh fails or the
+   * connection closes first.
+   */
+  await(): Promise<readonly Tool[]> {
+    if (this.closed) return Promise.reject(closedError());
+    return this.refreshes.settled().then(() => this.tools);
+  }
+
+  /**
+   * Ends the session. Every call still waiting fails at once with `mcp: connection closed`, as
+   * does every later call; `tools$` completes. Resolves when the transport has closed; calling it
+   * again returns the same Promise.
+   */
+  close(): Promise<void> {
+    if (this.closing !== undefined) return this.closing;
+    this.closing = Promise.resolve();
+    this.end(closedError());
+    this.closing = this.client.close().catch(() => undefined);
+    return this.closing;
+  }
+
+  /** @internal */
+  settle(readOnly: boolean): Promise<unknown> | undefined {
+    return this.refreshes.afterCall(readOnly);
+  }
+
+  /** @internal */
+  lostError(tool: string): Error {
+    if (this.closing !== undefined) return closedError(tool);
+    const why = this.transport.lastError;
+    const detail = why === undefined ? '' : `: ${oneLine(describeThrown(why))}`;
+    return new McpCallError(tool, `mcp: call "${tool}": connection closed${detail}`, why);
+  }
+
+  /** @internal A tools/list_changed notification arrived. */
+  notified(): void {
+    if (!this.closed) this.refreshes.notified();
+  }
+
+  /** @internal The transport closed on its own. */
+  disconnected(): void {
+    if (this.closed) return;
+    this.lost = true;
+    for (const call of [...this.inFlight]) call.fail(this.lostError(call.tool));
+    this.end(closedError());
+  }
+
+  private end(reason: Error): void {
+    const calls = [...this.inFlight];
+    this.inFlight.clear();
+    for (const call of calls) call.fail(reason);
+    this.refreshes.close(reason);
+    this.list.complete();
+  }
+
+  private async fetch(): Promise<void> {
+    const found: McpTool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, {
+        timeout: this.requestTimeout,
+      });
+      found.push(...page.tools);
+      cursor = page.nextCursor;
+      if (cursor !== undefined && seen.has(cursor)) throw new Error('tools/list: cursor repeats');
+      if (cursor !== undefined) seen.add(cursor);
+    } while (cursor !== undefined);
+    if (!this.closed) this.publish(found);
+  }
+
+  private publish(found: readonly McpTool[]): void {
+    const previous = new Map<string, RemoteTool>();
+    for (const tool of this.tools)
+      if (tool instanceof RemoteTool) previous.set(tool.definition.name, tool);
+    const next = found.map((definition) => {
+      const old = previous.get(definition.name);
+      if (old !== undefined && JSON.stringify(old.definition) === JSON.stringify(definition))
+        return old;
+      return new RemoteTool(
+        this,
+        this.name(definition.name),
+        definition,
+        this.claimsFor(definition.name),
+      );
+    });
+    this.list.next(Object.freeze(next));
+  }
+
+  private claimsFor(remoteName: string): RemoteClaims {
+    const local = this.name(remoteName);
+    const named = (names: Iterable<string> | undefined): boolean => {
+      if (names === undefined) return false;
+      for (const name of names) if (name === local || name === remoteName) return true;
+      return false;
+    };
+    let resource = '';
+    for (const [key, names] of Object.entries(this.options.resources ?? {}))
+      if (resource === '' && named(names)) resource = key;
+    const confined = this.options.confined ?? {};
+    const by = Object.hasOwn(confined, local)
+      ? confined[local]
+      : Object.hasOwn(confined, remoteName)
+        ? confined[remoteName]
+        : undefined;
+    return { sequential: named(this.options.sequential), resource, confinedBy: by };
+  }
+}
+
+/**
+ * Opens one MCP session over `transport` and lists the server's tools. Resolves with the
+ * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
+ * session cannot be opened or the list cannot be read.
+ *
+ * Each remote tool calls the server with progress requested, so the SDK's timeout restarts on
+ * progress; its progress notifications become progress events in the order the server sent them,
+ * including one sent just before the result. Unsubscribing from a call sends MCP's cancellation.
+ *
+ * A remote's annotations are hints: they are mapped with MCP's defaults and never make a tool
+ * sequential, resource-bound or confined, nor undo what the host claims in `options`.
+ */
+export async function connectMcp(
+  transport: Transport,
+  options: McpClientOptions = {},
+): Promise<McpRemote> {
+  const ordered = new OrderedTransport(transport);
+  const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+  let remote: McpRemote | undefined;
+  // A notification before the remote exists is reflected by the first list, requested after it.
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => remote?.notified());
+  client.onclose = () => remote?.disconnected();
+  if (options.onerror !== undefined) client.onerror = options.onerror;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  try {
+    await client.connect(ordered, { timeout: timeout > 0 ? timeout : NO_TIMEOUT });
+    remote = new McpRemote(client, ordered, options);
+    await remote.refresh();
+    return remote;
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw new McpCallError('', `mcp: connect: ${oneLine(describeThrown(err))}`, err);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Annotations in both directions. MCP's hints are hints: the client maps them with MCP's defaults
+ * and nothing else reads them as permission; the server serves exactly the hints a tool states.
+ *
+ * @module
+ */
+import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Annotations } from '../lib/contract.js';
+
+/**
+ * A remote tool's annotations with MCP's defaults: when the server sends an annotations block,
+ * every hint is present, an absent one taking MCP's default (readOnly false, destructive true,
+ * idempotent false, openWorld true); when it sends none, the tool states nothing (undefined, or the
+ * title alone). Only the five known fields are read, so nothing else a server puts there reaches
+ * the host.
+ */
+export function annotationsFromMcp(tool: McpTool): Annotations | undefined {
+  const block = tool.annotations;
+  const title = block?.title ?? tool.title;
+  if (block === undefined) return title === undefined ? undefined : Object.freeze({ title });
+  const annotations: Annotations = {};
+  if (title !== undefined) annotations.title = title;
+  annotations.readOnlyHint = block.readOnlyHint === true;
+  annotations.destructiveHint = block.destructiveHint !== false;
+  annotations.idempotentHint = block.idempotentHint === true;
+  annotations.openWorldHint = block.openWorldHint !== false;
+  return Object.freeze(annotations);
+}
+
+/**
+ * The annotations block to serve for a tool's annotations: each hint the tool states, and none it
+ * does not, so an unstated hint keeps MCP's default at the client rather than becoming a claim of
+ * harmlessness. Undefined when the tool states none.
+ */
+export function annotationsToMcp(
+  annotations: Annotations | undefined,
+): ToolAnnotations | undefined {
+  if (annotations === undefined) return undefined;
+  const block: ToolAnnotations = {};
+  let stated = false;
+  if (typeof annotations.title === 'string') {
+    block.title = annotations.title;
+    stated = true;
+  }
+  for (const hint of [
+    'readOnlyHint',
+    'destructiveHint',
+    'idempotentHint',
+    'openWorldHint',
+  ] as const) {
+    const value = annotations[hint];
+    if (typeof value === 'boolean') {
+      block[hint] = value;
+      stated = true;
+    }
+  }
+  return stated ? block : undefined;
+}

@@ -1,0 +1,51 @@
+/**
+ * The errors a remote tool's call fails with.
+ *
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describeThrown, oneLine } from '../lib/errors.js';
+
+/**
+ * The server answered the call with `isError`: the tool failed. The message is the result's text
+ * (its text blocks joined by "\n", or `tool call failed`), which is what the model reads;
+ * `details` holds the raw MCP result.
+ */
+export class RemoteToolError extends Error {
+  /** The local name of the tool that failed. */
+  readonly tool: string;
+  /** The raw MCP result, for the host; never sent to the model. */
+  readonly details: CallToolResult;
+  constructor(tool: string, message: string, details: CallToolResult) {
+    super(message);
+    this.name = 'RemoteToolError';
+    this.tool = tool;
+    this.details = details;
+  }
+}
+
+/**
+ * The call did not get an answer: the connection closed, the request timed out, the server
+ * answered with a protocol error or with a result that is not a valid MCP result. The message is
+ * `mcp: connection closed` after {@link McpRemote.close}, and `mcp: call "<name>": <cause>`
+ * otherwise, with the original error as `cause`.
+ */
+export class McpCallError extends Error {
+  /** The local name of the tool, or "" when the failure is the connection's. */
+  readonly tool: string;
+  constructor(tool: string, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'McpCallError';
+    this.tool = tool;
+  }
+}
+
+/** The failure of a call made on, or running during, a connection closed by the host. */
+export function closedError(tool = ''): McpCallError {
+  return new McpCallError(tool, 'mcp: connection closed');
+}
+
+/** The failure of a call whose request failed with `cause`. */
+export function callError(tool: string, cause: unknown): McpCallError {
+  return new McpCallError(tool, `mcp: call "${tool}": ${oneLine(describeThrown(cause))}`, cause);
+}
