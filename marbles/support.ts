@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import type { Tool } from '../lib/contract.js';
 import type { Job } from '../operators/job.js';
+import { final, progress } from '../testing/index.js';
 
 /** A TestScheduler whose assertions are chai's deep equality (errors compare by name, message, code). */
 export function testScheduler(): TestScheduler {
@@ -17,3 +18,6 @@ export function testScheduler(): TestScheduler {
 export function job(tool: Tool, id: string): Job {
   return { tool, call: { id, args: '' } };
 }
+
+/** Tool events for cold stubs: `p` progress "half", `f` final "done". */
+export const toolEvents = { p: progress('half'), f: final('done') };

@@ -1,0 +1,180 @@
+import { expect } from 'chai';
+import { Observable, take } from 'rxjs';
+import type { ToolContext, ToolEvent } from '../lib/contract.js';
+import { CancelledError } from '../lib/errors.js';
+import { executeBatch } from '../operators/execute-batch.js';
+import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
+import { job, testScheduler, toolEvents } from './support.js';
+
+/** A stub that keeps the context of each of its calls. */
+function watched(
+  name: string,
+  source: Observable<ToolEvent>,
+  contexts: ToolContext[],
+  resource = '',
+) {
+  const execute = (_call: unknown, context: ToolContext) => {
+    contexts.push(context);
+    return source;
+  };
+  return stubTool(name, execute, { resource });
+}
+
+describe('executeBatch: cancellation (rule 8)', () => {
+  it('unsubscribes every running call on unsubscribe, aborts their signals, starts nothing more', () => {
+    const contexts: ToolContext[] = [];
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-----(f|)', toolEvents);
+      const c = cold('-----(f|)', toolEvents);
+      const d = cold('-(f|)', toolEvents);
+      const jobs = [
+        job(watched('a', a, contexts), 'a'),
+        job(watched('b', b, contexts), 'b'),
+        job(watched('c', c, contexts), 'c'),
+        job(watched('d', d, contexts), 'd'),
+      ];
+      expectObservable(executeBatch(jobs, { maxParallel: 2 }), '---!').toBe('-a-', {
+        a: finalEvent(0, 'a', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^!');
+      expectSubscriptions(b.subscriptions).toBe('^--!');
+      expectSubscriptions(c.subscriptions).toBe('-^-!');
+      expectSubscriptions(d.subscriptions).toBe([]);
+    });
+    expect(contexts.map((context) => context.signal.aborted)).to.deep.equal([false, true, true]);
+    expect(contexts[1].signal.reason).to.be.instanceOf(CancelledError);
+  });
+
+  it('aborts a call signal before its tool is unsubscribed, so the teardown sees it', () => {
+    let abortedAtTeardown: boolean | undefined;
+    testScheduler().run(({ cold, expectObservable }) => {
+      const events = cold('-----(f|)', toolEvents);
+      const tool = stubTool(
+        'a',
+        (_call, context) =>
+          new Observable<ToolEvent>((subscriber) => {
+            const inner = events.subscribe(subscriber);
+            return () => {
+              abortedAtTeardown = context.signal.aborted;
+              inner.unsubscribe();
+            };
+          }),
+      );
+      expectObservable(executeBatch([job(tool, 'a')]), '--!').toBe('');
+    });
+    expect(abortedAtTeardown).to.equal(true);
+  });
+
+  it('completes every unfinished job with a CancelledError in job order when the signal aborts', () => {
+    const contexts: ToolContext[] = [];
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const controller = new AbortController();
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('------(f|)', toolEvents); // fs, running at the abort
+      const c = cold('------(f|)', toolEvents); // running at the abort
+      const d = cold('-(f|)', toolEvents); // fs, waiting for b
+      const e = cold('-(f|)', toolEvents); // waiting for a slot
+      const jobs = [
+        job(watched('a', a, contexts), 'a'),
+        job(watched('b', b, contexts, 'fs'), 'b'),
+        job(watched('c', c, contexts), 'c'),
+        job(watched('d', d, contexts, 'fs'), 'd'),
+        job(watched('e', e, contexts), 'e'),
+      ];
+      cold('---x').subscribe(() => controller.abort());
+      const cancelled = new CancelledError();
+      expectObservable(executeBatch(jobs, { maxParallel: 2, signal: controller.signal })).toBe(
+        '-a-(bcde|)',
+        {
+          a: finalEvent(0, 'a', 'done'),
+          b: errorEvent(1, 'b', cancelled),
+          c: errorEvent(2, 'c', cancelled),
+          d: errorEvent(3, 'd', cancelled),
+          e: errorEvent(4, 'e', cancelled),
+        },
+      );
+      expectSubscriptions(a.subscriptions).toBe('^!');
+      expectSubscriptions(b.subscriptions).toBe('^--!');
+      expectSubscriptions(c.subscriptions).toBe('-^-!');
+      expectSubscriptions(d.subscriptions).toBe([]);
+      expectSubscriptions(e.subscriptions).toBe([]);
+    });
+    expect(contexts.map((context) => context.signal.aborted)).to.deep.equal([false, true, true]);
+  });
+
+  it('orders the cancelled jobs by index, a waiting job before a later running one', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const controller = new AbortController();
+      const a = cold('------(f|)', toolEvents); // fs, running
+      const b = cold('-(f|)', toolEvents); // ends, freeing a slot at 1
+      const c = cold('-(f|)', toolEvents); // fs, waits for a
+      const d = cold('------(f|)', toolEvents); // starts at 1, running
+      const jobs = [
+        job(stubTool('a', a, { resource: 'fs' }), 'a'),
+        job(stubTool('b', b), 'b'),
+        job(stubTool('c', c, { resource: 'fs' }), 'c'),
+        job(stubTool('d', d), 'd'),
+      ];
+      cold('---x').subscribe(() => controller.abort());
+      const cancelled = new CancelledError();
+      expectObservable(executeBatch(jobs, { maxParallel: 2, signal: controller.signal })).toBe(
+        '-b-(acd|)',
+        {
+          a: errorEvent(0, 'a', cancelled),
+          b: finalEvent(1, 'b', 'done'),
+          c: errorEvent(2, 'c', cancelled),
+          d: errorEvent(3, 'd', cancelled),
+        },
+      );
+      expectSubscriptions(a.subscriptions).toBe('^--!');
+      expectSubscriptions(c.subscriptions).toBe([]);
+      expectSubscriptions(d.subscriptions).toBe('-^-!');
+    });
+  });
+
+  it('runs no tool and cancels every job at once when the signal is already aborted', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b, { resource: 'fs' }), 'b')];
+      const signal = AbortSignal.abort();
+      const cancelled = new CancelledError();
+      expectObservable(executeBatch(jobs, { signal })).toBe('(ab|)', {
+        a: errorEvent(0, 'a', cancelled),
+        b: errorEvent(1, 'b', cancelled),
+      });
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe([]);
+    });
+  });
+
+  it('does nothing when the signal aborts after the batch has completed', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const controller = new AbortController();
+      const a = cold('-(f|)', toolEvents);
+      cold('---x').subscribe(() => controller.abort());
+      expectObservable(
+        executeBatch([job(stubTool('a', a), 'a')], { signal: controller.signal }),
+      ).toBe('-(a|)', { a: finalEvent(0, 'a', 'done') });
+    });
+  });
+
+  it('stops at the first event when the consumer takes only one', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('---(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const jobs = [
+        job(stubTool('a', a), 'a'),
+        job(stubTool('b', b), 'b'),
+        job(stubTool('c', c), 'c'),
+      ];
+      expectObservable(executeBatch(jobs, { maxParallel: 2 }).pipe(take(1))).toBe('-(a|)', {
+        a: finalEvent(0, 'a', 'done'),
+      });
+      expectSubscriptions(b.subscriptions).toBe('^!');
+      expectSubscriptions(c.subscriptions).toBe([]);
+    });
+  });
+});
