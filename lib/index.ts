@@ -57,3 +57,10 @@ export { CallContext, type CallContextOptions, type ProgressSink } from './conte
 export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
 export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
 export { tool, type ArgsOf, type ToolDefinition, type ToolReturn } from './tool.js';
+export {
+  compileValidator,
+  DEFAULT_LIMITS,
+  zodValidationError,
+  type ArgumentLimits,
+  type ArgumentValidator,
+} from './validation.js';

@@ -5,37 +5,79 @@
  * @module
  */
 import type { JsonSchema } from './open-responses.js';
-import type { ValidationError } from './errors.js';
+import { ajvValidationError } from './validation-ajv-error.js';
+import { compileSchema } from './validation-compile.js';
+import { parseArgumentsText } from './validation-json.js';
+
+export { zodValidationError } from './validation-zod.js';
 
 /** Limits on raw argument text, checked before it is parsed. */
 export interface ArgumentLimits {
-  /** Most characters of argument text (default 1 MiB). */
+  /** Most characters (UTF-16 code units) of argument text (default 1 MiB: 1048576). */
   maxLength?: number;
-  /** Deepest nesting of arrays and objects (default 256). */
+  /** Deepest nesting of arrays and objects, the root object counting as 1 (default 256). */
   maxDepth?: number;
 }
+
+/** The limits used where none are given. */
+export const DEFAULT_LIMITS: Readonly<Required<ArgumentLimits>> = Object.freeze({
+  maxLength: 1_048_576,
+  maxDepth: 256,
+});
 
 /** A compiled validator for one schema. */
 export interface ArgumentValidator {
   /**
-   * Parses raw argument text ("" is `{}`) and checks it against the schema; throws a
-   * ValidationError for the first problem.
+   * Parses raw argument text ("" or whitespace is `{}`) and checks it against the schema; returns
+   * the parsed value, unchanged by validation (no defaults, no coercion), or throws a
+   * ValidationError for the first problem. Checks run in this order: length, nesting depth, JSON
+   * syntax, root is an object, no `__proto__` key anywhere, the schema.
    */
   parse(raw: string): unknown;
 }
 
 /**
- * Compiles `schema` once (cached by its canonical text); undefined means no arguments. Throws a
- * SchemaError naming `options.tool` for a schema that does not compile.
+ * Compiles `schema` once (cached by its JSON text, so tools sharing a schema share the compiled
+ * function); undefined means no arguments, which accepts any object, unknown properties included
+ * (they are ignored, as outside strict mode). Throws a SchemaError naming `options.tool` for a
+ * schema that does not compile, and a RangeError for a limit that is not a positive number.
+ *
+ * The schema is read as JSON Schema 2020-12, or draft-07 when its `$schema` names draft-04, 06 or
+ * 07 (draft-04's boolean `exclusiveMinimum` is refused). Unknown keywords and formats are ignored;
+ * the formats of ajv-formats (date-time, email, uri, uuid, ...) are checked. A property required
+ * by the schema must be the object's own: `constructor` is not supplied by Object.prototype.
+ * Numbers JSON cannot hold (1e400 parses as Infinity) fail a `number` or `integer` type.
+ *
+ * ## Example
+ * ```ts
+ * const validator = compileValidator(
+ *   { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+ *   { tool: 'read_file' },
+ * );
+ * validator.parse('{"path":"/etc/hosts"}'); // { path: '/etc/hosts' }
+ * validator.parse('{"path":1}'); // throws: invalid arguments: path: expected string, got 1
+ * ```
  */
 export function compileValidator(
   schema: JsonSchema | undefined,
   options: { tool?: string; limits?: ArgumentLimits } = {},
 ): ArgumentValidator {
-  throw new Error('TODO ' + String(schema) + String(options));
+  const maxLength = limitOf(options.limits?.maxLength, 'maxLength');
+  const maxDepth = limitOf(options.limits?.maxDepth, 'maxDepth');
+  const check = compileSchema(schema, options.tool ?? '');
+  return {
+    parse(raw: string): unknown {
+      const value = parseArgumentsText(raw, maxLength, maxDepth);
+      if (!check(value)) throw ajvValidationError(check.errors, value);
+      return value;
+    },
+  };
 }
 
-/** The ValidationError for a failed zod parse (v3 or v4 ZodError): first issue only. */
-export function zodValidationError(error: unknown): ValidationError {
-  throw new Error('TODO ' + String(error));
+function limitOf(value: number | undefined, name: keyof ArgumentLimits): number {
+  if (value === undefined) return DEFAULT_LIMITS[name];
+  if (typeof value !== 'number' || !(value >= 1)) {
+    throw new RangeError(`argument limit ${name} must be a positive number, got ${String(value)}`);
+  }
+  return value;
 }

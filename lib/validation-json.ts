@@ -1,0 +1,131 @@
+/**
+ * Raw argument text to a plain object, safely: the length and nesting limits are checked before
+ * JSON.parse runs, so hostile text costs one linear scan and never recursion, and an own
+ * `__proto__` key is refused wherever it appears.
+ *
+ * @module
+ */
+import { ValidationError } from './errors.js';
+import { describeValue, formatPath } from './validation-format.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+// JSON whitespace only: the model writing nothing (or a newline) means no arguments.
+const BLANK = /^[ \t\n\r]*$/;
+// `__proto__` can only become a key if the text spells it out or escapes one of its letters
+// (`\u005f`, `\u0070`, ...); everything else skips the walk over the parsed value.
+const PROTO_ESCAPE = /\\u00[5-7][0-9a-f]/i;
+
+/**
+ * Parses `raw` into the arguments object. Throws a ValidationError, with the checks in this order:
+ * longer than `maxLength` characters, nested deeper than `maxDepth` arrays and objects, not JSON,
+ * a root that is not an object, an own `__proto__` key anywhere. Blank text is a fresh `{}`.
+ */
+export function parseArgumentsText(
+  raw: string,
+  maxLength: number,
+  maxDepth: number,
+): { [key: string]: unknown } {
+  if (raw.length > maxLength) {
+    throw new ValidationError(
+      '',
+      `arguments are ${raw.length} characters long; the limit is ${maxLength}`,
+    );
+  }
+  if (raw.length === 0 || (isJsonSpace(raw.charCodeAt(0)) && BLANK.test(raw))) return {};
+  // Depth d needs at least d opening characters, so short text cannot be too deep.
+  if (raw.length > maxDepth && nestsDeeperThan(raw, maxDepth)) {
+    throw new ValidationError('', `arguments are nested deeper than ${maxDepth} levels`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new ValidationError('', `not valid JSON: ${jsonProblem(error)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ValidationError('', `expected object, got ${describeValue(value)}`);
+  }
+  if (raw.includes('__proto__') || PROTO_ESCAPE.test(raw)) refuseProtoKeys(value);
+  return value as { [key: string]: unknown };
+}
+
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/** Whether `[` and `{` outside strings ever nest deeper than `maxDepth`; one pass, no recursion. */
+export function nestsDeeperThan(raw: string, maxDepth: number): boolean {
+  let depth = 0;
+  for (let i = 0, n = raw.length; i < n; i++) {
+    const code = raw.charCodeAt(i);
+    if (code === QUOTE) {
+      for (i++; i < n; i++) {
+        const inner = raw.charCodeAt(i);
+        if (inner === BACKSLASH) i++;
+        else if (inner === QUOTE) break;
+      }
+    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (++depth > maxDepth) return true;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * JSON.parse's message on one line, without what differs between engines and versions: the quoted
+ * source V8 appends (which may be long or span lines), "in JSON", and the line and column.
+ */
+function jsonProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const problem = message
+    .replace(/,? (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
+    .replace(/ in JSON at position/, ' at position')
+    .replace(/ \(line \d+ column \d+\)/, '')
+    .replace(
+      /[\u0000-\u001f\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  const short = problem.length > 120 ? `${problem.slice(0, 120)}…` : problem;
+  return short.charAt(0).toLowerCase() + short.slice(1);
+}
+
+/**
+ * Throws for the first own `__proto__` key in `root`. JSON.parse makes it an ordinary own
+ * property, harmless by itself, but `Object.assign` or a hand-written merge into another object
+ * would call the prototype setter with model-chosen data; refusing it here keeps every later copy
+ * safe. `constructor` and `prototype` keys are plain data and pass.
+ */
+function refuseProtoKeys(root: object): void {
+  // Breadth first, so the shallowest offending key is the one reported; each node keeps its
+  // parent's index and its key, and a path is only built for the error.
+  const queue: { value: object; parent: number; key: PropertyKey }[] = [
+    { value: root, parent: -1, key: '' },
+  ];
+  for (let i = 0; i < queue.length; i++) {
+    const { value } = queue[i]!;
+    if (Array.isArray(value)) {
+      value.forEach((element: unknown, index) => {
+        if (typeof element === 'object' && element !== null)
+          queue.push({ value: element, parent: i, key: index });
+      });
+    } else if (Object.hasOwn(value, '__proto__')) {
+      const path: PropertyKey[] = [];
+      for (let at = i; at > 0; at = queue[at]!.parent) path.unshift(queue[at]!.key);
+      throw new ValidationError(formatPath(path), 'property "__proto__" is not allowed');
+    } else {
+      for (const key of Object.keys(value)) {
+        const element: unknown = (value as { [key: string]: unknown })[key];
+        if (typeof element === 'object' && element !== null)
+          queue.push({ value: element, parent: i, key });
+      }
+    }
+  }
+}
