@@ -3,10 +3,16 @@
  *
  * @module
  */
+import { describeThrown, SchemaError } from './errors.js';
 import type { JsonSchema } from './open-responses.js';
+import { canonicalSchema } from './schema-canonical.js';
+import { compilePreparer, requireObjectRoot } from './schema-prepare.js';
+import { isV3Schema, readV3, v3JsonSchema } from './schema-v3.js';
+import { isV4Schema, readV4, v4JsonSchema } from './schema-v4.js';
 
 /** A zod v4 schema (`zod`) or a zod v3 schema (`zod/v3`). */
-export type AnyZodSchema = { readonly _zod: unknown } | { readonly _def: unknown; safeParse: unknown };
+export type AnyZodSchema =
+  { readonly _zod: unknown } | { readonly _def: unknown; safeParse: unknown };
 
 /** Options for {@link schemaOf} and {@link compileZodSchema}. */
 export interface SchemaOptions {
@@ -30,15 +36,76 @@ export interface CompiledZodSchema {
 
 /** Whether `value` is a zod schema of either major version. */
 export function isZodSchema(value: unknown): value is AnyZodSchema {
-  throw new Error('TODO ' + String(value));
+  return isV4Schema(value) || isV3Schema(value);
 }
 
-/** Compiles a zod object schema for a tool; throws a SchemaError naming the tool when it cannot. */
-export function compileZodSchema(schema: AnyZodSchema, options: SchemaOptions = {}): CompiledZodSchema {
-  throw new Error('TODO ' + String(schema) + String(options));
+/**
+ * Compiles a zod object schema for a tool, once, at registration.
+ *
+ * The schema is canonical: the root is `{"type":"object","properties":{...},"required":[...]}`,
+ * properties keep their declaration order, and every schema object writes its members in the
+ * order of `type, description, format, enum, const, minimum, exclusiveMinimum, maximum,
+ * exclusiveMaximum, multipleOf, minLength, maxLength, pattern, minItems, maxItems, uniqueItems,
+ * minProperties, maxProperties, default, properties, required, prefixItems, items, propertyNames,
+ * additionalProperties, anyOf, oneOf, allOf, not`, and nothing else. The same schema always gives
+ * the same bytes, and a zod 3 schema gives the bytes of its zod 4 equivalent. The input side is
+ * described (what the model writes): a pipe or transform shows what it accepts.
+ *
+ * - `.describe()`/`.meta({ description })` become `description`; `z.int()` is `{"type":"integer"}`
+ *   without zod's implicit safe-integer bounds; a standard `format` (email, uri, uuid, date-time,
+ *   ...) stands without zod's regex for it, and zod's non-standard formats (cuid, starts_with,
+ *   ...) become their regex alone.
+ * - `.optional()`/`.default()` properties are left out of `required`; `.default(x)` writes
+ *   `"default": x` outside strict mode. `z.object` writes no `additionalProperties`,
+ *   `z.strictObject` writes `false`, `z.looseObject` writes none (extra properties are allowed
+ *   either way), `.catchall(s)` writes `s`.
+ * - Nullable is `"type":[..., "null"]` (an enum gets null last) where the inner schema has a type
+ *   and no `anyOf`; otherwise an `anyOf` with `{"type":"null"}` last.
+ * - `z.date()`, `z.coerce.date()` and `z.iso.datetime()` are `{"type":"string","format":"date-time"}`;
+ *   `z.any()`/`z.unknown()` are `{}`; records are `{"type":"object","additionalProperties":s}`;
+ *   discriminated unions are `anyOf`.
+ * - Strict mode: every property required, optional ones nullable, every object
+ *   `"additionalProperties":false`, no `default`.
+ *
+ * Throws a SchemaError naming `options.tool` (and the path) for a root that is not an object, a
+ * recursive schema, a type JSON Schema cannot carry (bigint, symbol, undefined, void, NaN,
+ * function, Map, Set, promise, custom, file, never), and, in strict mode, a record or catchall.
+ */
+export function compileZodSchema(
+  schema: AnyZodSchema,
+  options: SchemaOptions = {},
+): CompiledZodSchema {
+  const tool = options.tool ?? '';
+  const strict = options.strict === true;
+  const v4 = isV4Schema(schema);
+  if (!v4 && !isV3Schema(schema)) throw new SchemaError(tool, 'not a zod schema');
+  const read = v4 ? readV4 : readV3;
+  try {
+    requireObjectRoot(schema, read, tool);
+    const prepare = compilePreparer(schema, read, { strict, tool });
+    const json = canonicalSchema(v4 ? v4JsonSchema(schema) : v3JsonSchema(schema), {
+      strict,
+      tool,
+    });
+    if (
+      json.type !== 'object' ||
+      json.properties === undefined ||
+      'anyOf' in json ||
+      'allOf' in json
+    )
+      throw new SchemaError(tool, 'tool parameters must be an object schema');
+    return { schema: json, prepare };
+  } catch (error) {
+    if (error instanceof SchemaError) throw error;
+    const message = describeThrown(error);
+    throw new SchemaError(
+      tool,
+      message.startsWith('Cycle detected') ? 'recursive schema' : message,
+    );
+  }
 }
 
-/** The JSON Schema `tool()` would serve for a zod object schema. */
+/** The JSON Schema `tool()` would serve for a zod object schema; see {@link compileZodSchema}. */
 export function schemaOf(schema: AnyZodSchema, options: SchemaOptions = {}): JsonSchema {
   return compileZodSchema(schema, options).schema;
 }
