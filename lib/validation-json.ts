@@ -20,6 +20,9 @@ const BLANK = /^[ \t\n\r]*$/;
 // `__proto__` can only become a key if the text spells it out or escapes one of its letters
 // (`\u005f`, `\u0070`, ...); everything else skips the walk over the parsed value.
 const PROTO_ESCAPE = /\\u00[5-7][0-9a-f]/i;
+// The unexpected character JSON.parse quotes may be a control character or a line break.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u2028\u2029]/g;
 
 /**
  * Parses `raw` into the arguments object. Throws a ValidationError, with the checks in this order:
@@ -89,10 +92,7 @@ function jsonProblem(error: unknown): string {
     .replace(/,? (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
     .replace(/ in JSON at position/, ' at position')
     .replace(/ \(line \d+ column \d+\)/, '')
-    .replace(
-      /[\u0000-\u001f\u2028\u2029]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    );
+    .replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const short = problem.length > 120 ? `${problem.slice(0, 120)}…` : problem;
   return short.charAt(0).toLowerCase() + short.slice(1);
 }
