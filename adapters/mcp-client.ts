@@ -5,4 +5,10 @@
  */
 export { connectMcp, McpRemote, type McpClientOptions } from './connect-mcp.js';
 export { McpCallError, RemoteToolError } from './mcp-errors.js';
+export {
+  httpTransport,
+  stdioTransport,
+  type McpTransport,
+  type StdioServerCommand,
+} from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';

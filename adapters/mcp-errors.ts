@@ -45,7 +45,21 @@ export function closedError(tool = ''): McpCallError {
   return new McpCallError(tool, 'mcp: connection closed');
 }
 
-/** The failure of a call whose request failed with `cause`. */
+/** The first issue of a schema error (the SDK's check of a result), as one short phrase. */
+function describeCause(cause: unknown): string {
+  const issues = (cause as { issues?: unknown } | null)?.issues;
+  if (Array.isArray(issues) && issues.length > 0) {
+    const issue = issues[0] as { path?: unknown; message?: unknown };
+    const path = Array.isArray(issue.path) ? issue.path.join('.') : '';
+    return `invalid result: ${path === '' ? '' : `${path}: `}${String(issue.message)}`;
+  }
+  return oneLine(describeThrown(cause));
+}
+
+/**
+ * The failure of a call whose request failed with `cause`; a result that does not match MCP's
+ * schema reads `invalid result: <path>: <problem>` (its first problem).
+ */
 export function callError(tool: string, cause: unknown): McpCallError {
-  return new McpCallError(tool, `mcp: call "${tool}": ${oneLine(describeThrown(cause))}`, cause);
+  return new McpCallError(tool, `mcp: call "${tool}": ${describeCause(cause)}`, cause);
 }

@@ -1,0 +1,149 @@
+/**
+ * `createMcpServer()`: Tool values served over MCP, one Server per client connection.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Implementation,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Session, Tool } from '../lib/contract.js';
+import { SchemaError } from '../lib/errors.js';
+import { definition } from '../lib/tool-set.js';
+import {
+  compileValidator,
+  type ArgumentLimits,
+  type ArgumentValidator,
+} from '../lib/validation.js';
+import { annotationsToMcp } from './mcp-annotations.js';
+import { runServedCall, type ServedCall } from './served-call.js';
+
+/** Options of {@link createMcpServer}; every field is optional. */
+export interface McpServerOptions {
+  /** Instructions for the model, sent to the client on initialize. */
+  instructions?: string;
+  /** Limits on a call's raw argument text (the validator's defaults: 1 MiB, nesting 256). */
+  limits?: ArgumentLimits;
+  /**
+   * The session id when the transport has none (stdio, in-memory); default a random UUID, one per
+   * Server. A transport with sessions (Streamable HTTP) always gives its own.
+   */
+  sessionId?: string;
+}
+
+interface Entry {
+  readonly tool: Tool;
+  readonly validator: ArgumentValidator;
+}
+
+/** The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. */
+function listingOf(tool: Tool): McpTool {
+  const parameters = definition(tool).parameters;
+  if (parameters.type !== 'object')
+    throw new SchemaError(
+      tool.name,
+      'MCP serves object schemas only ("type": "object" at the root)',
+    );
+  const listing: McpTool = {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: parameters as McpTool['inputSchema'],
+  };
+  const annotations = annotationsToMcp(tool.annotations);
+  if (annotations !== undefined) listing.annotations = annotations;
+  return listing;
+}
+
+/**
+ * Builds the SDK's low-level `Server` serving `tools`, for one client connection: call it once per
+ * connection (`server.connect(transport)`) with the same tool values. Each tool's schema is served
+ * as the tool states it, whatever JSON Schema it is, and compiled here once.
+ *
+ * A call's arguments are validated before the tool runs; a problem is an `isError` result reading
+ * `Error: invalid arguments: ...`, not a protocol error, so the model can retry. A tool's failure
+ * is an `isError` result `Error: <message>` (never a stack); an unknown tool name is a protocol
+ * error (InvalidParams), as MCP specifies. Outputs map back to MCP content: text as text, data-URL
+ * images as image content, inline files as embedded resources, files at a URL as resource links.
+ * Progress is sent when the request carries a progressToken: a ProgressInfo's numbers as they are
+ * (so progress proxied through a remote tool keeps them across a second hop), else a counter, with
+ * the update's text as the message. The call is cancelled (its observable unsubscribed, its signal
+ * aborted) when the client cancels the request or the connection closes.
+ *
+ * Every call's context carries the client's `session`: `id` is unique per connection (the
+ * transport's session id, or a generated one) and `client` the name and version the client gave
+ * on initialize, so one tool value serving many clients can keep per-client state.
+ *
+ * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
+ * the client (an unstated hint is not a claim of harmlessness).
+ *
+ * @throws SchemaError for a schema the validator cannot compile or that is not an object schema;
+ *   Error for an empty or duplicate tool name.
+ */
+export function createMcpServer(
+  info: Implementation,
+  tools: Iterable<Tool>,
+  options: McpServerOptions = {},
+): Server {
+  const entries = new Map<string, Entry>();
+  const listings: McpTool[] = [];
+  for (const tool of tools) {
+    if (typeof tool.name !== 'string' || tool.name === '')
+      throw new Error('mcp server: a tool has an empty name');
+    if (entries.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
+    const validator = compileValidator(tool.parameters, {
+      tool: tool.name,
+      limits: options.limits,
+    });
+    listings.push(listingOf(tool));
+    entries.set(tool.name, { tool, validator });
+  }
+  const list = { tools: listings };
+
+  const server = new Server(info, {
+    capabilities: { tools: {} },
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+  });
+  const fallbackId = options.sessionId ?? randomUUID();
+  let session: Session | undefined;
+  const sessionOf = (transportId: string | undefined): Session => {
+    if (session !== undefined) return session;
+    const client = server.getClientVersion();
+    const made: Session = Object.freeze(
+      client === undefined
+        ? { id: transportId ?? fallbackId }
+        : {
+            id: transportId ?? fallbackId,
+            client: Object.freeze({ name: client.name, version: client.version }),
+          },
+    );
+    // Before initialize the client is unknown; keep asking until it is.
+    if (client !== undefined) session = made;
+    return made;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => list);
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const entry = entries.get(name);
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+    const args = request.params.arguments;
+    const served: ServedCall = {
+      tool: entry.tool,
+      validator: entry.validator,
+      call: { id: String(extra.requestId), args: args === undefined ? '' : JSON.stringify(args) },
+      session: sessionOf(extra.sessionId),
+      signal: extra.signal,
+      progressToken: extra._meta?.progressToken,
+      notify: extra.sendNotification,
+    };
+    return runServedCall(served);
+  });
+  return server;
+}
