@@ -64,3 +64,11 @@ export {
   type ArgumentLimits,
   type ArgumentValidator,
 } from './validation.js';
+export {
+  compileZodSchema,
+  isZodSchema,
+  schemaOf,
+  type AnyZodSchema,
+  type CompiledZodSchema,
+  type SchemaOptions,
+} from './schema.js';

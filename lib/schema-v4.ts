@@ -238,25 +238,34 @@ const jsonFormatNames: Readonly<Record<string, string>> = {
 /**
  * A standard format says what zod's regex for it says, so the regex goes; a format JSON Schema
  * does not know (cuid, starts_with, lowercase, ...) goes and its regex, a real constraint, stays.
+ * A datetime that allows a local time or any precision, and a time (never with an offset), accept
+ * what the keyword forbids, so they keep their regex and get no format, as zod decides.
  */
 function dropImpliedPatterns(schema: unknown, json: JsonSchema): void {
-  delete json.contentEncoding;
-  if (typeof json.format === 'string' && !standardFormats.has(json.format)) delete json.format;
-  if (typeof json.format !== 'string') return;
-  const implied = new Set<string>();
+  let format: string | undefined;
+  let implied: string | undefined;
   for (const check of checksOf(schema)) {
-    const format = check.format as string;
+    if (check.check !== 'string_format') continue;
+    const name = jsonFormatNames[check.format as string] ?? (check.format as string);
     if (
-      check.check === 'string_format' &&
-      check.pattern instanceof RegExp &&
-      (jsonFormatNames[format] ?? format) === json.format
+      !standardFormats.has(name) ||
+      name === 'time' ||
+      check.local === true ||
+      check.precision === -1
     )
-      implied.add(check.pattern.source);
+      continue;
+    // zod keeps the last format written; so does this.
+    format = name;
+    implied = check.pattern instanceof RegExp ? check.pattern.source : undefined;
   }
-  if (typeof json.pattern === 'string' && implied.has(json.pattern)) delete json.pattern;
+  delete json.contentEncoding;
+  delete json.format;
+  if (format === undefined) return;
+  json.format = format;
+  if (json.pattern === implied) delete json.pattern;
   if (!Array.isArray(json.allOf)) return;
   const kept = (json.allOf as unknown[]).filter(
-    (p) => !(isPatternOnly(p) && implied.has(p.pattern)),
+    (p) => !(isPatternOnly(p) && p.pattern === implied),
   );
   if (kept.length === 1 && isPatternOnly(kept[0]) && json.pattern === undefined) {
     json.pattern = kept[0].pattern;
