@@ -35,7 +35,8 @@ export function quote(text: string, max = MAX_QUOTED): string {
 
 /**
  * A value as a message shows what was received: strings JSON-quoted, numbers and booleans as JSON,
- * `null`, and only the kind of an object or array (`object`, `array`), never its contents.
+ * `null`, and only the kind of an object or array (`object`, `array`), never its contents; a Date
+ * (which only zod decoding produces) as its ISO text.
  */
 export function describeValue(value: unknown): string {
   switch (typeof value) {
@@ -53,7 +54,10 @@ export function describeValue(value: unknown): string {
     case 'object':
       if (value === null) return 'null';
       if (Array.isArray(value)) return 'array';
-      return value instanceof Date ? 'date' : 'object';
+      if (value instanceof Date) {
+        return Number.isNaN(value.getTime()) ? 'an invalid date' : value.toISOString();
+      }
+      return 'object';
     default:
       return typeof value;
   }

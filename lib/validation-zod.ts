@@ -40,7 +40,8 @@ const MAX_PATTERN = 200;
  * `safeParse`, `input` the value that was parsed. Only the first issue is reported. Issues of
  * zod's own checks are rephrased (`expected string, got 1`, `missing required property "x"`);
  * a refinement's message (code `custom`) is passed through on one line. Values appear as `got ...`
- * only when `input` is given, or when zod v3 reports the received type. Anything other than a
+ * when `input` is given or the issue carries it (zod v4's `reportInput`); otherwise only the type
+ * zod reports as received, if any. Anything other than a
  * ZodError becomes a ValidationError at the root carrying its message.
  */
 export function zodValidationError(error: unknown, input?: unknown): ValidationError {
@@ -68,7 +69,8 @@ function isIssue(value: unknown): value is Issue {
 /** Explains `issue`, whose path is relative to `base` (v4 nests relative paths in unions). */
 function explain(issue: Issue, base: PropertyKey[], input: Input): ZodFailure {
   const path = [...base, ...issue.path];
-  const found = valueAt(input, path);
+  // v4 parsed with `reportInput: true` carries the value on the issue itself.
+  const found = 'input' in issue ? { known: true, value: issue.input } : valueAt(input, path);
   const failure = (detail: string, where = path): ZodFailure => ({
     where,
     key: keyOf(where),
@@ -185,7 +187,7 @@ function nestedIssues(issue: Issue): Issue[] {
 }
 
 function isMissing(issue: Issue, input: Input, found: { known: boolean; value: unknown }): boolean {
-  if (input.known) return !found.known || found.value === undefined;
+  if (input.known || 'input' in issue) return !found.known || found.value === undefined;
   // Without the input: v3 names the received type; v4's English message ends with it.
   return issue.received === 'undefined' || /received undefined$/.test(issue.message);
 }
