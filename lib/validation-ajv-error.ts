@@ -171,6 +171,14 @@ function describe(error: ErrorObject): string {
       return `got ${describeValue(value)}, which is not allowed here`;
     case 'false schema':
       return 'no value is allowed here';
+    case 'oneOf':
+      return Array.isArray(p.passingSchemas)
+        ? 'matches more than one of the allowed shapes'
+        : 'does not match any allowed shape';
+    case 'anyOf':
+      return 'does not match any allowed shape';
+    case 'propertyNames':
+      return `invalid property name ${quote(String(p.propertyName))}`;
     case 'if':
       return `does not match the "${String(p.failingKeyword)}" shape its condition selects`;
     default:

@@ -97,5 +97,6 @@ function merged<W>(branches: readonly Failure<W>[]): Failure<W> {
 /** `a string`, `an integer`, `null`. */
 export function withArticle(word: string): string {
   if (word === 'null') return word;
-  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
+  // `u` words here (uri, uuid, url) are said with a consonant.
+  return /^[aeio]/.test(word) ? `an ${word}` : `a ${word}`;
 }
