@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { lastValueFrom, Observable, Subject, toArray } from 'rxjs';
+import { lastValueFrom, Observable, of, Subject, toArray } from 'rxjs';
 import type { Tool, ToolContext, ToolEvent } from '../lib/contract.js';
 import { ToolPanicError } from '../lib/errors.js';
 import { executeBatch, executeCalls, type Job } from '../operators/index.js';
@@ -23,6 +23,18 @@ describe('executeBatch: one call', () => {
       { index: 0, callId: 'a', final: true, result: { output: 'done' } },
     ]);
     expect(tornDown).to.equal(true);
+  });
+
+  it('ignores what a tool emits synchronously after its final', async () => {
+    const tool = stubTool(
+      'a',
+      of(progress('half'), final('done'), progress('late'), final('again')),
+    );
+    const events = await lastValueFrom(executeBatch([job(tool, 'a')]).pipe(toArray()));
+    expect(events).to.deep.equal([
+      { index: 0, callId: 'a', final: false, result: { output: 'half' } },
+      { index: 0, callId: 'a', final: true, result: { output: 'done' } },
+    ]);
   });
 
   it('takes the final as the end of the call: the teardown runs before the final is seen', () => {

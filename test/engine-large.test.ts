@@ -39,18 +39,23 @@ const batch = (tools: Tool[]): Job[] =>
     call: { id: `c${i}`, args: '' },
   }));
 
-/** Counts final events and checks each job's comes exactly once; resolves to [finals, in order]. */
-function tally(events: Observable<ExecutionEvent>): Promise<{ finals: number; inOrder: boolean }> {
+interface Tally {
+  finals: number;
+  inOrder: boolean;
+}
+
+/** Counts final events, failing on a second final for a job, and notes whether they came in job order. */
+function tally(events: Observable<ExecutionEvent>): Promise<Tally> {
   const seen = new Uint8Array(N);
   return lastValueFrom(
     events.pipe(
       reduce(
-        (acc, event) => {
+        (acc: Tally, event) => {
           if (!event.final) return acc;
           if (seen[event.index]++ !== 0) throw new Error(`second final for ${event.index}`);
           return { finals: acc.finals + 1, inOrder: acc.inOrder && event.index === acc.finals };
         },
-        { finals: 0, inOrder: true },
+        { finals: 0, inOrder: true } as Tally,
       ),
     ),
   );
