@@ -13,6 +13,7 @@ import { CallContext, type ProgressSink } from '../lib/context.js';
 import { describeThrown, TimeoutError, ToolPanicError } from '../lib/errors.js';
 import type { Recorder } from '../lib/records.js';
 import type { Job } from './job.js';
+import type { Fifo } from './run-queues.js';
 
 /** What a call reports to, and the per-batch settings it reads. */
 export interface RunHost {
@@ -26,10 +27,13 @@ export interface RunHost {
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
 }
 
-/** Per-resource state: whether a call of it holds its turn, and the calls queued behind it. */
+/**
+ * Per-resource state: whether a call of the resource holds its turn (running, or in the heap
+ * waiting for a slot), and the calls admitted behind it, in job order.
+ */
 export interface Lane {
   busy: boolean;
-  readonly queue: { push(run: CallRun): void; shift(): CallRun | undefined; readonly size: number };
+  readonly queue: Fifo<CallRun>;
 }
 
 const WAITING = 0;

@@ -1,6 +1,7 @@
 /**
- * The two queues the scheduler keeps waiting calls in. Both are O(1) amortised (the heap
- * O(log n) in the calls it holds, which are at most one per resource) and neither ever shifts or
+ * The lists the scheduler keeps calls in: waiting calls in a FIFO per resource and in a heap by
+ * job index, running calls in an intrusive list. Each is O(1) amortised per call (the heap
+ * O(log n) in the calls it holds, which are at most one per resource) and none ever shifts or
  * splices an array: a 100k batch must not pay a copy of its queue per completion.
  *
  * @module
@@ -106,5 +107,45 @@ export class IndexHeap<T extends Indexed> {
   drainInto(out: T[]): void {
     for (const item of this.items) out.push(item);
     this.items.length = 0;
+  }
+}
+
+/** A node of a {@link RunningList}: the links live on the call itself, so linking allocates nothing. */
+export interface Linked<T> {
+  prevRunning: T | undefined;
+  nextRunning: T | undefined;
+}
+
+/**
+ * The running calls, in the order they started: a doubly linked list through the calls' own
+ * fields, so a call leaves it in O(1) when it ends and cancelling a batch needs no registry.
+ */
+export class RunningList<T extends Linked<T>> {
+  private first: T | undefined = undefined;
+  private last: T | undefined = undefined;
+
+  add(item: T): void {
+    item.prevRunning = this.last;
+    item.nextRunning = undefined;
+    if (this.last === undefined) this.first = item;
+    else this.last.nextRunning = item;
+    this.last = item;
+  }
+
+  remove(item: T): void {
+    const { prevRunning: prev, nextRunning: next } = item;
+    if (prev === undefined) this.first = next;
+    else prev.nextRunning = next;
+    if (next === undefined) this.last = prev;
+    else next.prevRunning = prev;
+    item.prevRunning = item.nextRunning = undefined;
+  }
+
+  /** Empties the list and returns what it held, in start order. */
+  takeAll(): T[] {
+    const out: T[] = [];
+    for (let item = this.first; item !== undefined; item = item.nextRunning) out.push(item);
+    this.first = this.last = undefined;
+    return out;
   }
 }

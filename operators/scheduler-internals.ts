@@ -16,6 +16,9 @@
  * - A synchronous tool ends inside `subscribe`, inside `pump`: `draining` turns the nested `pump`
  *   into a no-op and the outer loop goes on, so 100k synchronous calls use constant stack.
  *
+ * One class of some 250 lines rather than several: every path (a call ending, a job arriving, an
+ * abort) reads and writes the same counters, and the policy is easier to check in one place.
+ *
  * @module
  */
 import type { SchedulerLike, Subscriber, Subscription } from 'rxjs';
@@ -24,21 +27,9 @@ import { resourceOf, type ToolResult } from '../lib/contract.js';
 import { CancelledError } from '../lib/errors.js';
 import type { Recorder } from '../lib/records.js';
 import { CallRun, type Lane, type RunHost } from './call-run.js';
-import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type ExecutionEvent, type Job } from './job.js';
-import { Fifo, IndexHeap } from './run-queues.js';
-
-/** The bound a batch runs under: the default for anything below 1 or not a number. */
-export function parallelBound(options: ExecuteOptions): number {
-  const n = options.maxParallel;
-  return n !== undefined && n >= 1 ? Math.floor(n) : DEFAULT_MAX_PARALLEL;
-}
-
-/** Whether a batch of `jobs` runs one call at a time, in job order, ignoring resources (rule 4). */
-export function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): boolean {
-  if (options.sequential === true || parallelBound(options) === 1) return true;
-  for (let i = 0; i < jobs.length; i++) if (jobs[i].tool.sequential === true) return true;
-  return false;
-}
+import { parallelBound } from './batch-mode.js';
+import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
+import { Fifo, IndexHeap, RunningList } from './run-queues.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -65,8 +56,7 @@ export class Engine implements RunHost, EventListenerObject {
   private barrier = false;
   private readonly heap = new IndexHeap<CallRun>();
   private readonly lanes = new Map<string, Lane>();
-  private first: CallRun | undefined = undefined;
-  private last: CallRun | undefined = undefined;
+  private readonly runningCalls = new RunningList<CallRun>();
   private draining = false;
   private closed = false;
 
@@ -144,7 +134,7 @@ export class Engine implements RunHost, EventListenerObject {
   }
 
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
-    this.unlink(run);
+    this.runningCalls.remove(run);
     this.running--;
     if (run.barrier) this.barrier = false;
     const lane = run.lane;
@@ -169,13 +159,7 @@ export class Engine implements RunHost, EventListenerObject {
     this.closed = true;
     this.signal?.removeEventListener('abort', this);
     this.upstream?.unsubscribe();
-    let run = this.first;
-    this.first = this.last = undefined;
-    while (run !== undefined) {
-      const next = run.nextRunning;
-      run.cancel(new CancelledError());
-      run = next;
-    }
+    for (const run of this.runningCalls.takeAll()) run.cancel(new CancelledError());
   }
 
   /**
@@ -185,11 +169,9 @@ export class Engine implements RunHost, EventListenerObject {
   private abort(): void {
     if (this.closed) return;
     const error = new CancelledError();
-    const admitted: CallRun[] = [];
-    for (let run = this.first; run !== undefined; run = run.nextRunning) admitted.push(run);
+    const admitted = this.runningCalls.takeAll();
     this.heap.drainInto(admitted);
-    for (const lane of this.lanes.values()) (lane.queue as Fifo<CallRun>).drainInto(admitted);
-    this.first = this.last = undefined;
+    for (const lane of this.lanes.values()) lane.queue.drainInto(admitted);
     this.dispose();
     for (const run of admitted) run.cancel(error);
     admitted.sort((a, b) => a.index - b.index);
@@ -212,7 +194,7 @@ export class Engine implements RunHost, EventListenerObject {
       const run = this.take();
       if (run === undefined) break;
       this.running++;
-      this.link(run);
+      this.runningCalls.add(run);
       run.start();
     }
     this.draining = false;
@@ -271,22 +253,5 @@ export class Engine implements RunHost, EventListenerObject {
       this.waiting++;
     }
     return undefined;
-  }
-
-  private link(run: CallRun): void {
-    run.prevRunning = this.last;
-    run.nextRunning = undefined;
-    if (this.last === undefined) this.first = run;
-    else this.last.nextRunning = run;
-    this.last = run;
-  }
-
-  private unlink(run: CallRun): void {
-    const { prevRunning: prev, nextRunning: next } = run;
-    if (prev === undefined) this.first = next;
-    else prev.nextRunning = next;
-    if (next === undefined) this.last = prev;
-    else next.prevRunning = prev;
-    run.prevRunning = run.nextRunning = undefined;
   }
 }
