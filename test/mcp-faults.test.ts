@@ -136,7 +136,7 @@ describe('MCP client faults (a misbehaving stdio server)', function () {
     expect(await stderrLine('cancelled')).to.match(/^cancelled \d+$/);
   });
 
-  it('progress restarts the timeout, so a call that keeps reporting is not cut off', async () => {
+  it('progress restarts the timeout, and every progress arrives before the result, the last included', async () => {
     const { remote } = await open({ timeout: 150 });
     const { events, error } = await run(remote, 'ticking');
     expect(error).to.equal(undefined);
