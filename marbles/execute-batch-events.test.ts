@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { Observable } from 'rxjs';
 import { CancelledError, ToolPanicError } from '../lib/errors.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import {
@@ -28,11 +27,12 @@ describe('executeBatch: events (rules 1, 2, 7 and 9)', () => {
 
   it('ignores everything a tool emits after its final event, and unsubscribes it there (rule 1)', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('--f--q--g--|', values);
-      expectObservable(executeBatch([job(stubTool('a', a), 'a1')])).toBe('--(f|)', {
+      const a = cold('--p--f--q--g--|', values);
+      expectObservable(executeBatch([job(stubTool('a', a), 'a1')])).toBe('--p--(f|)', {
+        p: progressEvent(0, 'a1', 'half'),
         f: finalEvent(0, 'a1', 'done'),
       });
-      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(a.subscriptions).toBe('^----!');
     });
   });
 
@@ -70,6 +70,32 @@ describe('executeBatch: events (rules 1, 2, 7 and 9)', () => {
       });
       expectSubscriptions(a.subscriptions).toBe('^-!');
       expectSubscriptions(b.subscriptions).toBe('^---!');
+    });
+  });
+
+  it('gives a failing tool, a tool without a final and a good one each their final (rule 7)', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const failure = new Error('disk full');
+      const a = cold('--#', values, failure);
+      const b = cold('----|', values);
+      const c = cold('------(f|)', values);
+      const jobs = [
+        job(stubTool('a', a), 'a'),
+        job(stubTool('b', b), 'b'),
+        job(stubTool('c', c), 'c'),
+      ];
+      expectObservable(executeBatch(jobs)).toBe('--a-b-(c|)', {
+        a: errorEvent(0, 'a', failure),
+        b: errorEvent(
+          1,
+          'b',
+          new ToolPanicError('b', undefined, 'completed without a final event'),
+        ),
+        c: finalEvent(2, 'c', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe('^---!');
+      expectSubscriptions(c.subscriptions).toBe('^-----!');
     });
   });
 
