@@ -68,11 +68,12 @@ export function nestsDeeperThan(raw: string, maxDepth: number): boolean {
   for (let i = 0, n = raw.length; i < n; i++) {
     const code = raw.charCodeAt(i);
     if (code === QUOTE) {
-      for (i++; i < n; i++) {
-        const inner = raw.charCodeAt(i);
-        if (inner === BACKSLASH) i++;
-        else if (inner === QUOTE) break;
-      }
+      // Arguments are mostly string content: jump over it with indexOf instead of a char loop.
+      let end = raw.indexOf('"', i + 1);
+      while (end !== -1 && isEscaped(raw, end)) end = raw.indexOf('"', end + 1);
+      // Unterminated: nothing after it nests, and JSON.parse reports the string.
+      if (end === -1) return false;
+      i = end;
     } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (++depth > maxDepth) return true;
     } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
@@ -80,6 +81,13 @@ export function nestsDeeperThan(raw: string, maxDepth: number): boolean {
     }
   }
   return false;
+}
+
+/** Whether the quote at `at` follows an odd run of backslashes. */
+function isEscaped(raw: string, at: number): boolean {
+  let k = at - 1;
+  while (raw.charCodeAt(k) === BACKSLASH) k--;
+  return (at - 1 - k) % 2 === 1;
 }
 
 /**
