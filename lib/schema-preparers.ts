@@ -27,6 +27,7 @@ const isBag = (value: unknown): value is Bag =>
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
+/** Plain assignment, except for `__proto__`, which assignment would turn into a prototype change. */
 function setOwn(target: Bag, key: string, value: unknown): void {
   if (key === '__proto__')
     Object.defineProperty(target, key, {
@@ -41,6 +42,9 @@ function setOwn(target: Bag, key: string, value: unknown): void {
 /** A date-time string (already checked by the JSON Schema's format) as the Date zod wants. */
 export const toDate: Prepare = (value) => (typeof value === 'string' ? new Date(value) : value);
 
+/** Marks a property to leave out of the copy. */
+const absent: unique symbol = Symbol('absent');
+
 /** Runs each task on its own property; `extra` runs on undeclared properties (a catchall). */
 export function objectPreparer(
   tasks: readonly FieldTask[],
@@ -48,28 +52,38 @@ export function objectPreparer(
 ): Prepare {
   return (value) => {
     if (!isBag(value)) return value;
-    let out: Bag | undefined;
+    let changes: Map<string, unknown> | undefined;
     for (const task of tasks) {
       if (!hasOwn(value, task.key)) continue;
       const current = value[task.key];
-      if (current === null && task.nullToAbsent) {
-        // Object spread defines own properties, so a `__proto__` key is copied as a plain key.
-        out ??= { ...value };
-        delete out[task.key];
-      } else if (task.prepare !== undefined) {
+      if (current === null && task.nullToAbsent) (changes ??= new Map()).set(task.key, absent);
+      else if (task.prepare !== undefined) {
         const next = task.prepare(current);
-        if (next !== current) setOwn((out ??= { ...value }), task.key, next);
+        if (next !== current) (changes ??= new Map()).set(task.key, next);
       }
     }
     if (extra !== undefined) {
       for (const key of Object.keys(value)) {
         if (extra.declared.has(key)) continue;
         const next = extra.prepare(value[key]);
-        if (next !== value[key]) setOwn((out ??= { ...value }), key, next);
+        if (next !== value[key]) (changes ??= new Map()).set(key, next);
       }
     }
-    return out ?? value;
+    return changes === undefined ? value : copyWith(value, changes);
   };
+}
+
+/**
+ * A fresh object with `value`'s own properties in their order, changed as `changes` says. Built
+ * anew rather than copied and deleted from: `delete` would leave zod a slow dictionary object.
+ */
+function copyWith(value: Bag, changes: ReadonlyMap<string, unknown>): Bag {
+  const out: Bag = {};
+  for (const key of Object.keys(value)) {
+    const next = changes.has(key) ? changes.get(key) : value[key];
+    if (next !== absent) setOwn(out, key, next);
+  }
+  return out;
 }
 
 /** Runs `element` on each item. */
