@@ -46,8 +46,9 @@ export interface McpClientOptions {
   /** The name and version this client gives the server (default `agenttool` and its version). */
   clientInfo?: Implementation;
   /**
-   * Per request timeout in ms (default 60000, the SDK's); it restarts on every progress
-   * notification, so only a silent call times out. 0 means no timeout.
+   * How long (ms) a tool call may go without a word from the server (default 60000, the SDK's):
+   * the clock restarts on every progress notification, so only a silent call times out. 0 means
+   * no timeout. Opening the session and listing tools use the SDK's default.
    */
   timeout?: number;
   /** Receives errors that fail no call: a malformed message, a stray notification. */
@@ -185,9 +186,7 @@ export class McpRemote implements RemoteHost {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, {
-        timeout: this.requestTimeout,
-      });
+      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
       found.push(...page.tools);
       cursor = page.nextCursor;
       if (cursor !== undefined && seen.has(cursor)) throw new Error('tools/list: cursor repeats');
@@ -257,9 +256,8 @@ export async function connectMcp(
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => remote?.notified());
   client.onclose = () => remote?.disconnected();
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   try {
-    await client.connect(ordered, { timeout: timeout > 0 ? timeout : NO_TIMEOUT });
+    await client.connect(ordered);
     remote = new McpRemote(client, ordered, options);
     await remote.refresh();
     return remote;

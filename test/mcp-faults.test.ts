@@ -137,7 +137,7 @@ describe('MCP client faults (a misbehaving stdio server)', function () {
   });
 
   it('progress restarts the timeout, and every progress arrives before the result, the last included', async () => {
-    const { remote } = await open({ timeout: 150 });
+    const { remote } = await open({ timeout: 200 });
     const { events, error } = await run(remote, 'ticking');
     expect(error).to.equal(undefined);
     expect(
