@@ -1,0 +1,124 @@
+/**
+ * The state of a batch as a view shows it: one row per call, folded from the engine's events with
+ * a plain reducer, so a terminal view, a web page (`scan`) and a test all read the same state.
+ *
+ * @module
+ */
+import type { ExecutionEvent, Job, ProgressInfo, ToolOutput } from '../index.js';
+import { chains, resourceOf } from '../index.js';
+
+export type CallPhase = 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** One call as a view shows it. */
+export interface CallRow {
+  index: number;
+  callId: string;
+  name: string;
+  args: string;
+  /** The resource the call waits on, "" when none. */
+  resource: string;
+  /** The job before it in its resource chain, or -1. */
+  after: number;
+  phase: CallPhase;
+  /** When it started and ended, in ms since the batch started; -1 until then. */
+  startedAt: number;
+  endedAt: number;
+  /** The last progress numbers, when the tool reported any. */
+  progress?: ProgressInfo;
+  /** The last progress text, or the final output's text. */
+  message: string;
+  /** The final output, once there is one. */
+  output?: ToolOutput;
+  /** The error message of a failed call. */
+  error?: string;
+}
+
+/** Every row of a batch, in job order. */
+export interface BatchState {
+  rows: CallRow[];
+  done: boolean;
+}
+
+/** The first line of an output's text, for a one-line view. */
+export function firstLine(output: ToolOutput | undefined): string {
+  if (output === undefined) return '';
+  if (typeof output === 'string') return output.split('\n').find((l) => l.trim() !== '') ?? '';
+  const text = output.find((part) => part.type === 'input_text');
+  if (text !== undefined && text.type === 'input_text') return text.text.split('\n')[0] ?? '';
+  return output.map((part) => `[${part.type.replace('input_', '')}]`).join(' ');
+}
+
+function isProgressInfo(details: unknown): details is ProgressInfo {
+  return (
+    typeof details === 'object' &&
+    details !== null &&
+    typeof (details as ProgressInfo).progress === 'number'
+  );
+}
+
+/** The rows of `jobs` before anything ran, with their resource chains. */
+export function initialState(
+  jobs: readonly Job[],
+  options: { sequential?: boolean; maxParallel?: number } = {},
+): BatchState {
+  const after = new Array<number>(jobs.length).fill(-1);
+  for (const chain of chains(jobs, options))
+    for (let i = 1; i < chain.length; i++) after[chain[i]!] = chain[i - 1]!;
+  return {
+    done: false,
+    rows: jobs.map((job, index) => ({
+      index,
+      callId: job.call.id,
+      name: job.tool.name,
+      args: job.call.args,
+      resource: resourceOf(job.tool),
+      after: after[index]!,
+      phase: 'waiting',
+      startedAt: -1,
+      endedAt: -1,
+      message: '',
+    })),
+  };
+}
+
+/** What happened to a batch, as the reducer reads it. */
+export type BatchAction =
+  | { type: 'start'; index: number; at: number }
+  | { type: 'event'; event: ExecutionEvent; at: number }
+  | { type: 'end'; at: number };
+
+/** Folds one action into the state, in place, and returns it (cheap enough per event). */
+export function reduceBatch(state: BatchState, action: BatchAction): BatchState {
+  if (action.type === 'end') {
+    state.done = true;
+    return state;
+  }
+  const row = state.rows[action.type === 'start' ? action.index : action.event.index];
+  if (row === undefined) return state;
+  if (action.type === 'start') {
+    row.phase = 'running';
+    row.startedAt = action.at;
+    return state;
+  }
+  const { event } = action;
+  if (!event.final) {
+    if (event.result !== undefined) {
+      if (isProgressInfo(event.result.details)) row.progress = event.result.details;
+      const line = firstLine(event.result.output);
+      if (line !== '') row.message = line;
+    }
+    return state;
+  }
+  row.endedAt = action.at;
+  if (row.startedAt < 0) row.startedAt = action.at;
+  if (event.error !== undefined) {
+    row.phase = (event.error as { code?: string }).code === 'cancelled' ? 'cancelled' : 'failed';
+    row.error = event.error.message;
+    row.message = event.error.message;
+  } else {
+    row.phase = 'done';
+    row.output = event.result?.output;
+    row.message = firstLine(event.result?.output);
+  }
+  return state;
+}

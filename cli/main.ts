@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * `agenttool`: replay a model turn through the executor (`run`), or serve tools over MCP
+ * (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
+ */
+import { parseArgs } from './args.js';
+import { EXIT_BAD_INPUT, runCommand } from './run-command.js';
+import { serveCommand } from './serve-command.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `agenttool: run tool calls the way an agent loop does
+
+usage:
+  agenttool run [turn.json | -] [options]   replay a model turn's function_call items
+  agenttool serve [--http <port>] [--host <addr>] [--mcp "<command>" [--prefix <p>]]...
+                                            serve the bundled tools over MCP (stdio by default)
+
+run options:
+  --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable
+  --prefix <p>         name the tools of the --mcp before it <p>__<name>
+  --max-parallel <n>   at most n calls at once (default 8)
+  --sequential         one call at a time, in model order
+  --timeout <ms>       cancel a call that runs longer
+  --list               print the tool definitions (Open Responses function tools) and exit
+  --json               write every event as a JSON line on stdout instead of the live view
+
+The turn is Open Responses output items: a JSON array, a response object with "output", or JSON
+Lines on stdin. The function_call_output items are printed on stdout in model order.
+Exit status: 0 every call succeeded, 1 a call failed or was cancelled, 2 bad input.
+`;
+
+async function main(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv);
+  switch (args.command) {
+    case 'help':
+      process.stdout.write(HELP);
+      return 0;
+    case 'version':
+      process.stdout.write('agenttool 0.1.0\n');
+      return 0;
+    case 'run':
+      return runCommand(args);
+    case 'serve':
+      return serveCommand(args);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`agenttool: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    process.exitCode = err instanceof UsageError ? EXIT_BAD_INPUT : 1;
+  },
+);

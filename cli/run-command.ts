@@ -1,0 +1,122 @@
+/**
+ * `agenttool run`: replays a model turn through the executor and prints the function_call_output
+ * items in model order.
+ *
+ * @module
+ */
+import {
+  executeBatch,
+  jobsFromItems,
+  resourceOf,
+  toOutputItems,
+  ToolSet,
+  type ExecuteOptions,
+  type SettledResult,
+} from '../index.js';
+import { bundledTools, reapShells } from '../examples/tools/index.js';
+import type { RunArgs } from './args.js';
+import { initialState, reduceBatch, type BatchAction } from './call-state.js';
+import { closeServers, connectServers } from './mcp-servers.js';
+import { readTurn } from './read-turn.js';
+import { JsonView } from './views/json-view.js';
+import { LiveView } from './views/live-view.js';
+import { PlainView } from './views/plain-view.js';
+import type { BatchView } from './views/view.js';
+
+/** Exit statuses: every call succeeded, a call failed (or was cancelled), bad input. */
+export const EXIT_OK = 0;
+export const EXIT_CALL_FAILED = 1;
+export const EXIT_BAD_INPUT = 2;
+
+/** Runs the command; resolves to the exit status. Bad input throws a UsageError (exit 2). */
+export async function runCommand(args: RunArgs): Promise<number> {
+  const items = args.list ? [] : await readTurn(args.input);
+  const remotes = await connectServers(args.mcp);
+  try {
+    const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
+    tools.validate();
+    if (args.list) {
+      process.stdout.write(`${JSON.stringify(tools.definitions(), null, 2)}\n`);
+      return EXIT_OK;
+    }
+    return await runTurn(args, tools, items);
+  } finally {
+    await closeServers(remotes);
+  }
+}
+
+async function runTurn(
+  args: RunArgs,
+  tools: ToolSet,
+  items: Awaited<ReturnType<typeof readTurn>>,
+): Promise<number> {
+  const jobs = jobsFromItems(items, tools);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onInterrupt = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write(
+        '\ncancelling: running calls are being stopped (Ctrl-C again to quit now)\n',
+      );
+      controller.abort();
+    } else {
+      reapShells();
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+
+  const began = Date.now();
+  const state = initialState(jobs, args);
+  const view: BatchView = args.json
+    ? new JsonView(
+        process.stdout,
+        jobs,
+        jobs.map((job) => resourceOf(job.tool)),
+      )
+    : process.stderr.isTTY === true
+      ? new LiveView(process.stderr)
+      : new PlainView(process.stderr);
+  const dispatch = (action: BatchAction): void => {
+    reduceBatch(state, action);
+    view.update(state, action);
+  };
+  const options: ExecuteOptions = {
+    signal: controller.signal,
+    sequential: args.sequential,
+    onStart: (_job, index) => dispatch({ type: 'start', index, at: Date.now() - began }),
+  };
+  if (args.maxParallel !== undefined) options.maxParallel = args.maxParallel;
+  if (args.timeout !== undefined) options.timeout = args.timeout;
+
+  const settled = new Array<SettledResult>(jobs.length);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      executeBatch(jobs, options).subscribe({
+        next: (event) => {
+          dispatch({ type: 'event', event, at: Date.now() - began });
+          if (event.final)
+            settled[event.index] =
+              event.error !== undefined ? { error: event.error } : { result: event.result! };
+        },
+        error: reject,
+        complete: resolve,
+      });
+    });
+  } finally {
+    dispatch({ type: 'end', at: Date.now() - began });
+    view.finish(state);
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
+    reapShells();
+  }
+  const output = toOutputItems(jobs, settled);
+  process.stdout.write(
+    args.json
+      ? `${JSON.stringify({ type: 'output', items: output })}\n`
+      : `${JSON.stringify(output, null, 2)}\n`,
+  );
+  return settled.some((s) => 'error' in s) ? EXIT_CALL_FAILED : EXIT_OK;
+}

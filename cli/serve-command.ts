@@ -1,0 +1,43 @@
+/**
+ * `agenttool serve`: the bundled tools (and those of any `--mcp` servers) served over MCP, on
+ * stdio by default or on Streamable HTTP with `--http <port>`.
+ */
+import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server.js';
+import { bundledTools } from '../examples/tools/index.js';
+import { ToolSet } from '../index.js';
+import type { ServeArgs } from './args.js';
+import { closeServers, connectServers } from './mcp-servers.js';
+
+const INFO = { name: 'agenttool', version: '0.1.0' };
+
+/** Serves until stdin ends (stdio) or until SIGINT/SIGTERM (HTTP); resolves to the exit status. */
+export async function serveCommand(args: ServeArgs): Promise<number> {
+  const remotes = await connectServers(args.mcp);
+  const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
+  tools.validate();
+  if (args.http === undefined) {
+    const server = await serveStdio(INFO, tools);
+    await new Promise<void>((resolve) => {
+      const previous = server.onclose;
+      server.onclose = () => {
+        previous?.();
+        resolve();
+      };
+    });
+    await closeServers(remotes);
+    return 0;
+  }
+  const http = await serveHttp({
+    port: args.http,
+    host: args.host,
+    factory: () => createMcpServer(INFO, tools),
+  });
+  process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await http.close();
+  await closeServers(remotes);
+  return 0;
+}

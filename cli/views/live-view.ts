@@ -1,0 +1,45 @@
+/**
+ * The live terminal view: one line per call, redrawn in place at most ten times a second, with
+ * state, progress bar or last message, elapsed time and resource chains.
+ */
+import type { BatchState } from '../call-state.js';
+import { renderRow } from './format.js';
+import type { BatchView } from './view.js';
+
+const FRAME_MS = 100;
+
+export class LiveView implements BatchView {
+  private drawn = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private state: BatchState | undefined;
+  private readonly began = Date.now();
+
+  constructor(private readonly out: NodeJS.WriteStream) {
+    this.out.write('\x1b[?25l'); // hide the cursor while redrawing
+    this.timer = setInterval(() => this.draw(), FRAME_MS);
+  }
+
+  update(state: BatchState): void {
+    this.state = state;
+  }
+
+  finish(state: BatchState): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.state = state;
+    this.draw();
+    this.out.write('\x1b[?25h');
+  }
+
+  private draw(): void {
+    const state = this.state;
+    if (state === undefined) return;
+    const now = Date.now() - this.began;
+    const width = Math.max(40, (this.out.columns || 100) - 1);
+    const nameWidth = Math.min(32, Math.max(...state.rows.map((r) => r.name.length)));
+    const lines = state.rows.map((row) => renderRow(row, now, nameWidth, width));
+    const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
+    this.out.write(`${up}\r\x1b[0J${lines.join('\n')}\n`);
+    this.drawn = lines.length;
+  }
+}

@@ -1,0 +1,28 @@
+/** Plain lines for a log or a pipe: a line when a call starts, reports progress, and ends. */
+import type { BatchAction, BatchState } from '../call-state.js';
+import { chainNote, progressBar, seconds } from './format.js';
+import type { BatchView } from './view.js';
+
+export class PlainView implements BatchView {
+  constructor(private readonly out: NodeJS.WritableStream) {}
+
+  update(state: BatchState, action: BatchAction): void {
+    if (action.type === 'end') return;
+    const index = action.type === 'start' ? action.index : action.event.index;
+    const row = state.rows[index];
+    if (row === undefined) return;
+    const head = `[${seconds(action.at).padStart(6)}] #${row.index} ${row.name}`;
+    let line: string;
+    if (action.type === 'start') {
+      const chain = chainNote(row);
+      line = `${head} started${chain === '' ? '' : ` (${chain})`}`;
+    } else if (!action.event.final) {
+      line = `${head} ${[progressBar(row), row.message].filter((p) => p !== '').join(' ')}`;
+    } else {
+      line = `${head} ${row.phase} in ${seconds(row.endedAt - row.startedAt)}: ${row.message}`;
+    }
+    this.out.write(`${line.replace(/[\r\n]+/g, ' ')}\n`);
+  }
+
+  finish(): void {}
+}
