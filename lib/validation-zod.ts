@@ -7,22 +7,21 @@
  */
 import { ValidationError, describeThrown, oneLine } from './errors.js';
 import {
-  count,
   describeExpected,
   describeValue,
   formatPath,
   listValues,
   quote,
 } from './validation-format.js';
-import { type Failure, mostRelevant, withArticle } from './validation-union.js';
-
-/** The fields of a zod issue read here; v3 and v4 issues both have them. */
-interface Issue {
-  code: string;
-  path: PropertyKey[];
-  message: string;
-  [field: string]: unknown;
-}
+import { type Failure, mostRelevant } from './validation-union.js';
+import {
+  formatDetail,
+  isIssue,
+  isSized,
+  sizeDetail,
+  type Issue,
+  type Found,
+} from './validation-zod-checks.js';
 
 /** The value the issue's path is relative to, when the caller gave it. */
 interface Input {
@@ -31,9 +30,6 @@ interface Input {
 }
 
 type ZodFailure = Failure<PropertyKey[]>;
-
-/** Characters of a zod regex shown before it is cut. */
-const MAX_PATTERN = 200;
 
 /**
  * The ValidationError for a failed zod parse: `error` is the ZodError (v3 or v4) from `parse` or
@@ -58,12 +54,6 @@ function issuesOf(error: unknown): Issue[] | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const issues = (error as { issues?: unknown }).issues;
   return Array.isArray(issues) ? issues.filter(isIssue) : undefined;
-}
-
-function isIssue(value: unknown): value is Issue {
-  if (typeof value !== 'object' || value === null) return false;
-  const { code, path } = value as { code?: unknown; path?: unknown };
-  return typeof code === 'string' && Array.isArray(path);
 }
 
 /** Explains `issue`, whose path is relative to `base` (v4 nests relative paths in unions). */
@@ -186,7 +176,7 @@ function nestedIssues(issue: Issue): Issue[] {
   return Array.isArray(issue.issues) ? issue.issues.filter(isIssue) : [];
 }
 
-function isMissing(issue: Issue, input: Input, found: { known: boolean; value: unknown }): boolean {
+function isMissing(issue: Issue, input: Input, found: Found): boolean {
   if (input.known || 'input' in issue) return !found.known || found.value === undefined;
   // Without the input: v3 names the received type; v4's English message ends with it.
   return issue.received === 'undefined' || /received undefined$/.test(issue.message);
@@ -197,91 +187,8 @@ function receivedType(issue: Issue): string | undefined {
   return /received (\w+)$/.exec(issue.message)?.[1];
 }
 
-const UNITS: { [origin: string]: [string, string?] } = {
-  string: ['character'],
-  array: ['item'],
-  set: ['item'],
-  map: ['entry', 'entries'],
-  file: ['byte'],
-};
-
-function isSized(issue: Issue): boolean {
-  return String(issue.origin ?? issue.type) in UNITS;
-}
-
-function sizeDetail(issue: Issue, found: { known: boolean; value: unknown }): string {
-  const small = issue.code === 'too_small';
-  const origin = String(issue.origin ?? issue.type);
-  const limit = small ? issue.minimum : issue.maximum;
-  const inclusive = issue.inclusive !== false;
-  const unit = UNITS[origin];
-  if (unit !== undefined) {
-    const bound =
-      issue.exact === true
-        ? 'exactly'
-        : small
-          ? inclusive
-            ? 'at least'
-            : 'more than'
-          : inclusive
-            ? 'at most'
-            : 'fewer than';
-    const size = found.known ? sizeOf(found.value) : undefined;
-    return `expected ${bound} ${count(Number(limit), ...unit)}${size === undefined ? '' : `, got ${size}`}`;
-  }
-  const comparison = small ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
-  if (origin === 'date') return `expected a date ${comparison} ${dateText(limit)}`;
-  return `expected a number ${comparison} ${String(limit)}`;
-}
-
-function sizeOf(value: unknown): number | undefined {
-  if (typeof value === 'string' || Array.isArray(value)) return value.length;
-  if (value instanceof Set || value instanceof Map) return value.size;
-  return undefined;
-}
-
-function dateText(limit: unknown): string {
-  const date = limit instanceof Date ? limit : new Date(Number(limit));
-  return Number.isNaN(date.getTime()) ? String(limit) : date.toISOString();
-}
-
-function formatDetail(issue: Issue): string {
-  const validation = issue.validation;
-  if (typeof validation === 'object' && validation !== null) {
-    // v3 names these checks by an object.
-    const v = validation as { includes?: string; startsWith?: string; endsWith?: string };
-    if (v.startsWith !== undefined) return `a string starting with ${quote(v.startsWith)}`;
-    if (v.endsWith !== undefined) return `a string ending with ${quote(v.endsWith)}`;
-    if (v.includes !== undefined) return `a string containing ${quote(v.includes)}`;
-  }
-  const format = String(issue.format ?? validation);
-  switch (format) {
-    case 'regex':
-      return typeof issue.pattern === 'string'
-        ? `a string matching pattern ${cut(oneLine(issue.pattern))}`
-        : 'a string matching the required pattern';
-    case 'starts_with':
-      return `a string starting with ${quote(String(issue.prefix))}`;
-    case 'ends_with':
-      return `a string ending with ${quote(String(issue.suffix))}`;
-    case 'includes':
-      return `a string containing ${quote(String(issue.includes))}`;
-    case 'lowercase':
-    case 'uppercase':
-      return `${withArticle(format)} string`;
-    case 'datetime':
-      return 'a date-time string';
-    default:
-      return `${withArticle(format)} string`;
-  }
-}
-
-function cut(text: string): string {
-  return text.length <= MAX_PATTERN ? text : `${text.slice(0, MAX_PATTERN)}…`;
-}
-
 /** The value at `path` in the input, through own properties only. */
-function valueAt(input: Input, path: readonly PropertyKey[]): { known: boolean; value: unknown } {
+function valueAt(input: Input, path: readonly PropertyKey[]): Found {
   if (!input.known) return { known: false, value: undefined };
   let node = input.root;
   for (const key of path) {

@@ -2,6 +2,20 @@
  * Argument validation: raw JSON text in, a checked value out, or a ValidationError phrased for the
  * model.
  *
+ * Every failure is one line naming the first problem: `invalid arguments: <path>: <problem>`, no
+ * path at the root. Paths dot identifier-like keys and bracket array indexes (`a.b[2]`); any other
+ * key is bracketed and JSON-quoted (`a["we ird"]`, `["0"]`), so a path never depends on guessing
+ * which keys a reader will take for numbers. A missing or unexpected property is reported at the
+ * path of the object holding it, with its name in the problem (`opts: missing required property
+ * "x"`). Values read as JSON (`"mid"`, `1.5`, `null`, strings cut after 40 characters with `…`),
+ * except objects and arrays, which read as `object` and `array`.
+ *
+ * An own `__proto__` key is refused wherever it appears (`a: property "__proto__" is not
+ * allowed`). JSON.parse makes it a harmless own property, but `Object.assign` or a merge into
+ * another object would hand it to the prototype setter; no tool argument needs the name.
+ * `constructor` and `prototype` are ordinary keys: they are own data properties, checked by the
+ * schema like any other, and copying them with assign, spread or structuredClone is safe.
+ *
  * @module
  */
 import type { JsonSchema } from './open-responses.js';
