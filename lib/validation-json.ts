@@ -26,7 +26,7 @@ const UNPRINTABLE = /[\u0000-\u001f\u2028\u2029]/g;
 
 /**
  * Parses `raw` into the arguments object. Throws a ValidationError, with the checks in this order:
- * longer than `maxLength` characters, nested deeper than `maxDepth` arrays and objects, not JSON,
+ * not a string, longer than `maxLength` characters, nested deeper than `maxDepth` arrays and objects, not JSON,
  * a root that is not an object, an own `__proto__` key anywhere. Blank text is a fresh `{}`.
  */
 export function parseArgumentsText(
@@ -34,6 +34,10 @@ export function parseArgumentsText(
   maxLength: number,
   maxDepth: number,
 ): { [key: string]: unknown } {
+  // The type says string, but arguments cross process boundaries and untyped callers.
+  if (typeof raw !== 'string') {
+    throw new ValidationError('', `expected JSON text, got ${describeValue(raw)}`);
+  }
   if (raw.length > maxLength) {
     throw new ValidationError(
       '',

@@ -117,6 +117,18 @@ describe('compileValidator', () => {
     expect(failure(undefined, 'true')).to.equal('invalid arguments: expected object, got true');
   });
 
+  it('refuses arguments that are not text at all', () => {
+    const validator = compileValidator(undefined);
+    expect(() => validator.parse(undefined as unknown as string)).to.throw(
+      ValidationError,
+      'invalid arguments: expected JSON text, got nothing',
+    );
+    expect(() => validator.parse({ a: 1 } as unknown as string)).to.throw(
+      ValidationError,
+      'invalid arguments: expected JSON text, got object',
+    );
+  });
+
   it('reports JSON syntax errors on one line without the source text', () => {
     const message = failure(undefined, `{"a":"${'x'.repeat(500)}",}`);
     expect(message).to.match(/^invalid arguments: not valid JSON: /);
@@ -215,8 +227,16 @@ describe('compileValidator', () => {
     });
 
     it('keeps schemas that reuse an $id apart', () => {
-      const a = compileValidator({ $id: 'https://example.com/args.json', type: 'object', required: ['a'] });
-      const b = compileValidator({ $id: 'https://example.com/args.json', type: 'object', required: ['b'] });
+      const a = compileValidator({
+        $id: 'https://example.com/args.json',
+        type: 'object',
+        required: ['a'],
+      });
+      const b = compileValidator({
+        $id: 'https://example.com/args.json',
+        type: 'object',
+        required: ['b'],
+      });
       expect(a.parse('{"a":1}')).to.deep.equal({ a: 1 });
       expect(b.parse('{"b":1}')).to.deep.equal({ b: 1 });
       expect(() => a.parse('{"b":1}')).to.throw(ValidationError, 'missing required property "a"');
