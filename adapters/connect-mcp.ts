@@ -65,10 +65,9 @@ const CLIENT_INFO: Implementation = { name: 'agenttool', version: '0.1.0' };
  * Made by {@link connectMcp}. The tools are not closers: {@link McpRemote.close} ends the session
  * that serves them all.
  */
-export class McpRemote implements RemoteHost {
+export class McpRemote {
+  /** The SDK client, for what this adapter does not map (resources, prompts). */
   readonly client: Client;
-  readonly requestTimeout: number;
-  readonly inFlight = new Set<InFlightCall>();
   /** The server's name and version (and title, when it gave one). */
   readonly serverInfo: Implementation;
   /** The server's instructions for the model, if it gave any. */
@@ -84,22 +83,38 @@ export class McpRemote implements RemoteHost {
   private lost = false;
   private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
   private readonly refreshes: RefreshTracker;
+  private readonly host: RemoteHost;
+  private readonly inFlight = new Set<InFlightCall>();
+  private readonly sequential: ReadonlySet<string>;
 
-  /** @internal Use {@link connectMcp}. */
+  /** @internal Use {@link connectMcp}: the client must be connected. */
   constructor(
     client: Client,
     private readonly transport: OrderedTransport,
     private readonly options: McpClientOptions,
   ) {
     this.client = client;
-    const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-    this.requestTimeout = timeout > 0 ? Math.min(timeout, NO_TIMEOUT) : NO_TIMEOUT;
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
     this.instructions = client.getInstructions();
     this.tools$ = this.list.asObservable();
+    this.sequential = new Set(options.sequential ?? []);
     const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
     this.refreshes = new RefreshTracker(() => this.fetch(), listChanged ? grace : 0);
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.host = {
+      client,
+      requestTimeout: timeout > 0 ? Math.min(timeout, NO_TIMEOUT) : NO_TIMEOUT,
+      inFlight: this.inFlight,
+      isClosed: () => this.closed,
+      lostError: (tool) => this.lostError(tool),
+      settle: (readOnly) => this.refreshes.afterCall(readOnly),
+    };
+    // A notification that came before this point is reflected by the first list, fetched after.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (!this.closed) this.refreshes.notified();
+    });
+    client.onclose = () => this.disconnected();
   }
 
   /** The latest tool list; read-only. */
@@ -147,26 +162,16 @@ export class McpRemote implements RemoteHost {
     return this.closing;
   }
 
-  /** @internal */
-  settle(readOnly: boolean): Promise<unknown> | undefined {
-    return this.refreshes.afterCall(readOnly);
-  }
-
-  /** @internal */
-  lostError(tool: string): Error {
+  /** Why a waiting call failed: the host closed, or the connection went away (and why, if known). */
+  private lostError(tool: string): Error {
     if (this.closing !== undefined) return closedError(tool);
     const why = this.transport.lastError;
     const detail = why === undefined ? '' : `: ${oneLine(describeThrown(why))}`;
     return new McpCallError(tool, `mcp: call "${tool}": connection closed${detail}`, why);
   }
 
-  /** @internal A tools/list_changed notification arrived. */
-  notified(): void {
-    if (!this.closed) this.refreshes.notified();
-  }
-
-  /** @internal The transport closed on its own. */
-  disconnected(): void {
+  /** The transport closed on its own: the server exited, or the transport gave up. */
+  private disconnected(): void {
     if (this.closed) return;
     this.lost = true;
     for (const call of [...this.inFlight]) call.fail(this.lostError(call.tool));
@@ -203,33 +208,26 @@ export class McpRemote implements RemoteHost {
       const old = previous.get(definition.name);
       if (old !== undefined && JSON.stringify(old.definition) === JSON.stringify(definition))
         return old;
-      return new RemoteTool(
-        this,
-        this.name(definition.name),
-        definition,
-        this.claimsFor(definition.name),
-      );
+      const name = this.name(definition.name);
+      return new RemoteTool(this.host, name, definition, this.claimsFor(definition.name, name));
     });
     this.list.next(Object.freeze(next));
   }
 
-  private claimsFor(remoteName: string): RemoteClaims {
-    const local = this.name(remoteName);
-    const named = (names: Iterable<string> | undefined): boolean => {
-      if (names === undefined) return false;
-      for (const name of names) if (name === local || name === remoteName) return true;
-      return false;
-    };
+  /** The host's claims for a tool, named by its remote or its local name. */
+  private claimsFor(remoteName: string, local: string): RemoteClaims {
+    const named = (name: string): boolean => name === local || name === remoteName;
     let resource = '';
     for (const [key, names] of Object.entries(this.options.resources ?? {}))
-      if (resource === '' && named(names)) resource = key;
+      if (resource === '' && names.some(named)) resource = key;
     const confined = this.options.confined ?? {};
     const by = Object.hasOwn(confined, local)
       ? confined[local]
       : Object.hasOwn(confined, remoteName)
         ? confined[remoteName]
         : undefined;
-    return { sequential: named(this.options.sequential), resource, confinedBy: by };
+    const sequential = this.sequential.has(local) || this.sequential.has(remoteName);
+    return { sequential, resource, confinedBy: by };
   }
 }
 
@@ -251,14 +249,10 @@ export async function connectMcp(
 ): Promise<McpRemote> {
   const ordered = new OrderedTransport(transport);
   const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
-  let remote: McpRemote | undefined;
-  // A notification before the remote exists is reflected by the first list, requested after it.
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => remote?.notified());
-  client.onclose = () => remote?.disconnected();
   if (options.onerror !== undefined) client.onerror = options.onerror;
   try {
     await client.connect(ordered);
-    remote = new McpRemote(client, ordered, options);
+    const remote = new McpRemote(client, ordered, options);
     await remote.refresh();
     return remote;
   } catch (err) {

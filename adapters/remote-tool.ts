@@ -33,7 +33,7 @@ export interface RemoteHost {
   readonly client: Client;
   /** The SDK request timeout in ms; it restarts on every progress notification. */
   readonly requestTimeout: number;
-  readonly closed: boolean;
+  isClosed(): boolean;
   readonly inFlight: Set<InFlightCall>;
   /** The error a call still waiting fails with when the connection closes on its own. */
   lostError(tool: string): Error;
@@ -97,6 +97,7 @@ export class RemoteTool implements Tool {
   readonly definition: McpTool;
   private readonly readOnly: boolean;
 
+  /** @internal Made by the remote for each tool the server lists. */
   constructor(
     private readonly host: RemoteHost,
     name: string,
@@ -124,7 +125,7 @@ export class RemoteTool implements Tool {
   execute(call: ToolCall, _context: ToolContext): Observable<ToolEvent> {
     return new Observable<ToolEvent>((subscriber) => {
       const host = this.host;
-      if (host.closed) {
+      if (host.isClosed()) {
         subscriber.error(closedError(this.name));
         return undefined;
       }
@@ -181,7 +182,7 @@ export class RemoteTool implements Tool {
           },
           (err: unknown) => {
             host.inFlight.delete(waiting);
-            waiting.fail(host.closed ? host.lostError(this.name) : callError(this.name, err));
+            waiting.fail(host.isClosed() ? host.lostError(this.name) : callError(this.name, err));
           },
         );
       return () => {
