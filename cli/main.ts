@@ -4,9 +4,10 @@
  * (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
  */
 import { parseArgs } from './args.js';
-import { EXIT_BAD_INPUT, runCommand } from './run-command.js';
-import { serveCommand } from './serve-command.js';
 import { UsageError } from './usage-error.js';
+
+/** Bad input: an unreadable file, invalid items, an unknown option. */
+const EXIT_BAD_INPUT = 2;
 
 const HELP = `agenttool: run tool calls the way an agent loop does
 
@@ -38,10 +39,11 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'version':
       process.stdout.write('agenttool 0.1.0\n');
       return 0;
+    // Loaded on demand, so that help and bad options answer without loading the engine or the SDK.
     case 'run':
-      return runCommand(args);
+      return (await import('./run-command.js')).runCommand(args);
     case 'serve':
-      return serveCommand(args);
+      return (await import('./serve-command.js')).serveCommand(args);
   }
 }
 

@@ -1,11 +1,14 @@
 /** Starting the MCP servers named with `--mcp` and consuming their tools. */
-import { connectMcp, stdioTransport, type McpRemote } from '../adapters/mcp-client.js';
+import type { McpRemote } from '../adapters/mcp-client.js';
 import type { McpServerSpec } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** Connects every server in order; on a failure, closes those already open and throws. */
 export async function connectServers(specs: readonly McpServerSpec[]): Promise<McpRemote[]> {
   const remotes: McpRemote[] = [];
+  if (specs.length === 0) return remotes;
+  // The SDK is loaded only when a server is named.
+  const { connectMcp, stdioTransport } = await import('../adapters/mcp-client.js');
   try {
     for (const spec of specs) {
       const transport = stdioTransport({

@@ -96,8 +96,8 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
   }
   const validator = compileValidator(parameters, { tool: name, limits: definition.limits });
 
-  const settle = (decoded: Decoded): unknown => {
-    if (!decoded.success) throw zodValidationError(decoded.error);
+  const settle = (decoded: Decoded, input: unknown): unknown => {
+    if (!decoded.success) throw zodValidationError(decoded.error, input);
     return decoded.data;
   };
   // The decoded arguments, or a Promise of them for a schema with async refinements.
@@ -106,7 +106,9 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
     if (prepare !== undefined) value = prepare(value);
     if (decode === undefined) return value;
     const decoded = decode(value);
-    return decoded instanceof Promise ? decoded.then(settle) : settle(decoded);
+    return decoded instanceof Promise
+      ? decoded.then((settled) => settle(settled, value))
+      : settle(decoded, value);
   };
 
   const mapping: ResultMapping = { tool: name, observableOfEvents: false, final: toResult };

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '..', '..');
+export const everythingServer = `node ${resolve(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the agenttool bin as a child process, the way a user runs it. */
+export function startCli(
+  args: string[],
+  options: { stdin?: string; cwd?: string } = {},
+): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', resolve(root, 'cli/main.ts'), ...args],
+    {
+      cwd: options.cwd ?? root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  child.stdin!.end(options.stdin ?? '');
+  return child;
+}
+
+/** Collects a child's output until it exits. */
+export function finished(child: ChildProcess): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((done) => child.once('close', (status) => done({ status, stdout, stderr })));
+}
+
+/** Runs the bin to the end. */
+export function runCli(
+  args: string[],
+  options: { stdin?: string; cwd?: string } = {},
+): Promise<CliResult> {
+  return finished(startCli(args, options));
+}
