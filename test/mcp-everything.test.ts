@@ -1,9 +1,11 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { firstValueFrom, lastValueFrom, skip, toArray } from 'rxjs';
 import { connectMcp, RemoteToolError, type McpRemote } from '../adapters/mcp-client.js';
+import { createMcpServer } from '../adapters/mcp-server.js';
 import { annotationsOf, CallContext, type Tool, type ToolEvent } from '../index.js';
 
 const require = createRequire(import.meta.url);
@@ -128,6 +130,23 @@ describe('MCP client against the reference server (server-everything over stdio)
     ]);
     expect(events.at(-1)!.final).to.equal(true);
     expect(events.at(-1)!.result.output).to.match(/Long running operation completed/);
+  });
+
+  it('re-serves its tools through createMcpServer: its draft-07 schemas compile and still validate', async () => {
+    const server = createMcpServer({ name: 'proxy', version: '1.0.0' }, remote.tools);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const proxy = await connectMcp(clientSide);
+    try {
+      const sum = await run(find(proxy, 'every__get-sum'), { a: 1, b: 2 });
+      expect(sum.events.at(-1)!.result.output).to.equal('The sum of 1 and 2 is 3.');
+      const invalid = await run(find(proxy, 'every__get-sum'), { a: 'x', b: 2 });
+      expect((invalid.error as Error).message).to.equal(
+        'Error: invalid arguments: a: expected number, got "x"',
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('fails every later call promptly with "mcp: connection closed" after close()', async () => {
