@@ -86,12 +86,18 @@ export class CallContext implements ToolContext {
     });
   }
 
-  /** Cancels the call: aborts the signal (with a CancelledError unless a reason is given). */
-  cancel(reason: unknown = new CancelledError()): void {
+  /**
+   * Cancels the call: aborts the signal (with a CancelledError unless a reason is given). Does
+   * nothing once the call has ended or been cancelled.
+   */
+  cancel(reason?: unknown): void {
     if (this.state !== 0) return;
     this.state = 1;
-    this.cancelReason = reason;
-    this.controller?.abort(reason);
+    // Made here, not as a parameter default: a teardown cancels every call it ends, and an error
+    // (with its stack) for each finished call would cost more than the call itself.
+    const why = reason === undefined ? new CancelledError() : reason;
+    this.cancelReason = why;
+    this.controller?.abort(why);
   }
 
   /** Marks the call ended: progress is dropped from now on and the signal never aborts. */
