@@ -12,10 +12,13 @@ export type McpTransport = Transport;
 
 /** A server to start as a child process and talk to over its stdin and stdout. */
 export interface StdioServerCommand {
+  /** The program to run. */
   command: string;
+  /** Its arguments. */
   args?: string[];
   /** Added to the SDK's small default environment (PATH, HOME, ...), not to the whole of ours. */
   env?: Record<string, string>;
+  /** Its working directory (default: ours). */
   cwd?: string;
   /** Where the server's stderr goes (default `inherit`). */
   stderr?: 'inherit' | 'pipe' | 'ignore';

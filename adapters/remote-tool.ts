@@ -82,7 +82,7 @@ function progressInfo(progress: Progress): ProgressInfo {
 /**
  * One tool of a remote server. The schema is the server's, served verbatim and validated by the
  * server; the client only checks that the arguments are a JSON object. Annotations are the
- * server's hints (see {@link annotationsFromMcp}); sequential, resource and confinement are the
+ * server's hints (mapped with MCP's defaults); sequential, resource and confinement are the
  * host's claims alone, never the server's.
  */
 export class RemoteTool implements Tool {

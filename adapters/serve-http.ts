@@ -22,6 +22,7 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
 export interface McpHttpServer {
   /** Where clients connect, e.g. `http://127.0.0.1:41234/mcp`. */
   readonly url: URL;
+  /** The port it listens on (the one chosen, when asked for 0). */
   readonly port: number;
   /** How many client sessions are open. */
   readonly sessions: number;

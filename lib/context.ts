@@ -12,6 +12,7 @@ import type { ProgressUpdate, Session, ToolCall, ToolContext, ToolResult } from 
 
 /** Where a context's progress goes. */
 export interface ProgressSink {
+  /** Receives one progress update, already normalised to a result. */
   progress(result: ToolResult): void;
 }
 

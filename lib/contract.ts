@@ -33,7 +33,9 @@ export interface ToolResult {
  * observable emits zero or more progress events, then exactly one final event, then completes.
  */
 export interface ToolEvent {
+  /** Whether this is the call's one final event. */
   final: boolean;
+  /** The progress update, or the final result. */
   result: ToolResult;
 }
 
@@ -43,8 +45,11 @@ export interface ToolEvent {
  * an update it becomes `{ output: message ?? "", details: info }`.
  */
 export interface ProgressInfo {
+  /** How far the tool is; increases with each update. */
   progress: number;
+  /** Out of how much, when known. */
   total?: number;
+  /** What it is doing, for a person. */
   message?: string;
 }
 
@@ -59,7 +64,12 @@ export interface Session {
   /** Unique per client connection. */
   readonly id: string;
   /** The client's name and version, when it said. */
-  readonly client?: { name: string; version: string };
+  readonly client?: {
+    /** The client's name, from MCP's initialize. */
+    name: string;
+    /** The client's version. */
+    version: string;
+  };
 }
 
 /** What a call can reach while it runs. */
@@ -100,7 +110,9 @@ export interface Annotations {
 
 /** Whether a call will run inside a sandbox, and what confines it ("" when not confined). */
 export interface Confinement {
+  /** Whether the call will run inside a sandbox. */
   confined: boolean;
+  /** What confines it (`"landlock"`, `"container:agent"`); "" when not confined. */
   by: string;
 }
 

@@ -12,6 +12,7 @@ export type ErrorCode =
 
 /** Base class of every error this package raises; `code` is stable across versions. */
 export class AgentToolError extends Error {
+  /** What kind of error this is; stable across versions, unlike the message. */
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -7,17 +7,37 @@ import type { Observable } from 'rxjs';
 import { callObservable, type ResultMapping } from './execution.js';
 import type { JsonSchema } from './open-responses.js';
 import { toResult } from './result.js';
-import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
+import type {
+  Annotations,
+  Confinement,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolEvent,
+  ToolResult,
+} from './contract.js';
 
 /** The optional properties every tool factory accepts; see {@link Tool}. */
-export type ToolProperties = Pick<
-  Tool,
-  'strict' | 'sequential' | 'resource' | 'annotations' | 'confined' | 'close'
->;
+export interface ToolProperties {
+  /** The schema follows the strict rules; see {@link Tool.strict}. */
+  strict?: boolean;
+  /** Nothing else in a batch runs while this tool does; see {@link Tool.sequential}. */
+  sequential?: boolean;
+  /** The shared state a call touches; see {@link Tool.resource}. */
+  resource?: string;
+  /** MCP's behavioural hints; see {@link Annotations}. */
+  annotations?: Annotations;
+  /** Whether a call with these raw arguments will run confined; see {@link Tool.confined}. */
+  confined?: (args: string, context: ToolContext) => Confinement;
+  /** Releases what the tool value owns beyond one call; see {@link Tool.close}. */
+  close?: () => void | Promise<void>;
+}
 
 /** What {@link rawTool} is built from. */
 export interface RawToolDefinition extends ToolProperties {
+  /** The function name the model calls; not empty. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
   /** Served verbatim and never validated here; undefined means no arguments. */
   parameters?: JsonSchema;

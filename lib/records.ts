@@ -11,12 +11,15 @@ import type { ToolCall } from './contract.js';
  * so a class shapes it with `toJSON` as anywhere else.
  */
 export interface Recordable {
+  /** The record's namespace, `"owner:kind"`; never empty. */
   recordNS(): string;
 }
 
 /** The durable form of a {@link Recordable}: its namespace and its JSON text. */
 export interface Record {
+  /** The namespace, from `recordNS()`. */
   readonly ns: string;
+  /** The value's JSON text. */
   readonly data: string;
 }
 

@@ -21,7 +21,9 @@ function mark<T extends object>(value: T): T {
 
 /** Extra fields of a result besides its output. */
 export interface ResultExtras {
+  /** App-only data; never sent to the model. */
   details?: unknown;
+  /** Hints that the loop may stop after this batch. */
   terminate?: boolean;
 }
 

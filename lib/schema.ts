@@ -13,7 +13,16 @@ import { v4JsonSchema } from './schema-v4-json.js';
 
 /** A zod v4 schema (`zod`) or a zod v3 schema (`zod/v3`). */
 export type AnyZodSchema =
-  { readonly _zod: unknown } | { readonly _def: unknown; safeParse: unknown };
+  | {
+      /** zod 4's internals; their presence marks a zod 4 schema. */
+      readonly _zod: unknown;
+    }
+  | {
+      /** zod 3's definition. */
+      readonly _def: unknown;
+      /** zod 3's parse. */
+      safeParse: unknown;
+    };
 
 /** Options for {@link schemaOf} and {@link compileZodSchema}. */
 export interface SchemaOptions {

@@ -55,6 +55,7 @@ export class ToolSet implements Iterable<Tool> {
     return this.list.length;
   }
 
+  /** Iterates the tools, in order. */
   [Symbol.iterator](): Iterator<Tool> {
     return this.list[Symbol.iterator]();
   }

@@ -27,7 +27,9 @@ export type ToolReturn<Out> =
 
 /** What {@link tool} is built from. */
 export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined'> {
+  /** The function name the model calls; not empty. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
   /**
    * A zod object schema (v4, or v3 from `zod/v3`), or a plain JSON Schema object served as given.

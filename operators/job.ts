@@ -12,7 +12,9 @@ export const DEFAULT_MAX_PARALLEL = 8;
 
 /** One call of a batch: the tool to run and the call to run it with. */
 export interface Job {
+  /** The tool to run. */
   readonly tool: Tool;
+  /** The call to run it with: the function_call's id and raw arguments. */
   readonly call: ToolCall;
 }
 
@@ -36,7 +38,15 @@ export interface ExecutionEvent {
 }
 
 /** How a batch of jobs settled, in job order: each job's result or its error. */
-export type SettledResult = { readonly result: ToolResult } | { readonly error: Error };
+export type SettledResult =
+  | {
+      /** The final result of a call that succeeded. */
+      readonly result: ToolResult;
+    }
+  | {
+      /** Why the call failed. */
+      readonly error: Error;
+    };
 
 /** How a batch runs. Every field is optional. */
 export interface ExecuteOptions {
