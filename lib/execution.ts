@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { isObservable, Observable, type Subscriber } from 'rxjs';
+import { isObservable, Observable, type Subscriber, type Unsubscribable } from 'rxjs';
 import { CallContext, type ProgressSink } from './context.js';
 import { ToolPanicError } from './errors.js';
 import type { ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
@@ -22,13 +22,6 @@ export interface ResultMapping {
   final(value: unknown): ToolResult;
   /** How an Observable's values are read: as ToolEvents already, or as values to map. */
   readonly observableOfEvents: boolean;
-}
-
-class SubscriberSink implements ProgressSink {
-  constructor(private readonly subscriber: Subscriber<ToolEvent>) {}
-  progress(result: ToolResult): void {
-    this.subscriber.next({ final: false, result });
-  }
 }
 
 function failure(mapping: ResultMapping, err: unknown): unknown {
@@ -53,6 +46,84 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
+ * One subscription's state: the sink of its context's progress and the teardown of its
+ * subscription at once. A class with methods rather than closures, since one is made per call:
+ * under tsx every named closure costs a defineProperty, more than the rest of a trivial call.
+ */
+class FunctionCall implements ProgressSink, Unsubscribable {
+  readonly context: CallContext;
+  private teardown: (() => void) | undefined = undefined;
+
+  constructor(
+    private readonly subscriber: Subscriber<ToolEvent>,
+    private readonly mapping: ResultMapping,
+    call: ToolCall,
+    outer: ToolContext,
+  ) {
+    this.context = new CallContext(call, { sink: this, parent: outer });
+  }
+
+  progress(result: ToolResult): void {
+    this.subscriber.next({ final: false, result });
+  }
+
+  /** Follows what the function returned, or what its Promise resolved to. */
+  follow(value: unknown): void {
+    if (this.subscriber.closed) return;
+    if (isObservable(value)) {
+      this.teardown = followObservable(
+        value,
+        this.mapping,
+        this.subscriber,
+        this.context,
+        (last) => this.end(last),
+        (err) => this.fail(err),
+      );
+    } else if (isAsyncGenerator(value)) {
+      this.teardown = followGenerator(
+        value,
+        this.subscriber,
+        this.context,
+        (last) => this.end(last),
+        (err) => this.fail(err),
+      );
+    } else if (isThenable(value)) {
+      value.then(
+        (resolved) => this.follow(resolved),
+        (err: unknown) => this.fail(err),
+      );
+    } else {
+      this.end(value);
+    }
+  }
+
+  /** The final value: mapped to the final result, then completion. */
+  end(value: unknown): void {
+    let result: ToolResult;
+    try {
+      result = this.mapping.final(value);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    this.context.finish();
+    this.subscriber.next({ final: true, result });
+    this.subscriber.complete();
+  }
+
+  fail(err: unknown): void {
+    this.context.finish();
+    this.subscriber.error(failure(this.mapping, err));
+  }
+
+  /** The subscription's teardown: cancels a call still running, stops what it follows. */
+  unsubscribe(): void {
+    this.context.cancel();
+    this.teardown?.();
+  }
+}
+
+/**
  * One call as an Observable: `run(context)` is called on subscription with the function's own
  * context, and its outcome is mapped by `mapping`. A thrown Error or a rejection errors the
  * observable (the tool's failure); a thrown non-Error value errors it with a ToolPanicError.
@@ -64,43 +135,13 @@ export function callObservable(
   run: (context: CallContext) => unknown,
 ): Observable<ToolEvent> {
   return new Observable<ToolEvent>((subscriber) => {
-    const context = new CallContext(call, { sink: new SubscriberSink(subscriber), parent: outer });
-    const end = (value: unknown): void => {
-      let result: ToolResult;
-      try {
-        result = mapping.final(value);
-      } catch (err) {
-        context.finish();
-        subscriber.error(failure(mapping, err));
-        return;
-      }
-      context.finish();
-      subscriber.next({ final: true, result });
-      subscriber.complete();
-    };
-    const fail = (err: unknown): void => {
-      context.finish();
-      subscriber.error(failure(mapping, err));
-    };
-    let teardown: (() => void) | undefined;
-    const follow = (value: unknown): void => {
-      if (subscriber.closed) return;
-      if (isObservable(value))
-        teardown = followObservable(value, mapping, subscriber, context, end, fail);
-      else if (isAsyncGenerator(value))
-        teardown = followGenerator(value, subscriber, context, end, fail);
-      else if (isThenable(value)) value.then(follow, fail);
-      else end(value);
-    };
+    const state = new FunctionCall(subscriber, mapping, call, outer);
     try {
-      follow(run(context));
+      state.follow(run(state.context));
     } catch (err) {
-      fail(err);
+      state.fail(err);
     }
-    return () => {
-      context.cancel();
-      teardown?.();
-    };
+    return state;
   });
 }
 
