@@ -220,20 +220,21 @@ describe('agenttool run', function () {
     const file = turnFile('cancel.json', [
       call('long', 'bash', { command: 'echo pgid $$; sleep 30' }),
       call('after', 'bash', { command: 'echo never runs' }),
-      call('quick', 'list_dir', { path: '.' }),
+      call('quick', 'list_dir', { path: 'examples/tools' }),
     ]);
     const child = startCli(['run', file, '--json']);
     const done = finished(child);
+    // Interrupt once the long command runs and the quick call has finished.
     let pgid = 0;
+    let quickDone = false;
     await new Promise<void>((resolve) => {
       let buffer = '';
       child.stdout!.on('data', (d: Buffer) => {
         buffer += d.toString();
         const match = /"output":"pgid (\d+)"/.exec(buffer);
-        if (match !== null && pgid === 0) {
-          pgid = Number(match[1]);
-          resolve();
-        }
+        if (match !== null) pgid = Number(match[1]);
+        quickDone ||= /"index":2,"callId":"quick","final":true/.test(buffer);
+        if (pgid !== 0 && quickDone) resolve();
       });
     });
     expect(() => process.kill(-pgid, 0), 'the command is running').not.to.throw();
@@ -246,7 +247,7 @@ describe('agenttool run', function () {
     expect(output.map((i: { output: string }) => i.output.split('\n')[0])).to.deep.equal([
       'Error: call cancelled',
       'Error: call cancelled',
-      '.ci/',
+      'bash.ts',
     ]);
     expect(() => process.kill(-pgid, 0), 'the process group is gone').to.throw(/ESRCH/);
   });
