@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'docs/', 'test-output/', 'tools/*.cjs'] },
+  { ignores: ['node_modules/', 'dist/', 'docs/', 'test-output/', 'test/support/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

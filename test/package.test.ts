@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root } from './support/cli.js';
+
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, { types: string; default: string } | string>;
+  bin: Record<string, string>;
+};
+
+describe('the package', function () {
+  this.timeout(120_000);
+
+  before(() => {
+    try {
+      execFileSync(
+        process.execPath,
+        [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+        {
+          cwd: root,
+          encoding: 'utf8',
+        },
+      );
+    } catch (err) {
+      throw new Error(
+        `npm run build failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`,
+      );
+    }
+  });
+
+  it('npm run build emits JavaScript and a .d.ts for every entry point', () => {
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      if (typeof target === 'string') continue;
+      expect(existsSync(join(root, target.default)), `${entry} → ${target.default}`).to.equal(true);
+      expect(existsSync(join(root, target.types)), `${entry} → ${target.types}`).to.equal(true);
+    }
+  });
+
+  it('every entry point resolves by its package name, with its public names', () => {
+    const script = `
+      const names = {};
+      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/mcp/client', 'agenttool/mcp/server', 'agenttool/testing']) {
+        names[entry] = Object.keys(await import(entry)).sort();
+      }
+      console.log(JSON.stringify(names));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    const names = JSON.parse(out) as Record<string, string[]>;
+    expect(names['agenttool']).to.include.members([
+      'tool',
+      'rawTool',
+      'executeBatch',
+      'ToolSet',
+      'schemaOf',
+      'ValidationError',
+    ]);
+    expect(names['agenttool/operators']).to.include.members([
+      'executeBatch',
+      'executeCalls',
+      'batchResults',
+      'chains',
+      'jobsFromItems',
+      'toOutputItems',
+    ]);
+    expect(names['agenttool/mcp/client']).to.include('connectMcp');
+    expect(names['agenttool/mcp/server']).to.include.members([
+      'createMcpServer',
+      'serveStdio',
+      'serveHttp',
+    ]);
+    expect(names['agenttool/testing']).to.include('stubTool');
+  });
+
+  it('the built bin runs without a TypeScript loader', () => {
+    const bin = join(root, manifest.bin['agenttool']!);
+    expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node')).to.equal(true);
+    expect(execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8' })).to.equal(
+      'agenttool 0.1.0\n',
+    );
+    const list = JSON.parse(
+      execFileSync(process.execPath, [bin, 'run', '--list'], { cwd: root, encoding: 'utf8' }),
+    );
+    expect(list.map((d: { name: string }) => d.name)).to.include('bash');
+  });
+});
