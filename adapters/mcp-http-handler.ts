@@ -8,8 +8,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { HttpAccess } from './http-access.js';
 
-/** Options of {@link McpHttpHandler}. */
+/**
+ * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
+ * request, in that order, before its body is read; a refused request runs nothing.
+ */
 export interface McpHttpHandlerOptions {
   /**
    * Builds the Server of a new session, typically `() => createMcpServer(info, tools)`. Called once
@@ -18,7 +22,10 @@ export interface McpHttpHandlerOptions {
   factory: () => Server;
   /** The path served (default `/mcp`); anything else is 404. */
   path?: string;
-  /** Largest request body accepted, in bytes (default 4 MiB); a larger one is 413. */
+  /**
+   * Largest request body accepted, in bytes (default 4 MiB); a larger one is 413, refused from its
+   * Content-Length when it declares one, otherwise as soon as that many bytes have arrived.
+   */
   maxBodyBytes?: number;
   /**
    * A session with no open request for this long (ms) is closed (default 30 minutes; 0 keeps
@@ -26,9 +33,25 @@ export interface McpHttpHandlerOptions {
    */
   sessionIdleTimeout?: number;
   /**
-   * Origins a browser may call from, besides loopback ones (`http://localhost:*`,
-   * `http://127.0.0.1:*`, `http://[::1]:*`). A request with any other Origin is 403: this is what
-   * stops a web page from reaching a server on the user's machine through DNS rebinding.
+   * The bearer token every request must carry as `Authorization: Bearer <token>`. A request
+   * without it, or with another, is 401 (with `WWW-Authenticate: Bearer`) and runs nothing. The
+   * comparison takes the same time whatever the guess. Default: none, any caller that passes the
+   * Host and Origin checks is served, which is safe on loopback alone.
+   */
+  token?: string;
+  /**
+   * Host header values accepted, besides the loopback names (`localhost`, `127.0.0.1`, `[::1]`,
+   * any port): `name` accepts any port, `name:port` that port only; case and a trailing dot do
+   * not matter. Any other Host is 403. This is what stops DNS rebinding, where a web page gets its
+   * own host name to resolve to this machine: its requests carry that name. Mounted behind a
+   * proxy or on a public name, list the names clients use. `serveHttp` adds the address it
+   * listens on.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Origins a browser may call from (`https://app.example`), besides loopback ones
+   * (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) and the request's own (a page
+   * served from the Host it calls). A request with any other Origin, `null` included, is 403.
    * Requests without an Origin (every non-browser client) are not affected.
    */
   allowedOrigins?: readonly string[];
@@ -41,14 +64,18 @@ interface Entry {
   lastSeen: number;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function sendError(res: ServerResponse, status: number, code: number, message: string): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json' });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
@@ -79,18 +106,28 @@ function requestIdsOf(body: unknown): (string | number)[] {
   return ids;
 }
 
+/**
+ * The body as text, or undefined as soon as it is known to exceed `limit` bytes: from its
+ * Content-Length when declared, else once that much has arrived. Nothing more is buffered then.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) over = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+      if (size <= limit) chunks.push(chunk);
+      else {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        resolve(undefined);
+      }
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData);
+    req.on('end', onEnd);
     req.on('error', reject);
   });
 }
@@ -102,6 +139,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * drops a POST while its call runs (closes the connection before the answer) cancels that call on
  * the server, since nothing could deliver its result any more.
  *
+ * Every request passes the access rules first (see {@link McpHttpHandlerOptions}): a Host not
+ * allowed or a foreign Origin is 403, a missing or wrong token 401, a body over the cap 413; a
+ * refused request opens no session and runs no tool.
+ *
  * Use it as the request listener of a node:http server (see `serveHttp`), or inside any framework
  * that hands over node's request and response.
  */
@@ -111,10 +152,14 @@ export class McpHttpHandler {
   private readonly maxBody: number;
   private readonly idle: number;
   private readonly sweeper: ReturnType<typeof setInterval> | undefined;
+  private readonly access: HttpAccess;
 
+  /** @throws RangeError for an empty token, a malformed allowed host or a cap below 1 byte. */
   constructor(private readonly options: McpHttpHandlerOptions) {
     this.path = options.path ?? '/mcp';
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    if (!(this.maxBody >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
+    this.access = new HttpAccess(options);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
     if (this.idle > 0) {
       this.sweeper = setInterval(() => this.sweep(), Math.min(this.idle, 60_000));
@@ -150,13 +195,14 @@ export class McpHttpHandler {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = this.access.check(req.headers);
+    if (refusal !== undefined) {
+      sendError(res, refusal.status, -32000, refusal.message, refusal.headers);
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== this.path) {
       res.writeHead(404).end();
-      return;
-    }
-    if (!this.originAllowed(req.headers.origin)) {
-      sendError(res, 403, -32000, 'Forbidden: origin not allowed');
       return;
     }
     const header = req.headers['mcp-session-id'];
@@ -185,7 +231,10 @@ export class McpHttpHandler {
   ): Promise<void> {
     const text = await readBody(req, this.maxBody);
     if (text === undefined) {
-      sendError(res, 413, -32600, `request body larger than ${this.maxBody} bytes`);
+      // The rest of the body is not read: the connection closes after the answer.
+      sendError(res, 413, -32600, `request body larger than ${this.maxBody} bytes`, {
+        connection: 'close',
+      });
       return;
     }
     let body: unknown;
@@ -245,16 +294,6 @@ export class McpHttpHandler {
         entry.transport.onmessage?.(cancel);
       }
     });
-  }
-
-  private originAllowed(origin: string | undefined): boolean {
-    if (origin === undefined) return true;
-    if (this.options.allowedOrigins?.includes(origin) === true) return true;
-    try {
-      return LOOPBACK.has(new URL(origin).hostname);
-    } catch {
-      return false;
-    }
   }
 
   private sweep(): void {
