@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { UsageError } from "./usage-error.js";
+import { UsageError } from './usage-error.js';
 
 /** An MCP server to start and consume, from `--mcp "<command>"` and an optional `--prefix`. */
 export interface McpServerSpec {
@@ -15,7 +15,7 @@ export interface McpServerSpec {
 
 /** The options of `agenttool run`. */
 export interface RunArgs {
-  command: "run";
+  command: 'run';
   /** The turn file; undefined or "-" reads JSONL (or one JSON document) from stdin. */
   input?: string;
   mcp: McpServerSpec[];
@@ -28,7 +28,7 @@ export interface RunArgs {
 
 /** The options of `agenttool serve`. */
 export interface ServeArgs {
-  command: "serve";
+  command: 'serve';
   /** Serve Streamable HTTP on this port instead of stdio (0: any free port). */
   http?: number;
   host: string;
@@ -37,48 +37,41 @@ export interface ServeArgs {
   mcp: McpServerSpec[];
 }
 
-export type CliArgs =
-  RunArgs | ServeArgs | { command: "help" } | { command: "version" };
+export type CliArgs = RunArgs | ServeArgs | { command: 'help' } | { command: 'version' };
 
 /** Splits a command line on spaces, honouring single and double quotes and backslashes. */
 export function splitCommand(line: string): string[] {
   const words: string[] = [];
-  let word = "";
+  let word = '';
   let started = false;
   let quote: '"' | "'" | undefined;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i]!;
     if (quote !== undefined) {
       if (ch === quote) quote = undefined;
-      else if (ch === "\\" && quote === '"' && i + 1 < line.length)
-        word += line[++i];
+      else if (ch === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
       else word += ch;
     } else if (ch === '"' || ch === "'") {
       quote = ch;
       started = true;
-    } else if (ch === "\\" && i + 1 < line.length) {
+    } else if (ch === '\\' && i + 1 < line.length) {
       word += line[++i];
       started = true;
     } else if (/\s/.test(ch)) {
       if (started) words.push(word);
-      word = "";
+      word = '';
       started = false;
     } else {
       word += ch;
       started = true;
     }
   }
-  if (quote !== undefined)
-    throw new UsageError(`unterminated ${quote} in ${JSON.stringify(line)}`);
+  if (quote !== undefined) throw new UsageError(`unterminated ${quote} in ${JSON.stringify(line)}`);
   if (started) words.push(word);
   return words;
 }
 
-function integer(
-  option: string,
-  value: string | undefined,
-  min: number,
-): number {
+function integer(option: string, value: string | undefined, min: number): number {
   if (value === undefined) throw new UsageError(`${option} needs a value`);
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min)
@@ -91,112 +84,91 @@ function integer(
 /** Parses the words after `agenttool`. Throws a UsageError for anything it does not know. */
 export function parseArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
-  if (
-    command === undefined ||
-    command === "help" ||
-    command === "--help" ||
-    command === "-h"
-  )
-    return { command: "help" };
-  if (command === "--version" || command === "version")
-    return { command: "version" };
-  if (command !== "run" && command !== "serve")
-    throw new UsageError(
-      `unknown command ${JSON.stringify(command)} (try: agenttool help)`,
-    );
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h')
+    return { command: 'help' };
+  if (command === '--version' || command === 'version') return { command: 'version' };
+  if (command !== 'run' && command !== 'serve')
+    throw new UsageError(`unknown command ${JSON.stringify(command)} (try: agenttool help)`);
 
   const mcp: McpServerSpec[] = [];
-  const run: RunArgs = {
-    command: "run",
-    mcp,
-    sequential: false,
-    list: false,
-    json: false,
-  };
-  const serve: ServeArgs = { command: "serve", host: "127.0.0.1", mcp };
+  const run: RunArgs = { command: 'run', mcp, sequential: false, list: false, json: false };
+  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', mcp };
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
     const [flag, inline] =
-      word.startsWith("--") && word.includes("=")
-        ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]
+      word.startsWith('--') && word.includes('=')
+        ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]
         : [word, undefined];
     const value = (): string | undefined => inline ?? rest[++i];
-    const only = (which: "run" | "serve"): void => {
-      if (command !== which)
-        throw new UsageError(`${flag} is an option of "agenttool ${which}"`);
+    const only = (which: 'run' | 'serve'): void => {
+      if (command !== which) throw new UsageError(`${flag} is an option of "agenttool ${which}"`);
     };
     switch (flag) {
-      case "--mcp": {
+      case '--mcp': {
         const line = value();
-        if (line === undefined || line.trim() === "")
-          throw new UsageError("--mcp needs a command");
+        if (line === undefined || line.trim() === '') throw new UsageError('--mcp needs a command');
         const [cmd, ...args] = splitCommand(line);
         mcp.push({ command: cmd!, args });
         break;
       }
-      case "--prefix": {
+      case '--prefix': {
         const prefix = value();
         const last = mcp.at(-1);
         if (last === undefined)
-          throw new UsageError(
-            "--prefix names the prefix of the --mcp before it",
-          );
+          throw new UsageError('--prefix names the prefix of the --mcp before it');
         if (prefix === undefined || !/^[A-Za-z0-9_-]+$/.test(prefix))
           throw new UsageError('--prefix takes letters, digits, "_" or "-"');
         last.prefix = prefix;
         break;
       }
-      case "--max-parallel":
-        only("run");
+      case '--max-parallel':
+        only('run');
         run.maxParallel = integer(flag, value(), 1);
         break;
-      case "--timeout":
-        only("run");
+      case '--timeout':
+        only('run');
         run.timeout = integer(flag, value(), 1);
         break;
-      case "--sequential":
-        only("run");
+      case '--sequential':
+        only('run');
         run.sequential = true;
         break;
-      case "--list":
-        only("run");
+      case '--list':
+        only('run');
         run.list = true;
         break;
-      case "--json":
-        only("run");
+      case '--json':
+        only('run');
         run.json = true;
         break;
-      case "--http":
-        only("serve");
+      case '--http':
+        only('serve');
         serve.http = integer(flag, value(), 0);
         break;
-      case "--host": {
-        only("serve");
+      case '--host': {
+        only('serve');
         const host = value();
-        if (host === undefined || host === "")
-          throw new UsageError("--host needs an address");
+        if (host === undefined || host === '') throw new UsageError('--host needs an address');
         serve.host = host;
         break;
       }
-      case "--token": {
-        only("serve");
+      case '--token': {
+        only('serve');
         const token = value();
-        if (token === undefined || token.trim() === "")
-          throw new UsageError("--token needs a value");
+        if (token === undefined || token.trim() === '')
+          throw new UsageError('--token needs a value');
         serve.token = token;
         break;
       }
       default:
-        if (word.startsWith("-") && word !== "-")
+        if (word.startsWith('-') && word !== '-')
           throw new UsageError(`unknown option ${JSON.stringify(word)}`);
-        if (command !== "run")
-          throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
-        if (run.input !== undefined)
-          throw new UsageError("give one turn file at most");
+        if (command !== 'run') throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
+        if (run.input !== undefined) throw new UsageError('give one turn file at most');
         run.input = word;
     }
   }
   if (serve.token !== undefined && serve.http === undefined)
-    throw new UsageError("--token applies to --http only");
-  return command === "run" ? run : serve;
+    throw new UsageError('--token applies to --http only');
+  return command === 'run' ? run : serve;
 }
