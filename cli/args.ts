@@ -37,7 +37,24 @@ export interface ServeArgs {
   mcp: McpServerSpec[];
 }
 
-export type CliArgs = RunArgs | ServeArgs | { command: 'help' } | { command: 'version' };
+/** The options of `agenttool ui`. */
+export interface UiArgs {
+  command: 'ui';
+  /** The turn file; undefined or "-" reads it from stdin. */
+  input?: string;
+  /** A saved `agenttool run --json` to replay instead of running a turn. */
+  replay?: string;
+  /** The port to listen on (default 0: any free port); always on loopback. */
+  port?: number;
+  /** Open the page in a browser (default true; `--no-open`). */
+  open: boolean;
+  mcp: McpServerSpec[];
+  maxParallel?: number;
+  sequential: boolean;
+  timeout?: number;
+}
+
+export type CliArgs = RunArgs | ServeArgs | UiArgs | { command: 'help' } | { command: 'version' };
 
 /** Splits a command line on spaces, honouring single and double quotes and backslashes. */
 export function splitCommand(line: string): string[] {
@@ -87,12 +104,15 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
     return { command: 'help' };
   if (command === '--version' || command === 'version') return { command: 'version' };
-  if (command !== 'run' && command !== 'serve')
+  if (command !== 'run' && command !== 'serve' && command !== 'ui')
     throw new UsageError(`unknown command ${JSON.stringify(command)} (try: agenttool help)`);
 
   const mcp: McpServerSpec[] = [];
   const run: RunArgs = { command: 'run', mcp, sequential: false, list: false, json: false };
   const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', mcp };
+  const ui: UiArgs = { command: 'ui', mcp, open: true, sequential: false };
+  // run and ui share the batch options; each parsed value goes to both, one of them is returned.
+  const batch = command === 'ui' ? ui : run;
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
     const [flag, inline] =
@@ -100,8 +120,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]
         : [word, undefined];
     const value = (): string | undefined => inline ?? rest[++i];
-    const only = (which: 'run' | 'serve'): void => {
-      if (command !== which) throw new UsageError(`${flag} is an option of "agenttool ${which}"`);
+    const only = (...which: ('run' | 'serve' | 'ui')[]): void => {
+      if (!(which as string[]).includes(command))
+        throw new UsageError(
+          `${flag} is an option of ${which.map((w) => `"agenttool ${w}"`).join(' and ')}`,
+        );
     };
     switch (flag) {
       case '--mcp': {
@@ -122,16 +145,32 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         break;
       }
       case '--max-parallel':
-        only('run');
-        run.maxParallel = integer(flag, value(), 1);
+        only('run', 'ui');
+        batch.maxParallel = integer(flag, value(), 1);
         break;
       case '--timeout':
-        only('run');
-        run.timeout = integer(flag, value(), 1);
+        only('run', 'ui');
+        batch.timeout = integer(flag, value(), 1);
         break;
       case '--sequential':
-        only('run');
-        run.sequential = true;
+        only('run', 'ui');
+        batch.sequential = true;
+        break;
+      case '--replay': {
+        only('ui');
+        const file = value();
+        if (file === undefined || file === '') throw new UsageError('--replay needs a file');
+        ui.replay = file;
+        break;
+      }
+      case '--port':
+        only('ui');
+        ui.port = integer(flag, value(), 0);
+        if (ui.port > 65535) throw new UsageError(`--port takes a port number, got ${ui.port}`);
+        break;
+      case '--no-open':
+        only('ui');
+        ui.open = false;
         break;
       case '--list':
         only('run');
@@ -163,12 +202,15 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       default:
         if (word.startsWith('-') && word !== '-')
           throw new UsageError(`unknown option ${JSON.stringify(word)}`);
-        if (command !== 'run') throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
-        if (run.input !== undefined) throw new UsageError('give one turn file at most');
-        run.input = word;
+        if (command === 'serve')
+          throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
+        if (batch.input !== undefined) throw new UsageError('give one turn file at most');
+        batch.input = word;
     }
   }
+  if (ui.replay !== undefined && ui.input !== undefined)
+    throw new UsageError('give a turn file or --replay, not both');
   if (serve.token !== undefined && serve.http === undefined)
     throw new UsageError('--token applies to --http only');
-  return command === 'run' ? run : serve;
+  return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

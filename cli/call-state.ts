@@ -5,7 +5,10 @@
  * @module
  */
 import type { ExecutionEvent, Job, ProgressInfo, ToolOutput } from '../index.js';
-import { chains, resourceOf } from '../index.js';
+// Straight to the files rather than the barrel: the web page bundles this reducer, and the barrel
+// would pull the validators (zod, ajv) into it.
+import { resourceOf } from '../lib/contract.js';
+import { chains } from '../operators/chains.js';
 
 export type CallPhase = 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `agenttool`: replay a model turn through the executor (`run`), or serve tools over MCP
- * (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
+ * `agenttool`: replay a model turn through the executor (`run`), watch it in a browser (`ui`), or
+ * serve tools over MCP (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
  */
 import { parseArgs } from './args.js';
 import { UsageError } from './usage-error.js';
@@ -13,6 +13,8 @@ const HELP = `agenttool: run tool calls the way an agent loop does
 
 usage:
   agenttool run [turn.json | -] [options]   replay a model turn's function_call items
+  agenttool ui [turn.json | --replay run.jsonl] [options]
+                                            watch a turn run live in a web page (loopback)
   agenttool serve [--http <port>] [--host <addr>] [--mcp "<command>" [--prefix <p>]]...
                                             serve the bundled tools over MCP (stdio by default)
 
@@ -28,6 +30,13 @@ run options:
 The turn is Open Responses output items: a JSON array, a response object with "output", or JSON
 Lines on stdin. The function_call_output items are printed on stdout in model order.
 Exit status: 0 every call succeeded, 1 a call failed or was cancelled, 2 bad input.
+
+ui options (and run's --mcp, --prefix, --max-parallel, --sequential, --timeout):
+  --replay <file>      show a saved "agenttool run --json" output instead of running a turn
+  --port <n>           listen on this port (default: any free one); the address is printed
+  --no-open            do not open the page in a browser
+The page shows one row per call (state, progress, time, output) and a timeline with a lane per
+resource; it can run the turn again, cancel one call, or cancel the batch. Ctrl-C stops the server.
 `;
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -44,6 +53,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./run-command.js')).runCommand(args);
     case 'serve':
       return (await import('./serve-command.js')).serveCommand(args);
+    case 'ui':
+      return (await import('./ui/ui-command.js')).uiCommand(args);
   }
 }
 

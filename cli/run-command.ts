@@ -118,5 +118,29 @@ async function runTurn(
       ? `${JSON.stringify({ type: 'output', items: output })}\n`
       : `${JSON.stringify(output, null, 2)}\n`,
   );
+  if (
+    args.input !== undefined &&
+    args.input !== '-' &&
+    (!args.json || process.stderr.isTTY === true)
+  )
+    process.stderr.write(`see it live in a browser: npx ${uiCommandLine(args)}\n`);
   return settled.some((s) => 'error' in s) ? EXIT_CALL_FAILED : EXIT_OK;
+}
+
+/** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `agenttool ui` command line that shows the same turn, with the same tools, in a browser. */
+export function uiCommandLine(args: RunArgs): string {
+  const words = ['agenttool', 'ui', args.input ?? '-'];
+  for (const spec of args.mcp) {
+    words.push('--mcp', [spec.command, ...spec.args].map(shellWord).join(' '));
+    if (spec.prefix !== undefined) words.push('--prefix', spec.prefix);
+  }
+  if (args.sequential) words.push('--sequential');
+  if (args.maxParallel !== undefined) words.push('--max-parallel', String(args.maxParallel));
+  if (args.timeout !== undefined) words.push('--timeout', String(args.timeout));
+  return words.map(shellWord).join(' ');
 }

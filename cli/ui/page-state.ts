@@ -1,0 +1,110 @@
+/**
+ * The web page's state, folded from the event stream with `scan(applyRecord, emptyPageState())`:
+ * the session (live or replay), the current batch's rows (the CLI's own reducer), whether a run
+ * is going, and the clock that maps the page's time onto the batch's.
+ *
+ * Runs in the browser and in tests: pure apart from mutating the state it is given, which `scan`
+ * owns.
+ *
+ * @module
+ */
+import { initialState, reduceBatch, type BatchState, type CallPhase } from '../call-state.js';
+import type { FunctionCallOutputItem } from '../../index.js';
+import { actionOf, jobsOfBatch, type StreamRecord } from './run-records.js';
+
+/** The event stream's connection came up, or was lost (the browser reconnects by itself). */
+export interface ConnectionRecord {
+  type: 'connection';
+  open: boolean;
+}
+
+/** What the page folds: a record of the stream, and when it arrived (`performance.now()`). */
+export interface PageInput {
+  record: StreamRecord | ConnectionRecord;
+  receivedAt: number;
+}
+
+/** Where the batch is: nothing ran yet, calls are running, or the output is in. */
+export type BatchPhase = 'idle' | 'running' | 'finished';
+
+export interface PageState {
+  mode: 'live' | 'replay';
+  title: string;
+  connected: boolean;
+  /** The current batch; undefined until the first `batch` record. */
+  batch: BatchState | undefined;
+  phase: BatchPhase;
+  /** Counts `batch` records, so a view can tell a new run from an update of the same one. */
+  run: number;
+  /** Bumped on every change, so a view can skip a frame with nothing new. */
+  version: number;
+  /** `receivedAt - at` of the latest timed record: the page time at which the batch started. */
+  clockBase: number | undefined;
+  /** The function_call_output items, once the batch is over. */
+  output: FunctionCallOutputItem[] | undefined;
+}
+
+/** The state before anything arrived. */
+export function emptyPageState(): PageState {
+  return {
+    mode: 'live',
+    title: '',
+    connected: false,
+    batch: undefined,
+    phase: 'idle',
+    run: 0,
+    version: 0,
+    clockBase: undefined,
+    output: undefined,
+  };
+}
+
+/** Folds one input into the state, in place, and returns it. A `batch` record starts afresh. */
+export function applyRecord(state: PageState, input: PageInput): PageState {
+  const { record, receivedAt } = input;
+  state.version++;
+  switch (record.type) {
+    case 'connection':
+      state.connected = record.open;
+      return state;
+    case 'session':
+      state.mode = record.mode;
+      state.title = record.title;
+      return state;
+    case 'batch':
+      state.batch = initialState(jobsOfBatch(record), { sequential: record.serial === true });
+      state.phase = 'idle';
+      state.run++;
+      state.clockBase = undefined;
+      state.output = undefined;
+      return state;
+  }
+  if (state.batch === undefined) return state;
+  if (record.type === 'output') state.output = record.items;
+  else {
+    state.clockBase = receivedAt - record.at;
+    if (state.phase === 'idle') state.phase = 'running';
+  }
+  const action = actionOf(record);
+  if (action !== undefined) reduceBatch(state.batch, action);
+  if (state.batch.done) state.phase = 'finished';
+  return state;
+}
+
+/**
+ * The batch's time at page time `now`, in ms: how far a running bar reaches. Once the batch is
+ * over, the end of its last call, so the picture stops moving.
+ */
+export function batchNow(state: PageState, now: number): number {
+  const rows = state.batch?.rows ?? [];
+  const lastEnd = rows.reduce((end, row) => Math.max(end, row.endedAt), 0);
+  if (state.phase !== 'running' || state.clockBase === undefined) return lastEnd;
+  return Math.max(lastEnd, now - state.clockBase);
+}
+
+/** How many calls are in each phase. */
+export function phaseCounts(state: PageState): Record<CallPhase, number> {
+  const counts = { waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+  for (const row of state.batch?.rows ?? []) counts[row.phase]++;
+  return counts;
+}

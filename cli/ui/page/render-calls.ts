@@ -1,0 +1,135 @@
+/**
+ * The table of calls: one row per call with its name, arguments, state, progress bar or last
+ * progress message, elapsed time, output, and a button to cancel it. Rows are built once per run
+ * and updated in place.
+ *
+ * Stable hooks: `tr[data-call-index][data-phase]`, `.bar[data-progress]` (the fraction done, when
+ * the tool reports a total), `button[data-action="cancel-call"][data-call-index]`.
+ *
+ * @module
+ */
+import type { CallRow } from '../../call-state.js';
+import { elapsed } from '../../views/format.js';
+import type { ToolOutput } from '../../../index.js';
+import { element, setAttr, setStyle, setText } from './dom.js';
+import { renderOutput } from './render-output.js';
+
+interface RowView {
+  tr: HTMLTableRowElement;
+  badge: HTMLElement;
+  bar: HTMLElement;
+  fill: HTMLElement;
+  message: HTMLElement;
+  time: HTMLElement;
+  output: HTMLElement;
+  cancel: HTMLButtonElement;
+  /** What `output` shows, so it is rebuilt only when it changes. */
+  shown: ToolOutput | string | undefined;
+}
+
+/** The resource chain a call is in, in words (the terminal's ⛓ is missing from many fonts). */
+function chain(row: CallRow): string {
+  if (row.resource === '') return '';
+  return row.after >= 0 ? `${row.resource}, after #${row.after}` : row.resource;
+}
+
+function buildRow(row: CallRow): RowView {
+  const tr = element('tr', 'call');
+  tr.dataset.callIndex = String(row.index);
+  const name = element('td', 'name');
+  name.append(element('div', 'tool', row.name), element('div', 'chain', chain(row)));
+  const args = element('td', 'args');
+  const code = element('code', '', row.args === '' ? '{}' : row.args);
+  code.title = row.args;
+  args.append(code);
+  const badge = element('span', 'badge');
+  const bar = element('div', 'bar');
+  const fill = element('div', 'fill');
+  bar.append(fill);
+  const message = element('div', 'message');
+  const cancel = element('button', 'cancel', 'Cancel');
+  cancel.type = 'button';
+  cancel.dataset.action = 'cancel-call';
+  cancel.dataset.callIndex = String(row.index);
+  const cells = [
+    element('td', 'index', `#${row.index}`),
+    name,
+    args,
+    element('td', 'state'),
+    element('td', 'progress'),
+    element('td', 'time'),
+    element('td', 'output'),
+    element('td', 'row-actions'),
+  ];
+  cells[3]!.append(badge);
+  cells[4]!.append(bar, message);
+  cells[7]!.append(cancel);
+  tr.append(...cells);
+  return { tr, badge, bar, fill, message, time: cells[5]!, output: cells[6]!, cancel, shown: '' };
+}
+
+function updateRow(
+  view: RowView,
+  row: CallRow,
+  now: number,
+  live: boolean,
+  running: boolean,
+): void {
+  setAttr(view.tr, 'data-phase', row.phase);
+  setText(view.badge, row.phase);
+  const info = row.progress;
+  const total = info?.total;
+  if (info !== undefined && total !== undefined && total > 0) {
+    const ratio = Math.min(1, Math.max(0, info.progress / total));
+    view.bar.hidden = false;
+    setAttr(view.bar, 'data-progress', ratio.toFixed(3));
+    setAttr(view.bar, 'title', `${info.progress} of ${total}`);
+    setStyle(view.fill, 'width', `${(ratio * 100).toFixed(1)}%`);
+  } else {
+    view.bar.hidden = true;
+    setAttr(view.bar, 'data-progress', undefined);
+  }
+  const counted = info !== undefined && total === undefined ? `(${info.progress}) ` : '';
+  setText(view.message, row.phase === 'waiting' || row.endedAt >= 0 ? '' : counted + row.message);
+  setText(view.time, elapsed(row, now));
+  const shown = row.error ?? row.output;
+  if (shown !== view.shown) {
+    view.shown = shown;
+    view.output.replaceChildren(
+      ...(typeof row.error === 'string'
+        ? [element('pre', 'error', row.error)]
+        : row.output === undefined
+          ? []
+          : renderOutput(row.output)),
+    );
+  }
+  view.cancel.hidden = !live;
+  view.cancel.disabled = !running || row.endedAt >= 0;
+}
+
+/** Keeps `tbody` showing `rows`: builds the rows on a new run, then updates them in place. */
+export class CallsTable {
+  private views: RowView[] = [];
+  private run = -1;
+
+  constructor(private readonly tbody: HTMLElement) {}
+
+  /**
+   * Shows `rows` of run number `run` at batch time `now`. The cancel buttons show in `live` mode
+   * only, and are enabled for the unfinished calls of a `running` batch.
+   */
+  render(
+    run: number,
+    rows: readonly CallRow[],
+    now: number,
+    live: boolean,
+    running: boolean,
+  ): void {
+    if (run !== this.run || rows.length !== this.views.length) {
+      this.run = run;
+      this.views = rows.map(buildRow);
+      this.tbody.replaceChildren(...this.views.map((view) => view.tr));
+    }
+    rows.forEach((row, i) => updateRow(this.views[i]!, row, now, live, running));
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The web front's runs: at most one going at a time, its records kept for every page that
+ * connects (a page that connects late, or reconnects, sees the run from its `batch` record), and
+ * the cancel requests that reach it.
+ *
+ * @module
+ */
+import {
+  BehaviorSubject,
+  ReplaySubject,
+  of,
+  switchAll,
+  type Observable,
+  type Subscription,
+} from 'rxjs';
+import { CallCancellation } from './call-cancellation.js';
+import type { RunRecord } from './run-records.js';
+import type { RunSource } from './run-source.js';
+
+/** What became of a request to cancel one call. */
+export type CallCancelOutcome = 'cancelling' | 'not-running' | 'ended' | 'no-such-call';
+
+interface ActiveRun {
+  readonly controller: AbortController;
+  readonly cancellation: CallCancellation;
+  readonly ended: Set<number>;
+  subscription: Subscription | undefined;
+  done: boolean;
+}
+
+export class RunController {
+  private readonly runs: BehaviorSubject<Observable<RunRecord>>;
+  private active: ActiveRun | undefined = undefined;
+  private started = 0;
+
+  /**
+   * Every record of the current run, from its `batch` record on, then those of each later run as
+   * it starts. Before the first run, the source's `batch` record alone (every call waiting).
+   */
+  readonly records: Observable<RunRecord>;
+
+  constructor(private readonly source: RunSource) {
+    this.runs = new BehaviorSubject<Observable<RunRecord>>(of(source.batch));
+    this.records = this.runs.pipe(switchAll());
+  }
+
+  /** Whether a run is going (started, and its `output` record not yet sent). */
+  get running(): boolean {
+    return this.active !== undefined && !this.active.done;
+  }
+
+  /** How many runs have started. */
+  get runCount(): number {
+    return this.started;
+  }
+
+  /** Starts a run; false, and nothing happens, while one is going. */
+  start(): boolean {
+    if (this.running) return false;
+    const records = new ReplaySubject<RunRecord>();
+    const run: ActiveRun = {
+      controller: new AbortController(),
+      cancellation: new CallCancellation(),
+      ended: new Set(),
+      subscription: undefined,
+      done: false,
+    };
+    this.active = run;
+    this.started++;
+    this.runs.next(records);
+    const finish = (): void => {
+      run.done = true;
+      records.complete();
+    };
+    run.subscription = this.source
+      .run({ signal: run.controller.signal, cancellation: run.cancellation })
+      .subscribe({
+        next: (record) => {
+          if (record.type === 'event' && record.final) run.ended.add(record.index);
+          records.next(record);
+        },
+        error: (err: unknown) => {
+          process.stderr.write(`agenttool ui: the run failed: ${(err as Error).message}\n`);
+          records.next({ type: 'output', items: [] });
+          finish();
+        },
+        complete: finish,
+      });
+    return true;
+  }
+
+  /**
+   * Cancels the running batch: the tools stop and every unfinished call ends cancelled. False
+   * when no run is going or the source is a replay.
+   */
+  cancel(): boolean {
+    if (!this.running || this.source.mode !== 'live') return false;
+    this.active!.controller.abort();
+    return true;
+  }
+
+  /** Cancels call `index` of the running batch (see {@link CallCancellation.cancel}). */
+  cancelCall(index: number): CallCancelOutcome {
+    if (!Number.isInteger(index) || index < 0 || index >= this.source.batch.jobs.length)
+      return 'no-such-call';
+    if (!this.running || this.source.mode !== 'live') return 'not-running';
+    const run = this.active!;
+    if (run.ended.has(index)) return 'ended';
+    run.cancellation.cancel(index);
+    return 'cancelling';
+  }
+
+  /** Cancels a running batch and lets go of it; the records end. */
+  close(): void {
+    const run = this.active;
+    if (run !== undefined) {
+      if (!run.done) run.controller.abort();
+      run.subscription?.unsubscribe();
+    }
+    this.runs.complete();
+  }
+}

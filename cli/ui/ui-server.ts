@@ -1,0 +1,173 @@
+/**
+ * The web front's HTTP server: the page, the run's records as Server-Sent Events, and the buttons'
+ * endpoints. Loopback only, and requests must name the server's own host (a page of another site
+ * cannot drive it, nor reach it through DNS rebinding).
+ *
+ * | request                      | answer                                                       |
+ * | ---------------------------- | ------------------------------------------------------------ |
+ * | `GET /`, `/app.js`, `/app.css` | the page                                                   |
+ * | `GET /events`                | `text/event-stream`: a `session` record, then every record of the current run from its `batch` record, then those of later runs; one JSON record per event |
+ * | `POST /run`                  | 202 a run starts; 409 one is going                           |
+ * | `POST /cancel`               | 202 the batch is being cancelled; 409 no run going, or a replay |
+ * | `POST /calls/<i>/cancel`     | 202 call i is being cancelled; 409 it has ended or no run is going; 404 no such call |
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Subscription } from 'rxjs';
+import { loadPageAssets, type PageAssets } from './page-assets.js';
+import { RunController } from './run-controller.js';
+import type { StreamRecord } from './run-records.js';
+import type { RunSource } from './run-source.js';
+
+/** What the server shows and where it listens. */
+export interface UiServerOptions {
+  source: RunSource;
+  /** Default 0: any free port. */
+  port?: number;
+  /** A loopback address; default 127.0.0.1. */
+  host?: string;
+  /** Starts the first run when the first page connects (default false: it waits for Run). */
+  autoRun?: boolean;
+  /** The page's files; default {@link loadPageAssets}. */
+  assets?: PageAssets;
+}
+
+/** A running web front. */
+export interface UiServer {
+  /** Where the page is, e.g. `http://127.0.0.1:40123/`. */
+  readonly url: URL;
+  /** Its runs, for a host that starts or cancels one itself. */
+  readonly runs: RunController;
+  /** Cancels a running batch, ends the event streams, and stops listening. */
+  close(): Promise<void>;
+}
+
+const HEARTBEAT_MS = 15_000;
+
+/** A record as JSON; a `details` value JSON cannot hold is dropped rather than failing the stream. */
+function recordJson(record: StreamRecord): string {
+  try {
+    return JSON.stringify(record);
+  } catch {
+    if (record.type !== 'event' || record.result === undefined) throw new Error('unserialisable');
+    return JSON.stringify({ ...record, result: { ...record.result, details: undefined } });
+  }
+}
+
+function answer(res: ServerResponse, status: number, body: { ok: true } | { error: string }): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const { source } = options;
+  const assets = options.assets ?? (await loadPageAssets());
+  const runs = new RunController(source);
+  const streams = new Set<ServerResponse>();
+  const session: StreamRecord = { type: 'session', mode: source.mode, title: source.title };
+  // Filled in once listening: the Host values (and so the origins) this server answers to.
+  const hosts = new Set<string>();
+  let origin = '';
+
+  const files: Record<string, [string, string]> = {
+    '/': ['text/html; charset=utf-8', assets.html],
+    '/index.html': ['text/html; charset=utf-8', assets.html],
+    '/app.js': ['text/javascript; charset=utf-8', assets.js],
+    '/app.css': ['text/css; charset=utf-8', assets.css],
+  };
+
+  const stream = (req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    res.write('retry: 1000\n\n');
+    const send = (record: StreamRecord): void => void res.write(`data: ${recordJson(record)}\n\n`);
+    send(session);
+    streams.add(res);
+    // Before subscribing, so that the page gets the run's batch record and not the preview's too.
+    if (options.autoRun === true && runs.runCount === 0) runs.start();
+    const subscription: Subscription = runs.records.subscribe({
+      next: send,
+      complete: () => res.end(),
+    });
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    req.once('close', () => {
+      clearInterval(heartbeat);
+      subscription.unsubscribe();
+      streams.delete(res);
+    });
+  };
+
+  const post = (path: string, res: ServerResponse): void => {
+    if (path === '/run')
+      return runs.start()
+        ? answer(res, 202, { ok: true })
+        : answer(res, 409, { error: 'a run is going: cancel it or wait for it to end' });
+    if (path === '/cancel')
+      return runs.cancel()
+        ? answer(res, 202, { ok: true })
+        : answer(res, 409, {
+            error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
+          });
+    const call = /^\/calls\/(\d+)\/cancel$/.exec(path);
+    if (call === null) return answer(res, 404, { error: `no ${path} here` });
+    const index = Number(call[1]);
+    switch (runs.cancelCall(index)) {
+      case 'cancelling':
+        return answer(res, 202, { ok: true });
+      case 'ended':
+        return answer(res, 409, { error: `call #${index} has ended` });
+      case 'not-running':
+        return answer(res, 409, {
+          error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
+        });
+      case 'no-such-call':
+        return answer(res, 404, { error: `no call #${index} in this turn` });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    if (!hosts.has(req.headers.host ?? ''))
+      return answer(res, 403, { error: 'this server answers its own host name only' });
+    const path = new URL(req.url ?? '/', origin).pathname;
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (path === '/events') return stream(req, res);
+      const file = files[path];
+      if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
+      res.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' });
+      return void res.end(req.method === 'HEAD' ? undefined : file[1]);
+    }
+    if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
+    const from = req.headers.origin;
+    if (from !== undefined && !(from.startsWith('http://') && hosts.has(from.slice(7))))
+      return answer(res, 403, { error: 'requests from other sites are refused' });
+    req.resume();
+    post(path, res);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${hostPart}:${address.port}`;
+  hosts.add(`${hostPart}:${address.port}`).add(`localhost:${address.port}`);
+
+  return {
+    url: new URL(`${origin}/`),
+    runs,
+    close: async () => {
+      runs.close();
+      for (const res of streams) res.end();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
