@@ -83,12 +83,13 @@ export function rawTool(definition: RawToolDefinition): Tool {
         ? (value as ToolResult)
         : toResult(value),
   };
-  const run = definition.execute;
+  const execute = definition.execute;
+  // One function per tool, not per call: the call is read from its own context.
+  const run = (inner: ToolContext): unknown => execute.call(definition, inner.call, inner);
   const built: Tool = {
     name: definition.name,
     description: definition.description ?? '',
-    execute: (call, context) =>
-      callObservable(call, context, mapping, (inner) => run.call(definition, call, inner)),
+    execute: (call, context) => callObservable(call, context, mapping, run),
   };
   if (definition.parameters !== undefined)
     Object.assign(built, { parameters: definition.parameters });

@@ -115,16 +115,17 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
 
   const mapping: ResultMapping = { tool: name, observableOfEvents: false, final: toResult };
   const fn = definition.execute;
+  // One function per tool, not per call: the call's arguments are read from its own context.
+  const run = (inner: ToolContext): unknown => {
+    const args = argsOf(inner.call.args);
+    return args instanceof Promise
+      ? args.then((decoded) => fn.call(definition, decoded as ArgsOf<S>, inner))
+      : fn.call(definition, args as ArgsOf<S>, inner);
+  };
   const built: Tool = {
     name,
     description: definition.description ?? '',
-    execute: (call, context) =>
-      callObservable(call, context, mapping, (inner) => {
-        const args = argsOf(call.args);
-        return args instanceof Promise
-          ? args.then((decoded) => fn.call(definition, decoded as ArgsOf<S>, inner))
-          : fn.call(definition, args as ArgsOf<S>, inner);
-      }),
+    execute: (call, context) => callObservable(call, context, mapping, run),
   };
   if (parameters !== undefined) Object.assign(built, { parameters });
   const { confined, ...rest } = definition;

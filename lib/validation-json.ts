@@ -58,7 +58,8 @@ export function parseArgumentsText(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ValidationError('', `expected object, got ${describeValue(value)}`);
   }
-  if (raw.includes('__proto__') || PROTO_ESCAPE.test(raw)) refuseProtoKeys(value);
+  if (raw.includes('__proto__') || (raw.includes('\\u') && PROTO_ESCAPE.test(raw)))
+    refuseProtoKeys(value);
   return value as { [key: string]: unknown };
 }
 
