@@ -1,0 +1,91 @@
+/**
+ * `npm run bench`: every scenario, each side by side with its baseline, then the table.
+ *
+ *   npm run bench                          all six scenarios, the table on stdout
+ *   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
+ *   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
+ *   npm run bench -- --only=1,2            some scenarios only
+ *   npm run bench -- --http-seconds=4      seconds each HTTP side runs (default 10)
+ *   npm run bench -- --quick               a tenth of the calls and few rounds: a smoke test
+ *
+ * The script runs node with --expose-gc, which the heap measures of scenario 3 need.
+ *
+ * @module
+ */
+import { writeFileSync } from 'node:fs';
+import { hasGc } from './harness.js';
+import { describeMachine, machineInfo } from './machine.js';
+import { formatTable, type Row } from './report.js';
+import { executorScenario } from './scenarios/executor.js';
+import { mcpHttpScenario } from './scenarios/mcp-http.js';
+import { mcpMemoryScenario } from './scenarios/mcp-memory.js';
+import { progressScenario } from './scenarios/progress.js';
+import { scaleScenario } from './scenarios/scale.js';
+import type { Scale } from './scenarios/scale-options.js';
+import { typedCallScenario } from './scenarios/typed-call.js';
+
+const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
+  ['executor overhead', executorScenario],
+  ['typed call overhead', typedCallScenario],
+  ['scheduling at scale', scaleScenario],
+  ['progress throughput', progressScenario],
+  ['MCP in memory', mcpMemoryScenario],
+  ['MCP over Streamable HTTP', mcpHttpScenario],
+];
+
+function option(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}`) return args[i + 1]?.startsWith('--') === false ? args[i + 1] : '';
+    if (args[i].startsWith(`--${name}=`)) return args[i].slice(name.length + 3);
+  }
+  return undefined;
+}
+
+const json = option('json');
+const quick = option('quick') !== undefined;
+const only = option('only');
+const httpSeconds = Number(option('http-seconds') ?? (quick ? 2 : 10));
+if (!(httpSeconds > 0)) throw new Error('--http-seconds must be a positive number');
+const selected =
+  only === undefined || only === '' ? undefined : new Set(only.split(',').map(Number));
+
+const scale: Scale = quick
+  ? { size: 0.1, rounds: (full) => Math.min(full, 3), httpSeconds }
+  : { size: 1, rounds: (full) => full, httpSeconds };
+
+// With --json alone the JSON owns stdout; everything else goes to stderr.
+const say = (text: string) => (json === '' ? process.stderr : process.stdout).write(`${text}\n`);
+
+const machine = machineInfo();
+say(`machine: ${describeMachine(machine)}`);
+if (!hasGc) say('note: run without --expose-gc; the heap measures are skipped');
+
+const rows: Row[] = [];
+const started = performance.now();
+for (const [index, [title, scenario]] of SCENARIOS.entries()) {
+  if (selected !== undefined && !selected.has(index + 1)) continue;
+  const t0 = performance.now();
+  (json === '' ? process.stderr : process.stdout).write(`${index + 1}. ${title} ... `);
+  const produced = await scenario(scale);
+  rows.push(...produced);
+  say(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+const seconds = (performance.now() - started) / 1000;
+
+const misses = rows.filter((r) => r.verdict === 'MISS').length;
+const passes = rows.filter((r) => r.verdict === 'PASS').length;
+const summary = `${passes} targets met, ${misses} missed, in ${seconds.toFixed(0)} s`;
+const document = { machine, quick, httpSeconds, seconds, rows };
+if (json === '') {
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  say(summary);
+} else {
+  say('');
+  say(formatTable(rows));
+  say('');
+  say(summary);
+  if (json !== undefined) writeFileSync(json, `${JSON.stringify(document, null, 2)}\n`);
+}
+// Servers of scenario 6 are children with their own stdin; nothing else keeps the loop alive.
+process.exit(0);

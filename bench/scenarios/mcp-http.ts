@@ -1,0 +1,114 @@
+/**
+ * Scenario 6, Streamable HTTP on loopback: 16 clients, each in its own session, call the example
+ * tools (`upper` and `add` in turn) one call at a time for a fixed time, against the served
+ * example tools (`serveHttp` + `createMcpServer`) and against the same tools registered on the
+ * SDK's `McpServer` behind its `StreamableHTTPServerTransport`. Each server runs in a child
+ * process; both run for the whole scenario and are driven in alternate rounds. Reports calls per
+ * second and the median and p99 latency of each.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { drive, HttpMcpClient, type LoadResult } from '../http-load.js';
+import { quantile } from '../harness.js';
+import { row, type Row } from '../report.js';
+import type { Scale } from './scale-options.js';
+
+const CLIENTS = 16;
+const SERVER = fileURLToPath(new URL('../http-server.ts', import.meta.url));
+
+interface Running {
+  readonly url: URL;
+  readonly child: ChildProcess;
+}
+
+function start(mode: 'adapter' | 'sdk'): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${mode} server did not start`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('READY ')) return;
+      clearTimeout(timer);
+      resolve({ url: new URL(line.slice(6)), child });
+    });
+  });
+}
+
+function stop(running: Running): Promise<void> {
+  return new Promise((resolve) => {
+    if (running.child.exitCode !== null) return resolve();
+    const timer = setTimeout(() => running.child.kill('SIGKILL'), 5_000);
+    running.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    running.child.stdin!.end();
+  });
+}
+
+async function clientsOf(url: URL): Promise<{ clients: HttpMcpClient[]; agent: Agent }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const clients = Array.from({ length: CLIENTS }, () => new HttpMcpClient(url, agent));
+  await Promise.all(clients.map((client) => client.initialize()));
+  return { clients, agent };
+}
+
+function merge(results: readonly LoadResult[]): LoadResult {
+  return {
+    calls: results.reduce((sum, r) => sum + r.calls, 0),
+    seconds: results.reduce((sum, r) => sum + r.seconds, 0),
+    latencies: results.flatMap((r) => r.latencies),
+  };
+}
+
+/** Runs scenario 6 and returns its rows. */
+export async function mcpHttpScenario(scale: Scale): Promise<Row[]> {
+  const seconds = scale.httpSeconds;
+  const rounds = Math.max(1, Math.round(seconds / 2.5));
+  const servers = await Promise.all([start('adapter'), start('sdk')]);
+  try {
+    const sides = await Promise.all(servers.map((server) => clientsOf(server.url)));
+    // A short warm-up of each, untimed, so neither side's first round pays its JIT.
+    for (const side of sides) await drive(side.clients, Math.min(1, seconds / 4));
+    const results: LoadResult[][] = [[], []];
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < 2; k++) {
+        const i = (round + k) % 2;
+        results[i].push(await drive(sides[i].clients, seconds / rounds));
+      }
+    }
+    for (const side of sides) side.agent.destroy();
+    const [adapter, sdk] = results.map(merge);
+    const scenario = '6 MCP over HTTP';
+    const name = `${CLIENTS} clients, ${seconds} s each`;
+    const rate = (r: LoadResult) => r.calls / r.seconds;
+    return [
+      row({
+        scenario,
+        name: `${name}: throughput`,
+        ours: { label: 'serveHttp', value: rate(adapter), unit: 'calls/s' },
+        baseline: { label: 'McpServer', value: rate(sdk), unit: 'calls/s' },
+      }),
+      row({
+        scenario,
+        name: `${name}: median latency`,
+        ours: { label: 'serveHttp', value: quantile(adapter.latencies, 0.5), unit: 'ms' },
+        baseline: { label: 'McpServer', value: quantile(sdk.latencies, 0.5), unit: 'ms' },
+      }),
+      row({
+        scenario,
+        name: `${name}: p99 latency`,
+        ours: { label: 'serveHttp', value: quantile(adapter.latencies, 0.99), unit: 'ms' },
+        baseline: { label: 'McpServer', value: quantile(sdk.latencies, 0.99), unit: 'ms' },
+      }),
+    ];
+  } finally {
+    await Promise.all(servers.map(stop));
+  }
+}

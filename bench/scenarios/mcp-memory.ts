@@ -1,0 +1,153 @@
+/**
+ * Scenario 5, MCP over the SDK's in-memory linked transports, 2k calls one after another:
+ *
+ * - Client: our adapter (`connectMcp`, each call through the remote tool's `execute`) against the
+ *   SDK's `Client.callTool`, both calling the same server (the SDK's `McpServer`, one instance per
+ *   connection, serving a read-only `echo`).
+ * - Server: our adapter (`createMcpServer` serving a `tool()`) against the SDK's
+ *   `McpServer.registerTool` serving the same function, both called by the SDK's `Client`.
+ *
+ * The tool is read-only on purpose: after a call of a tool that is not, our client waits up to
+ * `notificationGrace` (50 ms) for a list-changed notification, by design, and `McpServer`
+ * advertises listChanged.
+ *
+ * @module
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { connectMcp, type McpRemote } from '../../adapters/mcp-client.js';
+import { createMcpServer } from '../../adapters/mcp-server.js';
+import { tool, type Tool } from '../../index.js';
+import { CallContext } from '../../lib/context.js';
+import type { ToolEvent } from '../../lib/contract.js';
+import { interleave } from '../harness.js';
+import { row, type Row } from '../report.js';
+import type { Scale } from './scale-options.js';
+
+const INFO = { name: 'bench', version: '1.0.0' };
+const ARGS = { text: 'hello' };
+
+function echo(text: string): string {
+  return text;
+}
+
+/** The SDK's own server with the SDK's own registration. */
+function sdkServer(): McpServer {
+  const server = new McpServer(INFO);
+  server.registerTool(
+    'echo',
+    {
+      description: 'Echo the text.',
+      inputSchema: { text: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    ({ text }): CallToolResult => ({ content: [{ type: 'text', text: echo(text) }] }),
+  );
+  return server;
+}
+
+const echoTool: Tool = tool({
+  name: 'echo',
+  description: 'Echo the text.',
+  parameters: z.object({ text: z.string() }),
+  annotations: { readOnlyHint: true },
+  execute: ({ text }) => echo(text),
+});
+
+async function sdkClientOf(
+  connect: (transport: InMemoryTransport) => Promise<void>,
+): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await connect(serverSide);
+  const client = new Client({ name: 'bench-client', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+async function sdkCalls(client: Client, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const result = (await client.callTool({ name: 'echo', arguments: ARGS })) as CallToolResult;
+    if (result.isError === true) throw new Error('echo failed');
+  }
+}
+
+/** One call through a Tool's execute, resolved at its final event. */
+function callOnce(remoteTool: Tool, id: string): Promise<void> {
+  const call = { id, args: '{"text":"hello"}' };
+  return new Promise((resolve, reject) => {
+    remoteTool.execute(call, new CallContext(call)).subscribe({
+      next(event: ToolEvent) {
+        if (event.final) resolve();
+      },
+      error: reject,
+    });
+  });
+}
+
+async function remoteCalls(remote: McpRemote, count: number): Promise<void> {
+  const remoteTool = remote.tools[0];
+  for (let i = 0; i < count; i++) await callOnce(remoteTool, `call_${i}`);
+}
+
+/** Runs scenario 5 and returns its rows. */
+export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
+  const count = Math.round(2_000 * scale.size);
+  const rounds = scale.rounds(9);
+
+  const [ours, plain] = await Promise.all([
+    (async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await sdkServer().connect(serverSide);
+      return connectMcp(clientSide);
+    })(),
+    sdkClientOf((transport) => sdkServer().connect(transport)),
+  ]);
+  const [client, sdkClient] = await interleave(
+    [
+      { name: 'connectMcp', calls: count, clock: 'wall', run: () => remoteCalls(ours, count) },
+      { name: 'Client.callTool', calls: count, clock: 'wall', run: () => sdkCalls(plain, count) },
+    ],
+    { rounds },
+  );
+  await Promise.all([ours.close(), plain.close()]);
+
+  const [toOurs, toSdk] = await Promise.all([
+    sdkClientOf((transport) => createMcpServer(INFO, [echoTool]).connect(transport)),
+    sdkClientOf((transport) => sdkServer().connect(transport)),
+  ]);
+  const [server, sdkServed] = await interleave(
+    [
+      { name: 'createMcpServer', calls: count, clock: 'wall', run: () => sdkCalls(toOurs, count) },
+      {
+        name: 'McpServer.registerTool',
+        calls: count,
+        clock: 'wall',
+        run: () => sdkCalls(toSdk, count),
+      },
+    ],
+    { rounds },
+  );
+  await Promise.all([toOurs.close(), toSdk.close()]);
+
+  const scenario = '5 MCP in memory';
+  const target = { on: 'ratio', max: 1.2, text: '<= 1.2x' } as const;
+  return [
+    row({
+      scenario,
+      name: `client: ${count / 1000}k calls in turn`,
+      ours: { label: client.name, value: client.median, unit: 'ns/call' },
+      baseline: { label: sdkClient.name, value: sdkClient.median, unit: 'ns/call' },
+      target,
+    }),
+    row({
+      scenario,
+      name: `server: ${count / 1000}k calls in turn`,
+      ours: { label: server.name, value: server.median, unit: 'ns/call' },
+      baseline: { label: sdkServed.name, value: sdkServed.median, unit: 'ns/call' },
+      target,
+    }),
+  ];
+}

@@ -1,0 +1,100 @@
+/**
+ * Scenario 2, typed call overhead: one call of a `tool()` with a 6-field zod schema (validation
+ * against the schema the model saw, decoding, the function, its output as a result) against what
+ * a hand-written tool does with the same schema: `JSON.parse`, `schema.parse`, the function.
+ *
+ * @module
+ */
+import type { Observer } from 'rxjs';
+import { z } from 'zod';
+import { tool } from '../../index.js';
+import { CallContext } from '../../lib/context.js';
+import type { ToolEvent, ToolResult } from '../../lib/contract.js';
+import { interleave } from '../harness.js';
+import { row, type Row } from '../report.js';
+import type { Scale } from './scale-options.js';
+
+/** Six fields of the kinds tools take: a string, an enum, a bounded integer, a flag, a list, an optional. */
+export const listSchema = z.object({
+  path: z.string().describe('Directory to list'),
+  order: z.enum(['name', 'size', 'time']),
+  limit: z.number().int().min(1).max(1000),
+  recursive: z.boolean(),
+  include: z.array(z.string()),
+  note: z.string().optional(),
+});
+
+type ListArgs = z.output<typeof listSchema>;
+
+/** The work both sides run once the arguments are in hand. */
+export function list(args: ListArgs): string {
+  return `${args.path} ${args.order} ${args.limit}`;
+}
+
+export const ARGS = JSON.stringify({
+  path: '/srv/data',
+  order: 'size',
+  limit: 50,
+  recursive: true,
+  include: ['*.json', '*.csv'],
+  note: 'largest first',
+});
+
+/** Keeps the last result so no side's work can be optimised away. */
+class LastResult implements Observer<ToolEvent> {
+  result: ToolResult | undefined;
+  next(event: ToolEvent): void {
+    if (event.final) this.result = event.result;
+  }
+  error(err: unknown): void {
+    throw err;
+  }
+  complete(): void {}
+}
+
+/** Runs scenario 2 and returns its row. */
+export async function typedCallScenario(scale: Scale): Promise<Row[]> {
+  const typed = tool({
+    name: 'list',
+    description: 'List a directory.',
+    parameters: listSchema,
+    execute: list,
+  });
+  const count = Math.round(50_000 * scale.size);
+  const call = { id: 'call_1', args: ARGS };
+  const context = new CallContext(call);
+  const [ours, baseline] = await interleave(
+    [
+      {
+        name: 'tool()',
+        calls: count,
+        run: () => {
+          const sink = new LastResult();
+          for (let i = 0; i < count; i++) typed.execute(call, context).subscribe(sink);
+          if (sink.result?.output !== '/srv/data size 50') throw new Error('unexpected output');
+        },
+      },
+      {
+        name: 'JSON.parse+zod',
+        calls: count,
+        run: () => {
+          let result: ToolResult | undefined;
+          for (let i = 0; i < count; i++) {
+            result = { output: list(listSchema.parse(JSON.parse(call.args))) };
+          }
+          if (result?.output !== '/srv/data size 50') throw new Error('unexpected output');
+        },
+      },
+    ],
+    { rounds: scale.rounds(15) },
+  );
+  return [
+    row({
+      scenario: '2 typed call',
+      name: '6-field zod schema, one call',
+      ours: { label: ours.name, value: ours.median, unit: 'ns/call' },
+      baseline: { label: baseline.name, value: baseline.median, unit: 'ns/call' },
+      target: { on: 'ratio', max: 1.5, text: '<= 1.5x' },
+    }),
+  ];
+}
