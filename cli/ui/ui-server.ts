@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Subscription } from 'rxjs';
 import { loadPageAssets, type PageAssets } from './page-assets.js';
@@ -79,7 +79,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     '/app.css': ['text/css; charset=utf-8', assets.css],
   };
 
-  const stream = (req: IncomingMessage, res: ServerResponse): void => {
+  const stream = (res: ServerResponse): void => {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -96,7 +96,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       complete: () => res.end(),
     });
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    req.once('close', () => {
+    res.once('close', () => {
       clearInterval(heartbeat);
       subscription.unsubscribe();
       streams.delete(res);
@@ -136,7 +136,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       return answer(res, 403, { error: 'this server answers its own host name only' });
     const path = new URL(req.url ?? '/', origin).pathname;
     if (req.method === 'GET' || req.method === 'HEAD') {
-      if (path === '/events') return stream(req, res);
+      if (path === '/events') return stream(res);
       const file = files[path];
       if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
       res.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' });
