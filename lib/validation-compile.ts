@@ -23,25 +23,61 @@ export const NO_ARGUMENTS_SCHEMA: JsonSchema = Object.freeze({
 type Dialect = '2020-12' | 'draft-07';
 type AjvCore = InstanceType<typeof Ajv2020.default> | InstanceType<typeof Ajv07.default>;
 
+/**
+ * Names Object.prototype has: a schema naming one of them is only ever checked with ajv's
+ * own-property tests, since `data.constructor` is defined on every object.
+ */
+const PROTOTYPE_NAMES: readonly string[] = Object.getOwnPropertyNames(Object.prototype);
+
+/**
+ * Whether Object.prototype has no enumerable property: true unless something assigned one to it
+ * (prototype pollution). For-in over it is a few nanoseconds when it is plain.
+ */
+function prototypeIsPlain(): boolean {
+  for (const _ in Object.prototype) return false;
+  return true;
+}
+
+/**
+ * One schema's validators. ajv's `ownProperties` (a property the schema names must be the data's
+ * own, and key loops skip inherited keys) costs a hasOwnProperty call per property per call, about
+ * as much as the rest of the validation. For data from JSON.parse it changes nothing as long as
+ * Object.prototype has neither a property the schema names nor an enumerable one: then `data.x`
+ * is defined only when `x` is the data's own, and for-in sees own keys only. So the `fast`
+ * function (without those tests) is used while that holds, checked on every call, and the `own`
+ * function otherwise, so the answer never depends on the prototype. Both are compiled up front:
+ * ajv itself cannot compile while Object.prototype is polluted.
+ */
+export class SchemaCheck {
+  constructor(
+    private readonly fast: ValidateFunction | undefined,
+    private readonly own: ValidateFunction,
+  ) {}
+
+  /** The function to validate data from JSON.parse with, now. */
+  current(): ValidateFunction {
+    const fast = this.fast;
+    return fast !== undefined && prototypeIsPlain() ? fast : this.own;
+  }
+}
+
 interface Compiled {
-  validate: ValidateFunction;
-  /** The instance that holds it when shared; undefined for a schema with its own instance. */
-  shared: AjvCore | undefined;
-  /** The object ajv compiled (ours, parsed from the cache key), for removeSchema. */
-  schema: object;
+  readonly check: SchemaCheck;
+  /** Instances shared with other schemas, and the object each compiled, for removeSchema. */
+  readonly held: [AjvCore, object][];
 }
 
 const cache = new Map<string, Compiled>();
-const sharedInstances: Partial<Record<Dialect, AjvCore>> = {};
+const sharedInstances = new Map<string, AjvCore>();
 
-function newInstance(dialect: Dialect): AjvCore {
+function newInstance(dialect: Dialect, ownProperties: boolean): AjvCore {
   const options = {
     // User and remote schemas carry keywords ajv does not know; they are ignored, not refused.
     strict: false,
     // Infinity (JSON.parse of 1e400) is not a number a schema can mean.
     strictNumbers: true,
-    // `required: ["constructor"]` must not be met by Object.prototype.constructor.
-    ownProperties: true,
+    // `required: ["constructor"]` must not be met by Object.prototype.constructor (see SchemaCheck).
+    ownProperties,
     // Errors carry the schema and the data, which the messages quote.
     verbose: true,
     allErrors: false,
@@ -60,11 +96,11 @@ function dialectOf(schema: JsonSchema): Dialect {
 }
 
 /**
- * The ajv function for `schema` (undefined: {@link NO_ARGUMENTS_SCHEMA}), compiled once per
- * distinct JSON text and shared by every caller with the same text. Throws a SchemaError naming
- * `tool` when the schema is not a JSON object or ajv refuses it.
+ * The validators for `schema` (undefined: {@link NO_ARGUMENTS_SCHEMA}), compiled once per distinct
+ * JSON text and shared by every caller with the same text. Throws a SchemaError naming `tool` when
+ * the schema is not a JSON object or ajv refuses it.
  */
-export function compileSchema(schema: JsonSchema | undefined, tool: string): ValidateFunction {
+export function compileSchema(schema: JsonSchema | undefined, tool: string): SchemaCheck {
   const source = schema ?? NO_ARGUMENTS_SCHEMA;
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
     throw new SchemaError(tool, 'a schema must be a JSON object');
@@ -83,32 +119,46 @@ export function compileSchema(schema: JsonSchema | undefined, tool: string): Val
     // Refresh its place: a Map iterates in insertion order, so the first key is the oldest.
     cache.delete(key);
     cache.set(key, hit);
-    return hit.validate;
+    return hit.check;
   }
   const compiled = compileText(key, tool);
   cache.set(key, compiled);
   if (cache.size > SCHEMA_CACHE_SIZE) evictOldest();
-  return compiled.validate;
+  return compiled.check;
 }
 
 function compileText(text: string, tool: string): Compiled {
-  // Ajv compiles our own copy, so a caller mutating its schema later changes nothing here.
-  const schema = JSON.parse(text) as JsonSchema;
-  const dialect = dialectOf(schema);
-  // The instance's own meta-schema checks it; a `$schema` naming another (draft-04, 2019-09, an
-  // unknown URI) would make ajv look up a meta-schema it does not have.
-  delete schema.$schema;
-  // An `$id` registers the schema by name in its instance, so two tools whose schemas reuse an id
-  // would collide in a shared one.
-  const own = text.includes('"$id"');
-  const ajv = own ? newInstance(dialect) : (sharedInstances[dialect] ??= newInstance(dialect));
-  try {
-    return { validate: ajv.compile(schema), shared: own ? undefined : ajv, schema };
-  } catch (error) {
-    // A failed compile may leave the schema in the instance's cache.
-    ajv.removeSchema(schema);
-    throw new SchemaError(tool, oneLine(error instanceof Error ? error.message : String(error)));
-  }
+  const held: [AjvCore, object][] = [];
+  const compileWith = (ownProperties: boolean): ValidateFunction => {
+    // Ajv compiles our own copy, so a caller mutating its schema later changes nothing here.
+    const schema = JSON.parse(text) as JsonSchema;
+    const dialect = dialectOf(schema);
+    // The instance's own meta-schema checks it; a `$schema` naming another (draft-04, 2019-09, an
+    // unknown URI) would make ajv look up a meta-schema it does not have.
+    delete schema.$schema;
+    // An `$id` registers the schema by name in its instance, so two tools whose schemas reuse an
+    // id would collide in a shared one.
+    const own = text.includes('"$id"');
+    const instanceKey = `${dialect}/${ownProperties}`;
+    let ajv = own ? undefined : sharedInstances.get(instanceKey);
+    if (ajv === undefined) {
+      ajv = newInstance(dialect, ownProperties);
+      if (!own) sharedInstances.set(instanceKey, ajv);
+    }
+    try {
+      const validate = ajv.compile(schema);
+      if (!own) held.push([ajv, schema]);
+      return validate;
+    } catch (error) {
+      // A failed compile may leave the schema in the instance's cache.
+      ajv.removeSchema(schema);
+      throw new SchemaError(tool, oneLine(error instanceof Error ? error.message : String(error)));
+    }
+  };
+  const namesPrototype = PROTOTYPE_NAMES.some((name) => text.includes(JSON.stringify(name)));
+  const own = compileWith(true);
+  const check = new SchemaCheck(namesPrototype ? undefined : compileWith(false), own);
+  return { check, held };
 }
 
 function evictOldest(): void {
@@ -116,6 +166,6 @@ function evictOldest(): void {
   if (oldest.done === true) return;
   const entry = cache.get(oldest.value)!;
   cache.delete(oldest.value);
-  // The compiled function stays valid for whoever holds it; ajv only forgets it.
-  entry.shared?.removeSchema(entry.schema);
+  // The compiled functions stay valid for whoever holds them; ajv only forgets them.
+  for (const [ajv, schema] of entry.held) ajv.removeSchema(schema);
 }

@@ -78,10 +78,11 @@ export function compileValidator(
 ): ArgumentValidator {
   const maxLength = limitOf(options.limits?.maxLength, 'maxLength');
   const maxDepth = limitOf(options.limits?.maxDepth, 'maxDepth');
-  const check = compileSchema(schema, options.tool ?? '');
+  const schemaCheck = compileSchema(schema, options.tool ?? '');
   return {
     parse(raw: string): unknown {
       const value = parseArgumentsText(raw, maxLength, maxDepth);
+      const check = schemaCheck.current();
       if (!check(value)) throw ajvValidationError(check.errors, value);
       return value;
     },
