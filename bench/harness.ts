@@ -28,11 +28,14 @@ export interface Variant {
   run(): void | Promise<void>;
 }
 
-/** The samples of one variant, in nanoseconds per call, and their median. */
+/** The samples of one variant, in nanoseconds per call, and their medians on both clocks. */
 export interface Sampled {
   readonly name: string;
+  /** On the variant's own clock. */
   readonly samples: number[];
   readonly median: number;
+  readonly cpuMedian: number;
+  readonly wallMedian: number;
 }
 
 /** How many rounds to run; the warm-up rounds are run and thrown away. */
@@ -78,19 +81,25 @@ function cpuMicros(): number {
   return usage.user + usage.system;
 }
 
+/** One sample on both clocks, in nanoseconds per call. */
+export interface Timing {
+  readonly cpu: number;
+  readonly wall: number;
+}
+
 /**
- * Times one invocation of `variant`, in nanoseconds per call. No collection is forced first:
- * after a forced full collection V8 runs the next ten thousand or so calls at two to three times
- * their steady cost, which would bill whichever side allocates more for the harness's own gc().
+ * Times one invocation of `variant` on both clocks. No collection is forced first: after a forced
+ * full collection V8 runs the next ten thousand or so calls at two to three times their steady
+ * cost, which would bill whichever side allocates more for the harness's own gc().
  */
-export async function timeOnce(variant: Variant): Promise<number> {
-  const cpu = variant.clock !== 'wall';
-  const startCpu = cpu ? cpuMicros() : 0;
+export async function timeOnce(variant: Variant): Promise<Timing> {
+  const startCpu = cpuMicros();
   const start = process.hrtime.bigint();
   const pending = variant.run();
   if (pending !== undefined) await pending;
-  const elapsed = cpu ? (cpuMicros() - startCpu) * 1000 : Number(process.hrtime.bigint() - start);
-  return elapsed / variant.calls;
+  const wall = Number(process.hrtime.bigint() - start);
+  const cpu = (cpuMicros() - startCpu) * 1000;
+  return { cpu: cpu / variant.calls, wall: wall / variant.calls };
 }
 
 /**
@@ -101,18 +110,25 @@ export async function interleave(
   variants: readonly Variant[],
   options: RoundOptions,
 ): Promise<Sampled[]> {
-  const samples = variants.map(() => [] as number[]);
+  const timings = variants.map(() => [] as Timing[]);
   const warmup = options.warmup ?? 1;
   for (let round = 0; round < warmup + options.rounds; round++) {
     for (let k = 0; k < variants.length; k++) {
       const i = (round + k) % variants.length;
-      const ns = await timeOnce(variants[i]);
-      if (round >= warmup) samples[i].push(ns);
+      const timing = await timeOnce(variants[i]);
+      if (round >= warmup) timings[i].push(timing);
     }
   }
-  return variants.map((variant, i) => ({
-    name: variant.name,
-    samples: samples[i],
-    median: median(samples[i]),
-  }));
+  return variants.map((variant, i) => {
+    const cpu = timings[i].map((t) => t.cpu);
+    const wall = timings[i].map((t) => t.wall);
+    const samples = variant.clock === 'wall' ? wall : cpu;
+    return {
+      name: variant.name,
+      samples,
+      median: median(samples),
+      cpuMedian: median(cpu),
+      wallMedian: median(wall),
+    };
+  });
 }

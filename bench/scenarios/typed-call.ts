@@ -86,7 +86,7 @@ export async function typedCallScenario(scale: Scale): Promise<Row[]> {
         },
       },
     ],
-    { rounds: scale.rounds(15) },
+    { rounds: scale.rounds(25) },
   );
   return [
     row({
