@@ -8,11 +8,14 @@
  *   npm run bench -- --http-seconds=4      seconds each HTTP side runs (default 10)
  *   npm run bench -- --quick               a tenth of the calls and few rounds: a smoke test
  *
- * The script runs node with --expose-gc, which the heap measures of scenario 3 need.
+ * The script runs node with --expose-gc, which the heap measures of scenario 3 need. Each scenario
+ * runs in a child process of its own (same node flags), and the parent gathers the rows.
  *
  * @module
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { hasGc } from './harness.js';
 import { describeMachine, machineInfo } from './machine.js';
 import { formatTable, type Row } from './report.js';
@@ -45,6 +48,7 @@ function option(name: string): string | undefined {
 const json = option('json');
 const quick = option('quick') !== undefined;
 const only = option('only');
+const child = option('child');
 const httpSeconds = Number(option('http-seconds') ?? (quick ? 2 : 10));
 if (!(httpSeconds > 0)) throw new Error('--http-seconds must be a positive number');
 const selected =
@@ -54,8 +58,35 @@ const scale: Scale = quick
   ? { size: 0.1, rounds: (full) => Math.min(full, 3), httpSeconds }
   : { size: 1, rounds: (full) => full, httpSeconds };
 
+/**
+ * Each scenario runs in a process of its own: what one scenario leaves behind (call sites the JIT
+ * has seen with other shapes, a grown heap) must not be billed to the next.
+ */
+function runChild(index: number): Promise<Row[]> {
+  const args = [...process.execArgv, fileURLToPath(import.meta.url), `--child=${index}`];
+  if (quick) args.push('--quick');
+  args.push(`--http-seconds=${httpSeconds}`);
+  const spawned = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  spawned.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve, reject) => {
+    spawned.on('error', reject);
+    spawned.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`scenario ${index} exited with ${code}`));
+      resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Row[]);
+    });
+  });
+}
+
+if (child !== undefined) {
+  const rows = await SCENARIOS[Number(child) - 1][1](scale);
+  process.stdout.write(JSON.stringify(rows));
+  process.exit(0);
+}
+
 // With --json alone the JSON owns stdout; everything else goes to stderr.
-const say = (text: string) => (json === '' ? process.stderr : process.stdout).write(`${text}\n`);
+const out = json === '' ? process.stderr : process.stdout;
+const say = (text: string) => out.write(`${text}\n`);
 
 const machine = machineInfo();
 say(`machine: ${describeMachine(machine)}`);
@@ -63,12 +94,11 @@ if (!hasGc) say('note: run without --expose-gc; the heap measures are skipped');
 
 const rows: Row[] = [];
 const started = performance.now();
-for (const [index, [title, scenario]] of SCENARIOS.entries()) {
+for (const [index, [title]] of SCENARIOS.entries()) {
   if (selected !== undefined && !selected.has(index + 1)) continue;
   const t0 = performance.now();
-  (json === '' ? process.stderr : process.stdout).write(`${index + 1}. ${title} ... `);
-  const produced = await scenario(scale);
-  rows.push(...produced);
+  out.write(`${index + 1}. ${title} ... `);
+  rows.push(...(await runChild(index + 1)));
   say(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 const seconds = (performance.now() - started) / 1000;
@@ -87,5 +117,3 @@ if (json === '') {
   say(summary);
   if (json !== undefined) writeFileSync(json, `${JSON.stringify(document, null, 2)}\n`);
 }
-// Servers of scenario 6 are children with their own stdin; nothing else keeps the loop alive.
-process.exit(0);

@@ -109,7 +109,7 @@ async function remoteCalls(remote: McpRemote, count: number): Promise<void> {
 /** Runs scenario 5 and returns its rows. */
 export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   const count = Math.round(2_000 * scale.size);
-  const rounds = scale.rounds(15);
+  const rounds = scale.rounds(25);
 
   const [ours, plain, alike] = await Promise.all([
     (async () => {
