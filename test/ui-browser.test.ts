@@ -8,9 +8,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { takeWhile } from 'rxjs';
 import { ToolSet, type OutputItem } from '../index.js';
 import { bundledTools } from '../examples/tools/index.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
+import { replayRun } from '../cli/ui/replay-run.js';
+import type { RunRecord } from '../cli/ui/run-records.js';
 import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { root } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
@@ -26,7 +29,7 @@ const call = (id: string, name: string, args: object): OutputItem => ({
 const TURN: OutputItem[] = [
   call('build', 'bash', { command: 'echo building; sleep 0.3; echo built' }),
   call('test', 'bash', { command: 'echo testing; sleep 0.3; echo 3 passed' }),
-  call('count', 'slow_count', { to: 10, step_ms: 80 }),
+  call('count', 'slow_count', { to: 10, step_ms: 120 }),
   call('long', 'slow_count', { to: 1000, step_ms: 50 }),
   call('list', 'list_dir', { path: 'examples/tools' }),
   call('missing', 'read_file', { path: 'examples/no-such-file.txt' }),
@@ -114,7 +117,15 @@ describe('the web front in Chromium', function () {
     });
 
     await page.click('[data-action="run"]');
-    await page.waitForSelector(`tr[data-call-index="${COUNT}"] .bar[data-progress="0.300"]`);
+    await page.waitForFunction(
+      (count) =>
+        Number(
+          document
+            .querySelector(`tr[data-call-index="${count}"] .bar`)
+            ?.getAttribute('data-progress') ?? 0,
+        ) >= 0.3,
+      COUNT,
+    );
     await page.screenshot({ path: join(shots, 'ui-browser-running.png'), fullPage: true });
     await page.waitForFunction(
       ([long, final]) =>
@@ -200,5 +211,33 @@ describe('the web front in Chromium', function () {
     expect(await page.isDisabled('[data-action="cancel-batch"]')).to.equal(true);
     expect(await page.textContent('[data-action="run"]')).to.equal('Run again');
     await page.screenshot({ path: join(shots, 'ui-browser-cancelled.png'), fullPage: true });
+  });
+
+  it('replays the saved run in the same page, without cancel buttons', async () => {
+    const live = await phases(page);
+    const saved: RunRecord[] = [];
+    server.runs.records.pipe(takeWhile((r) => r.type !== 'output', true)).subscribe((r) => {
+      saved.push(r);
+    });
+    expect(saved.at(-1)?.type).to.equal('output');
+    const replay = await startUiServer({
+      source: replayRun(saved, { title: 'run.jsonl', speed: 2 }),
+    });
+    try {
+      const other = await chrome.context.newPage();
+      await other.goto(replay.url.href);
+      await other.waitForSelector('[data-action="run"]:not([disabled])');
+      expect(await other.textContent('[data-mode]')).to.equal('replay');
+      expect(await other.textContent('[data-action="run"]')).to.equal('Replay the turn');
+      expect(await other.isVisible('[data-action="cancel-batch"]')).to.equal(false);
+      await other.click('[data-action="run"]');
+      await other.waitForSelector('[data-batch-phase="finished"]');
+      expect(await phases(other)).to.deep.equal(live);
+      expect(await other.isVisible('button[data-action="cancel-call"]')).to.equal(false);
+      await other.screenshot({ path: join(shots, 'ui-browser-replay.png'), fullPage: true });
+      await other.close();
+    } finally {
+      await replay.close();
+    }
   });
 });
