@@ -27,6 +27,7 @@ export interface PageInput {
 /** Where the batch is: nothing ran yet, calls are running, or the output is in. */
 export type BatchPhase = 'idle' | 'running' | 'finished';
 
+/** Everything the page draws from. */
 export interface PageState {
   mode: 'live' | 'replay';
   title: string;

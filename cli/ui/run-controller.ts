@@ -28,6 +28,10 @@ interface ActiveRun {
   done: boolean;
 }
 
+/**
+ * Starts, streams and cancels the runs of one {@link RunSource}. A run's records are kept until
+ * the next run starts; closing cancels a running batch and completes {@link records}.
+ */
 export class RunController {
   private readonly runs: BehaviorSubject<Observable<RunRecord>>;
   private active: ActiveRun | undefined = undefined;

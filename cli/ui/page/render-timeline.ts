@@ -23,6 +23,7 @@ function percent(ms: number, span: number): string {
   return `${((Math.max(0, ms) / span) * 100).toFixed(2)}%`;
 }
 
+/** Keeps the lanes and axis elements showing a batch's calls; rebuilt on a new run. */
 export class Timeline {
   private run = -1;
   private laneKeys = '';
