@@ -35,6 +35,8 @@ import { serverEvents } from './server-events.js';
 
 const NOTICE_MS = 6000;
 
+const source = required('[data-source]');
+const mode = required('[data-mode]');
 const summary = required('[data-batch-phase]');
 const status = required('[data-status]');
 const counts = required('[data-counts]');
@@ -62,8 +64,8 @@ function render(state: PageState, now: number): void {
   const live = state.mode === 'live';
   const running = state.phase === 'running';
   const rows = state.batch?.rows ?? [];
-  setText(required('[data-source]'), state.title);
-  setText(required('[data-mode]'), state.mode);
+  setText(source, state.title);
+  setText(mode, state.mode);
   setAttr(summary, 'data-batch-phase', state.phase);
   setText(status, statusText(state));
   const count = phaseCounts(state);
