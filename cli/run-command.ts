@@ -123,8 +123,18 @@ async function runTurn(
     args.input !== '-' &&
     (!args.json || process.stderr.isTTY === true)
   )
-    process.stderr.write(`see it live in a browser: npx ${uiCommandLine(args)}\n`);
+    process.stderr.write(`see it live in a browser: ${invocation(uiCommandLine(args))}\n`);
   return settled.some((s) => 'error' in s) ? EXIT_CALL_FAILED : EXIT_OK;
+}
+
+/**
+ * How a user types an `agenttool ...` command line here: through the package script in a clone
+ * (where the CLI runs from its TypeScript sources), through npx where the package is installed.
+ */
+export function invocation(line: string): string {
+  return import.meta.url.endsWith('.ts')
+    ? `npm run -s ${line.replace(/^agenttool /, 'agenttool -- ')}`
+    : `npx ${line}`;
 }
 
 /** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */

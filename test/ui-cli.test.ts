@@ -153,7 +153,7 @@ describe('agenttool run: pointing at the web front', function () {
     const { status, stderr } = await runCli(['run', turn]);
     expect(status).to.equal(0);
     expect(stderr.trimEnd().split('\n').at(-1)).to.equal(
-      `see it live in a browser: npx agenttool ui ${turn}`,
+      `see it live in a browser: npm run -s agenttool -- ui ${turn}`,
     );
   });
 
