@@ -15,7 +15,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Session, Tool } from '../lib/contract.js';
-import { SchemaError } from '../lib/errors.js';
+import { SchemaError, ValidationError } from '../lib/errors.js';
 import { definition } from '../lib/tool-set.js';
 import {
   compileValidator,
@@ -23,7 +23,7 @@ import {
   type ArgumentValidator,
 } from '../lib/validation.js';
 import { annotationsToMcp } from './mcp-annotations.js';
-import { runServedCall, type ServedCall } from './served-call.js';
+import { failure, runServedCall, type ServedCall } from './served-call.js';
 
 /** Options of {@link createMcpServer}; every field is optional. */
 export interface McpServerOptions {
@@ -134,10 +134,18 @@ export function createMcpServer(
     const entry = entries.get(name);
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
     const args = request.params.arguments;
+    let text: string;
+    try {
+      text = args === undefined ? '' : JSON.stringify(args);
+    } catch {
+      // JSON.stringify recurses: arguments thousands of levels deep overflow the stack here,
+      // before the validator's depth limit sees them.
+      return Promise.resolve(failure(new ValidationError('', 'arguments are nested too deeply')));
+    }
     const served: ServedCall = {
       tool: entry.tool,
       validator: entry.validator,
-      call: { id: String(extra.requestId), args: args === undefined ? '' : JSON.stringify(args) },
+      call: { id: String(extra.requestId), args: text },
       session: sessionOf(extra.sessionId),
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,

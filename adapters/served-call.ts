@@ -28,7 +28,8 @@ export interface ServedCall {
   readonly notify: (notification: ServerNotification) => Promise<void>;
 }
 
-function failure(err: unknown): CallToolResult {
+/** A failed call's MCP result: `Error: <message>` as text, `isError` set. */
+export function failure(err: unknown): CallToolResult {
   return { content: contentFromOutput(errorResult(err).output), isError: true };
 }
 
