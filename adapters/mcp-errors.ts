@@ -58,8 +58,9 @@ function describeCause(cause: unknown): string {
 
 /**
  * The failure of a call whose request failed with `cause`; a result that does not match MCP's
- * schema reads `invalid result: <path>: <problem>` (its first problem).
+ * schema reads `invalid result: <path>: <problem>` (its first problem). `prefix` goes before the
+ * cause's description.
  */
-export function callError(tool: string, cause: unknown): McpCallError {
-  return new McpCallError(tool, `mcp: call "${tool}": ${describeCause(cause)}`, cause);
+export function callError(tool: string, cause: unknown, prefix = ''): McpCallError {
+  return new McpCallError(tool, `mcp: call "${tool}": ${prefix}${describeCause(cause)}`, cause);
 }

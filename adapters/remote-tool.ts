@@ -16,6 +16,7 @@ import type {
   ToolCall,
   ToolContext,
   ToolEvent,
+  ToolResult,
 } from '../lib/contract.js';
 import { annotationsFromMcp } from './mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from './mcp-content.js';
@@ -173,7 +174,15 @@ export class RemoteTool implements Tool {
                 subscriber.error(new RemoteToolError(this.name, errorTextOf(result), result));
                 return;
               }
-              subscriber.next({ final: true, result: resultFromMcp(result) });
+              let mapped: ToolResult;
+              try {
+                mapped = resultFromMcp(result);
+              } catch (err) {
+                // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
+                subscriber.error(callError(this.name, err, 'invalid result: '));
+                return;
+              }
+              subscriber.next({ final: true, result: mapped });
               subscriber.complete();
             };
             const settled = host.settle(this.readOnly);
