@@ -49,11 +49,6 @@ const gc = (globalThis as { gc?: () => void }).gc;
 /** Whether the process runs with `--expose-gc` (the bench script sets it). */
 export const hasGc = gc !== undefined;
 
-/** A full collection, so garbage of one sample is not paid for by the next. */
-export function collect(): void {
-  gc?.();
-}
-
 /** The heap in use after a full collection, in bytes. */
 export function settledHeap(): number {
   gc?.();

@@ -29,6 +29,7 @@ function cpuModel(): string {
   return cpus()[0]?.model ?? 'unknown';
 }
 
+/** This machine, now: CPU model, cores, memory, node version, load average, date. */
 export function machineInfo(): MachineInfo {
   const gib = (bytes: number) => Math.round((bytes / 2 ** 30) * 10) / 10;
   return {
@@ -42,6 +43,7 @@ export function machineInfo(): MachineInfo {
   };
 }
 
+/** One line for the top of a run's output. */
 export function describeMachine(info: MachineInfo): string {
   return (
     `${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB (${info.freeGiB} free), ` +

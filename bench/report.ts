@@ -106,10 +106,3 @@ export function formatTable(rows: readonly Row[]): string {
     )
     .join('\n');
 }
-
-/** The rows as a Markdown table, for BENCHMARKS.md and the README. */
-export function formatMarkdown(rows: readonly Row[]): string {
-  const lines = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => ' --- ').join('|')}|`];
-  for (const r of rows) lines.push(`| ${cells(r).join(' | ')} |`);
-  return lines.join('\n');
-}

@@ -31,6 +31,7 @@ export function list(args: ListArgs): string {
   return `${args.path} ${args.order} ${args.limit}`;
 }
 
+/** The raw arguments of every call, as a model would write them. */
 export const ARGS = JSON.stringify({
   path: '/srv/data',
   order: 'size',
