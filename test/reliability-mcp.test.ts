@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom } from 'rxjs';
 import { connectMcp, McpCallError } from '../adapters/mcp-client.js';
 import { CallContext } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';

@@ -15,7 +15,7 @@ interface Reply {
 function send(
   url: URL,
   headers: Record<string, string>,
-  chunks: readonly string[] = [],
+  chunks: readonly (string | Buffer)[] = [],
   method = 'POST',
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -228,6 +228,28 @@ describe('who may connect to the Streamable HTTP server', function () {
     expect((await send(http.url, good, [callOf({ pad: 'x'.repeat(60 * 1024) })])).status).to.equal(
       200,
     );
+  });
+
+  it('answers a body that is not JSON, not UTF-8 or nested too deep, and keeps serving', async () => {
+    const garbage = await send(http.url, good, ['{"jsonrpc":"2.0",']);
+    expect(garbage.status).to.equal(400);
+    const notUtf8 = Buffer.concat([
+      Buffer.from(callOf({ s: '' }).replace('"s":""', '"s":"')),
+      Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+      Buffer.from('"}}}'),
+    ]);
+    const replaced = await send(http.url, good, [notUtf8]);
+    expect(replaced.status).to.equal(200);
+    expect(executions).to.equal(1);
+    const deep = callOf({ a: 0 }).replace(
+      '"a":0',
+      `"a":${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+    );
+    const refused = await send(http.url, good, [deep]);
+    expect(refused.status).to.equal(200);
+    expect(refused.body).to.include('Error: invalid arguments: arguments are nested too deeply');
+    expect(executions).to.equal(1);
+    expect((await send(http.url, good, [callOf({})])).body).to.include('"text":"2"');
   });
 
   it('checks the token on GET and DELETE too, and before the path', async () => {
