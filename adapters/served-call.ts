@@ -115,10 +115,14 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
         },
         error: (err: unknown) =>
           settle(failure(err instanceof Error ? err : new ToolPanicError(tool.name, err))),
-        complete: () =>
-          settle(
-            failure(new ToolPanicError(tool.name, undefined, 'completed without a final event')),
-          ),
+        // Completion after the final event is the normal end: build the error only for a
+        // contract break, since an Error's stack costs more than the rest of a call.
+        complete: () => {
+          if (!settled)
+            settle(
+              failure(new ToolPanicError(tool.name, undefined, 'completed without a final event')),
+            );
+        },
       });
     } catch (err) {
       settle(failure(new ToolPanicError(tool.name, err)));
