@@ -267,8 +267,8 @@ async function httpSoak(total: number, clients: number): Promise<string[]> {
   child.stdin.end();
   await new Promise((resolve) => child.once('exit', resolve));
   return report(`HTTP, ${clients} clients`, tally, seconds, [
-    ['client heap (MiB)', clientStart, clientEnd, clientEnd],
-    ['server heap (MiB)', serverStart.heap, serverEnd.heap, serverEnd.heap],
+    ['client heap (MiB)', clientStart, clientEnd, undefined],
+    ['server heap (MiB)', serverStart.heap, serverEnd.heap, undefined],
   ]);
 }
 
@@ -278,7 +278,7 @@ function report(
   part: string,
   tally: Tally,
   seconds: number,
-  heaps: [string, number, number, number][],
+  heaps: [string, number, number, number | undefined][],
 ): string[] {
   const clean =
     tally.failed + tally.wrong + tally.missing + tally.repeated === 0 &&
@@ -290,7 +290,7 @@ function report(
   ];
   for (const [name, start, end, peak] of heaps)
     rows.push(
-      `| ${part}: ${name} | start ${start.toFixed(1)} | end ${end.toFixed(1)} | peak ${peak.toFixed(1)} | | | |`,
+      `| ${part}: ${name} | start ${start.toFixed(1)} | end ${end.toFixed(1)} | ${peak === undefined ? '' : `peak ${peak.toFixed(1)}`} | | | |`,
     );
   if (tally.firstProblem !== undefined) rows.push(`first problem: ${tally.firstProblem}`);
   for (const row of rows) process.stderr.write(`${row}\n`);
