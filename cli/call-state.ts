@@ -42,13 +42,19 @@ export interface BatchState {
   done: boolean;
 }
 
-/** The first line of an output's text, for a one-line view. */
-export function firstLine(output: ToolOutput | undefined): string {
+/** An output on one line for a one-line view: whitespace folded, cut at 200 characters. */
+export function outputPreview(output: ToolOutput | undefined): string {
   if (output === undefined) return '';
-  if (typeof output === 'string') return output.split('\n').find((l) => l.trim() !== '') ?? '';
-  const text = output.find((part) => part.type === 'input_text');
-  if (text !== undefined && text.type === 'input_text') return text.text.split('\n')[0] ?? '';
-  return output.map((part) => `[${part.type.replace('input_', '')}]`).join(' ');
+  const text =
+    typeof output === 'string'
+      ? output
+      : output
+          .map((part) =>
+            part.type === 'input_text' ? part.text : `[${part.type.replace('input_', '')}]`,
+          )
+          .join(' ');
+  const folded = text.replace(/\s+/g, ' ').trim();
+  return folded.length > 200 ? `${folded.slice(0, 199)}…` : folded;
 }
 
 function isProgressInfo(details: unknown): details is ProgressInfo {
@@ -107,7 +113,7 @@ export function reduceBatch(state: BatchState, action: BatchAction): BatchState 
   if (!event.final) {
     if (event.result !== undefined) {
       if (isProgressInfo(event.result.details)) row.progress = event.result.details;
-      const line = firstLine(event.result.output);
+      const line = outputPreview(event.result.output);
       if (line !== '') row.message = line;
     }
     return state;
@@ -121,7 +127,7 @@ export function reduceBatch(state: BatchState, action: BatchAction): BatchState 
   } else {
     row.phase = 'done';
     row.output = event.result?.output;
-    row.message = firstLine(event.result?.output);
+    row.message = outputPreview(event.result?.output);
   }
   return state;
 }

@@ -38,7 +38,11 @@ export function chainNote(row: CallRow): string {
 
 /** One line for a call, cut to `width` characters. */
 export function renderRow(row: CallRow, now: number, nameWidth: number, width: number): string {
-  const head = `${ICONS[row.phase]} #${String(row.index).padEnd(2)} ${row.name.padEnd(nameWidth)} ${row.phase.padEnd(9)}`;
+  const name =
+    row.name.length > nameWidth
+      ? `${row.name.slice(0, nameWidth - 1)}…`
+      : row.name.padEnd(nameWidth);
+  const head = `${ICONS[row.phase]} #${String(row.index).padEnd(2)} ${name} ${row.phase.padEnd(9)}`;
   const parts = [head, elapsed(row, now).padStart(6), progressBar(row), chainNote(row), row.message]
     .filter((p) => p !== '')
     .join('  ')
