@@ -17,6 +17,8 @@ usage:
                                             watch a turn run live in a web page (loopback)
   agenttool serve [--http <port>] [--host <addr>] [--mcp "<command>" [--prefix <p>]]...
                                             serve the bundled tools over MCP (stdio by default)
+                  [--token <t>]             with --http: clients must send Authorization: Bearer <t>
+                                            (default: $AGENTTOOL_TOKEN, else no token)
 
 run options:
   --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable
