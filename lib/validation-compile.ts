@@ -152,7 +152,11 @@ function compileText(text: string, tool: string): Compiled {
     } catch (error) {
       // A failed compile may leave the schema in the instance's cache.
       ajv.removeSchema(schema);
-      throw new SchemaError(tool, oneLine(error instanceof Error ? error.message : String(error)));
+      const problem =
+        error instanceof RangeError
+          ? 'the schema refers to itself without end (a $ref cycle)'
+          : oneLine(error instanceof Error ? error.message : String(error));
+      throw new SchemaError(tool, problem);
     }
   };
   const namesPrototype = PROTOTYPE_NAMES.some((name) => text.includes(JSON.stringify(name)));

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { SchemaError, ValidationError } from './errors.js';
 import type { JsonSchema } from './open-responses.js';
 import { ajvValidationError } from './validation-ajv-error.js';
 import { compileSchema } from './validation-compile.js';
@@ -78,15 +79,38 @@ export function compileValidator(
 ): ArgumentValidator {
   const maxLength = limitOf(options.limits?.maxLength, 'maxLength');
   const maxDepth = limitOf(options.limits?.maxDepth, 'maxDepth');
-  const schemaCheck = compileSchema(schema, options.tool ?? '');
+  const tool = options.tool ?? '';
+  const schemaCheck = compileSchema(schema, tool);
+  // A `$ref` cycle that consumes no data (`{"$ref":"#"}`) compiles, then recurses without end on
+  // any value: refuse it here, where the commonest form shows on the simplest value.
+  if (endlessOn({}, schemaCheck.current()))
+    throw new SchemaError(tool, 'the schema refers to itself without end (a $ref cycle)');
   return {
     parse(raw: string): unknown {
       const value = parseArgumentsText(raw, maxLength, maxDepth);
       const check = schemaCheck.current();
-      if (!check(value)) throw ajvValidationError(check.errors, value);
+      let valid: boolean;
+      try {
+        valid = check(value) as boolean;
+      } catch (err) {
+        // The same cycle deeper in the schema, reached only by some values: no crash, one line.
+        if (!(err instanceof RangeError)) throw err;
+        throw new ValidationError('', 'cannot be checked: the schema refers to itself without end');
+      }
+      if (!valid) throw ajvValidationError(check.errors, value);
       return value;
     },
   };
+}
+
+/** Whether checking `value` recurses until the stack runs out. */
+function endlessOn(value: unknown, check: (value: unknown) => unknown): boolean {
+  try {
+    check(value);
+    return false;
+  } catch (err) {
+    return err instanceof RangeError;
+  }
 }
 
 function limitOf(value: number | undefined, name: keyof ArgumentLimits): number {

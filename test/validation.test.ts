@@ -281,3 +281,44 @@ describe('compileValidator', () => {
     });
   });
 });
+
+describe('compileValidator: schemas that refer to themselves without end', () => {
+  it('refuses a $ref cycle that consumes no data, naming the tool', () => {
+    expect(() => compileValidator({ $ref: '#' } as JsonSchema, { tool: 'loop' })).to.throw(
+      SchemaError,
+      'tool "loop": schema: the schema refers to itself without end (a $ref cycle)',
+    );
+  });
+
+  it('keeps recursion that consumes data, bounded by the depth limit', () => {
+    const tree = { type: 'object', properties: { child: { $ref: '#' } } } as JsonSchema;
+    const validator = compileValidator(tree, { tool: 'tree' });
+    expect(validator.parse('{"child":{"child":{}}}')).to.deep.equal({ child: { child: {} } });
+  });
+
+  it('refuses a cycle ajv cannot compile with the same message', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/x' } },
+      $defs: { x: { $ref: '#/$defs/x' } },
+    } as JsonSchema;
+    expect(() => compileValidator(schema, { tool: 'defs' })).to.throw(
+      SchemaError,
+      'tool "defs": schema: the schema refers to itself without end (a $ref cycle)',
+    );
+  });
+
+  it('a cycle reached only by some values fails that call with one line, never a crash', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/x' } },
+      $defs: { x: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/x' }] } },
+    } as JsonSchema;
+    const validator = compileValidator(schema, { tool: 'deep' });
+    expect(validator.parse('{}')).to.deep.equal({});
+    expect(() => validator.parse('{"a":1}')).to.throw(
+      ValidationError,
+      'invalid arguments: cannot be checked: the schema refers to itself without end',
+    );
+  });
+});
