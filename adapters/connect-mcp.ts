@@ -158,7 +158,9 @@ export class McpRemote {
     if (this.closing !== undefined) return this.closing;
     this.closing = Promise.resolve();
     this.end(closedError());
-    this.closing = this.client.close().catch(() => undefined);
+    this.closing = endSession(this.transport.inner)
+      .then(() => this.client.close())
+      .catch(() => undefined);
     return this.closing;
   }
 
@@ -229,6 +231,18 @@ export class McpRemote {
     const sequential = this.sequential.has(local) || this.sequential.has(remoteName);
     return { sequential, resource, confinedBy: by };
   }
+}
+
+/**
+ * Ends a session the server keeps (Streamable HTTP's `mcp-session-id`) before the transport closes,
+ * so the server frees it now rather than when it has been idle for long enough. A transport
+ * without sessions has nothing to end; a server that is already gone is not waited for.
+ */
+function endSession(transport: Transport): Promise<void> {
+  const sessions = transport as Transport & { terminateSession?: () => Promise<void> };
+  if (typeof sessions.terminateSession !== 'function' || transport.sessionId === undefined)
+    return Promise.resolve();
+  return sessions.terminateSession().catch(() => undefined);
 }
 
 /**

@@ -82,6 +82,14 @@ describe('MCP over Streamable HTTP on loopback', function () {
     expect(http.sessions).to.be.at.least(2);
   });
 
+  it('a client that closes ends its session on the server at once', async () => {
+    const before = http.sessions;
+    const remote = await open('brief');
+    expect(http.sessions).to.equal(before + 1);
+    await remote.close();
+    expect(http.sessions).to.equal(before);
+  });
+
   it('a client that disconnects mid-call cancels the served call', async () => {
     const remote = await open('leaver');
     const running = new Promise<void>((resolve) => (started = resolve));
