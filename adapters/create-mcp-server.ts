@@ -17,6 +17,7 @@ import {
 import type { Session, Tool } from '../lib/contract.js';
 import { SchemaError, ValidationError } from '../lib/errors.js';
 import { definition } from '../lib/tool-set.js';
+import { checksOwnArguments } from '../lib/tool.js';
 import {
   compileValidator,
   type ArgumentLimits,
@@ -40,7 +41,7 @@ export interface McpServerOptions {
 
 interface Entry {
   readonly tool: Tool;
-  readonly validator: ArgumentValidator;
+  readonly validator: ArgumentValidator | undefined;
 }
 
 /** The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. */
@@ -102,7 +103,10 @@ export function createMcpServer(
       limits: options.limits,
     });
     listings.push(listingOf(tool));
-    entries.set(tool.name, { tool, validator });
+    // A tool() checks the same text against the same schema, with the same messages, before it
+    // runs: checking twice would only cost. Limits set for this server still need the server's check.
+    const own = options.limits === undefined && checksOwnArguments(tool);
+    entries.set(tool.name, { tool, validator: own ? undefined : validator });
   }
   const list = { tools: listings };
 

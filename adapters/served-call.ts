@@ -19,7 +19,8 @@ import { contentFromOutput, textOfOutput } from './mcp-content.js';
 /** What one served call needs. */
 export interface ServedCall {
   readonly tool: Tool;
-  readonly validator: ArgumentValidator;
+  /** Checks the arguments first; undefined for a tool that checks its own (`tool()`). */
+  readonly validator: ArgumentValidator | undefined;
   readonly call: ToolCall;
   readonly session: Session;
   /** Aborts when the client cancels the request or the connection closes. */
@@ -77,7 +78,7 @@ class ProgressForwarder implements ProgressSink {
  */
 export function runServedCall(served: ServedCall): Promise<CallToolResult> {
   try {
-    served.validator.parse(served.call.args);
+    served.validator?.parse(served.call.args);
   } catch (err) {
     return Promise.resolve(failure(err));
   }

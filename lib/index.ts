@@ -56,7 +56,13 @@ export {
 export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
 export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
 export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
-export { tool, type ArgsOf, type ToolDefinition, type ToolReturn } from './tool.js';
+export {
+  checksOwnArguments,
+  tool,
+  type ArgsOf,
+  type ToolDefinition,
+  type ToolReturn,
+} from './tool.js';
 export {
   compileValidator,
   DEFAULT_LIMITS,

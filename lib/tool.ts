@@ -146,7 +146,19 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
       return confined.call(definition, args as ArgsOf<S>, context);
     };
   }
+  selfChecking.add(built);
   return built;
+}
+
+const selfChecking = new WeakSet<Tool>();
+
+/**
+ * Whether `tool` checks its own arguments against its `parameters` before it runs, as every tool
+ * from {@link tool} does (with the default limits unless it was given others). A runner that
+ * would check them too, such as the MCP server, may leave that to the tool.
+ */
+export function checksOwnArguments(tool: Tool): boolean {
+  return selfChecking.has(tool);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   textPart,
   textResult,
   tool,
+  checksOwnArguments,
   CallContext,
   confinedBy,
   ToolPanicError,
@@ -610,5 +611,23 @@ describe('tool(): zod v3 schemas', () => {
       'message',
       'invalid arguments: a: expected string, got 1',
     );
+  });
+});
+
+describe('checksOwnArguments', () => {
+  it('is true for a tool() and false for a rawTool or a hand-made Tool', () => {
+    expect(checksOwnArguments(tool({ name: 'a', description: '', execute: () => '' }))).to.equal(
+      true,
+    );
+    expect(
+      checksOwnArguments(rawTool({ name: 'b', description: '', execute: () => ({ output: '' }) })),
+    ).to.equal(false);
+    expect(
+      checksOwnArguments({
+        name: 'c',
+        description: '',
+        execute: () => of({ final: true, result: { output: '' } }),
+      }),
+    ).to.equal(false);
   });
 });
