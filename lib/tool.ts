@@ -154,7 +154,7 @@ const selfChecking = new WeakSet<Tool>();
 
 /**
  * Whether `tool` checks its own arguments against its `parameters` before it runs, as every tool
- * from {@link tool} does (with the default limits unless it was given others). A runner that
+ * from `tool()` does (with the default limits unless it was given others). A runner that
  * would check them too, such as the MCP server, may leave that to the tool.
  */
 export function checksOwnArguments(tool: Tool): boolean {
