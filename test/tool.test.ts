@@ -195,7 +195,6 @@ describe('tool(): cancellation', () => {
       return new Promise(() => undefined);
     });
     const call = { id: 'c', args: '' };
-    const { CallContext } = await import('../index.js');
     const sub = t.execute(call, new CallContext(call)).subscribe();
     await Promise.resolve();
     expect(seen?.aborted).to.equal(false);
@@ -214,34 +213,38 @@ describe('tool(): cancellation', () => {
     expect(seen?.aborted).to.equal(false);
   });
 
-  it("unsubscribing runs an async generator's finally block", async () => {
-    let cleaned = false;
+  it("unsubscribing runs an async generator's finally block, and nothing it yields after", async () => {
+    let waiting: () => void = () => undefined;
+    const reachedWait = new Promise<void>((resolve) => (waiting = resolve));
     let release: () => void = () => undefined;
+    let cleaned: () => void = () => undefined;
+    const cleanedUp = new Promise<void>((resolve) => (cleaned = resolve));
     const t = tool({
       name: 'gen',
       description: 'waits',
       async *execute() {
         try {
           yield 'started';
-          await new Promise<void>((resolve) => (release = resolve));
+          const released = new Promise<void>((resolve) => (release = resolve));
+          waiting();
+          await released;
+          yield 'after the unsubscribe';
           return 'never seen';
         } finally {
-          cleaned = true;
+          cleaned();
         }
       },
     });
     const call = { id: 'c', args: '' };
-    const { CallContext } = await import('../index.js');
     const seen: string[] = [];
     const sub = t
       .execute(call, new CallContext(call))
       .subscribe((e) => seen.push(String(e.result.output)));
-    await new Promise((r) => setTimeout(r, 5));
+    await reachedWait;
     sub.unsubscribe();
     release();
-    await new Promise((r) => setTimeout(r, 5));
+    await cleanedUp;
     expect(seen).to.deep.equal(['started']);
-    expect(cleaned).to.equal(true);
   });
 
   it('unsubscribing an Observable-returning function unsubscribes its observable', async () => {
@@ -253,7 +256,6 @@ describe('tool(): cancellation', () => {
         }),
     );
     const call = { id: 'c', args: '' };
-    const { CallContext } = await import('../index.js');
     t.execute(call, new CallContext(call)).subscribe().unsubscribe();
     expect(tornDown).to.equal(true);
   });
