@@ -118,8 +118,8 @@ export function reduceBatch(state: BatchState, action: BatchAction): BatchState 
     }
     return state;
   }
+  // A call cancelled while it waited ends without having started: startedAt stays -1.
   row.endedAt = action.at;
-  if (row.startedAt < 0) row.startedAt = action.at;
   if (event.error !== undefined) {
     row.phase = (event.error as { code?: string }).code === 'cancelled' ? 'cancelled' : 'failed';
     row.error = event.error.message;

@@ -19,7 +19,9 @@ export class PlainView implements BatchView {
     } else if (!action.event.final) {
       line = `${head} ${[progressBar(row), row.message].filter((p) => p !== '').join(' ')}`;
     } else {
-      line = `${head} ${row.phase} in ${seconds(row.endedAt - row.startedAt)}: ${row.message}`;
+      const took =
+        row.startedAt < 0 ? 'before it started' : `in ${seconds(row.endedAt - row.startedAt)}`;
+      line = `${head} ${row.phase} ${took}: ${row.message}`;
     }
     this.out.write(`${line.replace(/[\r\n]+/g, ' ')}\n`);
   }

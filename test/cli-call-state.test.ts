@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { of } from 'rxjs';
+import { CancelledError, type Job, type Tool } from '../index.js';
+import { initialState, reduceBatch } from '../cli/call-state.js';
+import { PlainView } from '../cli/views/plain-view.js';
+
+const tool = (name: string, resource?: string): Tool => ({
+  name,
+  description: '',
+  ...(resource === undefined ? {} : { resource }),
+  execute: () => of({ final: true, result: { output: '' } }),
+});
+const job = (t: Tool, id: string): Job => ({ tool: t, call: { id, args: '{}' } });
+
+describe('the state a view shows', () => {
+  const jobs = [
+    job(tool('bash', 'shell'), 'a'),
+    job(tool('ls'), 'b'),
+    job(tool('bash', 'shell'), 'c'),
+  ];
+
+  it('knows each call’s resource chain before anything runs', () => {
+    const rows = initialState(jobs).rows;
+    expect(rows.map((r) => [r.resource, r.after, r.phase])).to.deep.equal([
+      ['shell', -1, 'waiting'],
+      ['', -1, 'waiting'],
+      ['shell', 0, 'waiting'],
+    ]);
+  });
+
+  it('follows a call from start through progress to its end, and a cancelled waiting call never starts', () => {
+    const lines: string[] = [];
+    const view = new PlainView({ write: (line: string) => lines.push(line.trimEnd()) } as never);
+    const state = initialState(jobs);
+    const step = (action: Parameters<typeof reduceBatch>[1]) =>
+      view.update(reduceBatch(state, action), action);
+    step({ type: 'start', index: 0, at: 0 });
+    step({
+      type: 'event',
+      at: 100,
+      event: {
+        index: 0,
+        callId: 'a',
+        final: false,
+        result: { output: 'half', details: { progress: 1, total: 2 } },
+      },
+    });
+    step({
+      type: 'event',
+      at: 250,
+      event: { index: 0, callId: 'a', final: true, result: { output: 'line one\n  line two' } },
+    });
+    step({
+      type: 'event',
+      at: 300,
+      event: { index: 2, callId: 'c', final: true, error: new CancelledError() },
+    });
+    const [first, , third] = state.rows;
+    expect(first).to.deep.include({
+      phase: 'done',
+      startedAt: 0,
+      endedAt: 250,
+      message: 'line one line two',
+      progress: { progress: 1, total: 2 },
+    });
+    expect(third).to.deep.include({
+      phase: 'cancelled',
+      startedAt: -1,
+      endedAt: 300,
+      message: 'call cancelled',
+    });
+    expect(lines).to.deep.equal([
+      '[ 0.00s] #0 bash started (⛓ shell)',
+      '[ 0.10s] #0 bash [█████░░░░░]  50% half',
+      '[ 0.25s] #0 bash done in 0.25s: line one line two',
+      '[ 0.30s] #2 bash cancelled before it started: call cancelled',
+    ]);
+  });
+});
