@@ -1,6 +1,6 @@
 import { executeBatch } from '../operators/execute-batch.js';
 import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
-import { job, testScheduler, toolEvents } from './support.js';
+import { doneEvents, job, testScheduler, toolEvents } from './support.js';
 
 describe('executeBatch: resources (rule 5)', () => {
   it('runs calls of one resource one after another in job order, the rest alongside', () => {
@@ -17,13 +17,7 @@ describe('executeBatch: resources (rule 5)', () => {
         job(stubTool('d', d, { resource: 'shell' }), 'd'),
         job(stubTool('e', e, { resource: 'shell' }), 'e'),
       ];
-      expectObservable(executeBatch(jobs)).toBe('-b-ad(ce|)', {
-        a: finalEvent(0, 'a', 'done'),
-        b: finalEvent(1, 'b', 'done'),
-        c: finalEvent(2, 'c', 'done'),
-        d: finalEvent(3, 'd', 'done'),
-        e: finalEvent(4, 'e', 'done'),
-      });
+      expectObservable(executeBatch(jobs)).toBe('-b-ad(ce|)', doneEvents('abcde'));
       expectSubscriptions(a.subscriptions).toBe('^--!');
       expectSubscriptions(b.subscriptions).toBe('^!');
       expectSubscriptions(c.subscriptions).toBe('---^-!');

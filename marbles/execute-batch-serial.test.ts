@@ -1,12 +1,8 @@
 import { executeBatch } from '../operators/execute-batch.js';
-import { finalEvent, stubTool } from '../testing/index.js';
-import { job, testScheduler, toolEvents } from './support.js';
+import { stubTool } from '../testing/index.js';
+import { doneEvents, job, testScheduler, toolEvents } from './support.js';
 
-const finals = {
-  a: finalEvent(0, 'a', 'done'),
-  b: finalEvent(1, 'b', 'done'),
-  c: finalEvent(2, 'c', 'done'),
-};
+const finals = doneEvents('abc');
 
 describe('executeBatch: serial batches (rule 4)', () => {
   it('runs one call at a time in job order with sequential: true, ignoring resources', () => {

@@ -1,7 +1,7 @@
 import { CancelledError } from '../lib/errors.js';
 import { executeCalls } from '../operators/execute-calls.js';
 import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
-import { job, testScheduler, toolEvents } from './support.js';
+import { doneEvents, job, testScheduler, toolEvents } from './support.js';
 
 describe('executeCalls: jobs that arrive over time', () => {
   it('starts each call on arrival, indexes by arrival, and completes after the last final', () => {
@@ -12,10 +12,7 @@ describe('executeCalls: jobs that arrive over time', () => {
         a: job(stubTool('a', a), 'a'),
         b: job(stubTool('b', b), 'b'),
       });
-      expectObservable(source.pipe(executeCalls())).toBe('----b(a|)', {
-        a: finalEvent(0, 'a', 'done'),
-        b: finalEvent(1, 'b', 'done'),
-      });
+      expectObservable(source.pipe(executeCalls())).toBe('----b(a|)', doneEvents('ab'));
       expectSubscriptions(source.subscriptions).toBe('^---!');
       expectSubscriptions(a.subscriptions).toBe('^----!');
       expectSubscriptions(b.subscriptions).toBe('---^!');
@@ -32,11 +29,7 @@ describe('executeCalls: jobs that arrive over time', () => {
         s: job(stubTool('s', s, { sequential: true }), 's'),
         b: job(stubTool('b', b), 'b'),
       });
-      expectObservable(source.pipe(executeCalls())).toBe('------a-s(b|)', {
-        a: finalEvent(0, 'a', 'done'),
-        s: finalEvent(1, 's', 'done'),
-        b: finalEvent(2, 'b', 'done'),
-      });
+      expectObservable(source.pipe(executeCalls())).toBe('------a-s(b|)', doneEvents('asb'));
       expectSubscriptions(a.subscriptions).toBe('^-----!');
       expectSubscriptions(s.subscriptions).toBe('------^-!');
       expectSubscriptions(b.subscriptions).toBe('--------^!');
