@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { from, mergeMap, of, type Observer } from 'rxjs';
+import { from, mergeMap, of, type Observable, type Observer } from 'rxjs';
 import { z } from 'zod';
 import { executeBatch, tool, type Job } from '../../index.js';
 import { CallContext } from '../../lib/context.js';
@@ -55,6 +55,17 @@ function expectFinals(counter: FinalCounter, count: number): void {
   if (counter.finals !== count) throw new Error(`expected ${count} finals, got ${counter.finals}`);
 }
 
+/** Subscribes to `events` and resolves once it completes, having seen exactly `count` finals. */
+function allFinals(events: Observable<{ final: boolean }>, count: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const counter = new FinalCounter(() => {
+      expectFinals(counter, count);
+      resolve();
+    });
+    events.subscribe(counter);
+  });
+}
+
 /** The four sides over `jobs`, each passing `context` where a context is the caller's to give. */
 export function executorVariants(jobs: readonly Job[], context: CallContext): Variant[] {
   const n = jobs.length;
@@ -63,26 +74,12 @@ export function executorVariants(jobs: readonly Job[], context: CallContext): Va
     {
       name: 'executeBatch',
       calls: n,
-      run: () =>
-        new Promise<void>((resolve) => {
-          const counter = new FinalCounter(() => {
-            expectFinals(counter, n);
-            resolve();
-          });
-          executeBatch(jobs, { maxParallel: 8 }).subscribe(counter);
-        }),
+      run: () => allFinals(executeBatch(jobs, { maxParallel: 8 }), n),
     },
     {
       name: 'mergeMap(8)',
       calls: n,
-      run: () =>
-        new Promise<void>((resolve) => {
-          const counter = new FinalCounter(() => {
-            expectFinals(counter, n);
-            resolve();
-          });
-          from(jobs).pipe(mergeMap(run, 8)).subscribe(counter);
-        }),
+      run: () => allFinals(from(jobs).pipe(mergeMap(run, 8)), n),
     },
     {
       name: 'promise pool(8)',
