@@ -8,6 +8,7 @@ import { connectMcp, McpCallError } from '../adapters/mcp-client.js';
 import { CallContext } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';
 import { root } from './support/cli.js';
+import { initializeRequest } from './support/mcp-messages.js';
 
 const faultServer = join(import.meta.dirname, 'fixtures', 'mcp-fault-server.mjs');
 const hangServer = join(import.meta.dirname, 'fixtures', 'hang-stdio-server.ts');
@@ -127,16 +128,7 @@ describe('reliability: an MCP peer that goes away mid-call', function () {
       const stdout = lines(server.stdout);
       const send = (message: object): void =>
         void server.stdin.write(`${JSON.stringify(message)}\n`);
-      send({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
+      send(initializeRequest);
       await stdout.seen('{');
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { connectMcp, httpTransport } from '../adapters/mcp-client.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server.js';
 import { rawTool, textResult } from '../index.js';
+import { initializeRequest } from './support/mcp-messages.js';
 
 interface Reply {
   status: number;
@@ -48,16 +49,7 @@ function sendWithoutHost(url: URL, body: string): Promise<string> {
   });
 }
 
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-});
+const initialize = JSON.stringify(initializeRequest);
 
 function callOf(args: object): string {
   return JSON.stringify({
