@@ -16,7 +16,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { createMcpServer, serveHttp } from '../adapters/mcp-server.js';
+import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { exampleTools, TINY_PNG } from '../examples/mcp-tools.js';
 
 const INFO = { name: 'agenttool-example', version: '0.1.0' };

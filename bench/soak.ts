@@ -18,8 +18,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client.js';
-import { createMcpServer, serveHttp } from '../adapters/mcp-server.js';
+import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
+import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult, tool, type Tool } from '../index.js';
 import { executeBatch, type Job } from '../operators/index.js';
 

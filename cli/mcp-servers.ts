@@ -1,5 +1,5 @@
 /** Starting the MCP servers named with `--mcp` and consuming their tools. */
-import type { McpRemote } from '../adapters/mcp-client.js';
+import type { McpRemote } from '../adapters/mcp-client/index.js';
 import type { McpServerSpec } from './args.js';
 import { UsageError } from './usage-error.js';
 
@@ -8,7 +8,7 @@ export async function connectServers(specs: readonly McpServerSpec[]): Promise<M
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
   // The SDK is loaded only when a server is named.
-  const { connectMcp, stdioTransport } = await import('../adapters/mcp-client.js');
+  const { connectMcp, stdioTransport } = await import('../adapters/mcp-client/index.js');
   try {
     for (const spec of specs) {
       const transport = stdioTransport({

@@ -13,7 +13,7 @@ import {
   type ExecuteOptions,
   type SettledResult,
 } from '../index.js';
-import { bundledTools, reapShells } from '../examples/tools/index.js';
+import { bundledTools, reapShells } from './tools/index.js';
 import type { RunArgs } from './args.js';
 import { initialState, reduceBatch, type BatchAction } from './call-state.js';
 import { closeServers, connectServers } from './mcp-servers.js';

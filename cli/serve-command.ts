@@ -3,8 +3,8 @@
  * stdio by default or on Streamable HTTP with `--http <port>`, where `--token <t>` (or the
  * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`.
  */
-import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server.js';
-import { bundledTools } from '../examples/tools/index.js';
+import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server/index.js';
+import { bundledTools } from './tools/index.js';
 import { ToolSet } from '../index.js';
 import type { ServeArgs } from './args.js';
 import { closeServers, connectServers } from './mcp-servers.js';

@@ -7,7 +7,7 @@
  * @module
  */
 import { lastValueFrom } from 'rxjs';
-import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client.js';
+import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client/index.js';
 import { annotationsOf, CallContext, definition, type Tool } from '../index.js';
 
 const flag = process.argv.indexOf('--http');

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server.js';
+import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server/index.js';
 import { exampleTools } from './mcp-tools.js';
 
 const info = { name: 'agenttool-example', version: '0.1.0' };

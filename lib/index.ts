@@ -69,7 +69,7 @@ export {
   zodValidationError,
   type ArgumentLimits,
   type ArgumentValidator,
-} from './validation.js';
+} from './validation/validation.js';
 export {
   compileZodSchema,
   isZodSchema,
@@ -77,4 +77,4 @@ export {
   type AnyZodSchema,
   type CompiledZodSchema,
   type SchemaOptions,
-} from './schema.js';
+} from './schema/schema.js';

@@ -10,8 +10,12 @@ import { callObservable, type ResultMapping } from './execution.js';
 import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
-import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema.js';
-import { compileValidator, zodValidationError, type ArgumentLimits } from './validation.js';
+import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
+import {
+  compileValidator,
+  zodValidationError,
+  type ArgumentLimits,
+} from './validation/validation.js';
 import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
 
 /** What a tool's function receives: zod's output type, or a plain object for a JSON Schema. */

@@ -1,6 +1,6 @@
 import { resourceOf } from '../lib/contract.js';
 import type { ExecuteOptions, Job } from './job.js';
-import { isSerialBatch } from './batch-mode.js';
+import { isSerialBatch } from './internal/batch-mode.js';
 
 /**
  * Tells which jobs of a batch run one after another: one chain of job indices per resource, in

@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
-import { isSerialBatch } from './batch-mode.js';
-import { Engine } from './scheduler-internals.js';
+import { isSerialBatch } from './internal/batch-mode.js';
+import { Engine } from './internal/scheduler-internals.js';
 
 /**
  * Runs a batch of tool calls, in parallel up to a bound, and emits each call's progress and its

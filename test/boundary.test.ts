@@ -36,7 +36,7 @@ const isSdk = (s: string): boolean => s.startsWith('@modelcontextprotocol/');
 describe('package boundaries', () => {
   it('finds the imports it checks (the scanner sees relative and package imports)', () => {
     const imports = importsOf(join(root, 'lib', 'tool.ts'));
-    expect(imports).to.include('lib/schema.js');
+    expect(imports).to.include('lib/schema/schema.js');
     expect(imports).to.include('zod');
   });
 

@@ -31,7 +31,7 @@ describe('agenttool run', function () {
         { type: 'message', role: 'assistant', content: [] },
         call('a', 'slow_count', { to: 3, step_ms: 60 }),
         call('b', 'bash', { command: 'echo one' }),
-        call('c', 'list_dir', { path: 'examples/tools' }),
+        call('c', 'list_dir', { path: 'cli/tools' }),
       ],
     });
     const { status, stdout, stderr } = await runCli(['run', file]);
@@ -72,7 +72,7 @@ describe('agenttool run', function () {
   it('reads JSONL on stdin', async () => {
     const stdin = [
       call('x', 'bash', { command: 'echo from stdin' }),
-      call('y', 'list_dir', { path: 'examples/tools' }),
+      call('y', 'list_dir', { path: 'cli/tools' }),
     ]
       .map((item) => JSON.stringify(item))
       .join('\n');
@@ -220,7 +220,7 @@ describe('agenttool run', function () {
     const file = turnFile('cancel.json', [
       call('long', 'bash', { command: 'echo pgid $$; sleep 30' }),
       call('after', 'bash', { command: 'echo never runs' }),
-      call('quick', 'list_dir', { path: 'examples/tools' }),
+      call('quick', 'list_dir', { path: 'cli/tools' }),
     ]);
     const child = startCli(['run', file, '--json']);
     const done = finished(child);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { resolve } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
-import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client.js';
+import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
 import { finished, root, startCli } from './support/cli.js';
 
@@ -42,7 +42,7 @@ describe('agenttool serve', function () {
       expect(events.at(-1)?.result.output).to.equal('counted to 2');
       const listed = await call(
         remote.tools.find((t) => t.name === 'list_dir'),
-        { path: 'examples/tools' },
+        { path: 'cli/tools' },
       );
       expect(listed.at(-1)?.result.output).to.include('bash.ts');
     } finally {

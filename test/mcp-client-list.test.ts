@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { connectMcp, type McpClientOptions, type McpRemote } from '../adapters/mcp-client.js';
+import { connectMcp, type McpClientOptions, type McpRemote } from '../adapters/mcp-client/index.js';
 import { annotationsOf, confinedBy, isSequential, resourceOf, type Tool } from '../index.js';
 import { CallContext } from '../index.js';
 import { runTool } from './support/run.js';

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { firstValueFrom, lastValueFrom, skip, toArray } from 'rxjs';
-import { connectMcp, RemoteToolError, type McpRemote } from '../adapters/mcp-client.js';
-import { createMcpServer } from '../adapters/mcp-server.js';
+import { connectMcp, RemoteToolError, type McpRemote } from '../adapters/mcp-client/index.js';
+import { createMcpServer } from '../adapters/mcp-server/index.js';
 import { annotationsOf, CallContext, type Tool, type ToolEvent } from '../index.js';
 
 const require = createRequire(import.meta.url);

@@ -7,7 +7,7 @@ import {
   McpCallError,
   type McpClientOptions,
   type McpRemote,
-} from '../adapters/mcp-client.js';
+} from '../adapters/mcp-client/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'mcp-fault-server.mjs');

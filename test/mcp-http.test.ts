@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
-import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client.js';
-import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server.js';
+import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
+import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { CallContext, rawTool, textResult, type Tool, type ToolEvent } from '../index.js';
 import { runTool } from './support/run.js';
 

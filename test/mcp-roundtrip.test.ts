@@ -8,8 +8,8 @@ import {
   RemoteToolError,
   type McpClientOptions,
   type McpRemote,
-} from '../adapters/mcp-client.js';
-import { createMcpServer, type McpServerOptions } from '../adapters/mcp-server.js';
+} from '../adapters/mcp-client/index.js';
+import { createMcpServer, type McpServerOptions } from '../adapters/mcp-server/index.js';
 import {
   annotationsOf,
   CallContext,

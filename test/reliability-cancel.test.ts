@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { EventEmitter, getEventListeners } from 'node:events';
 import { fromEvent, map, Observable, timer, type Subscription } from 'rxjs';
 import { z } from 'zod';
-import { bash, ProcessGroup } from '../examples/tools/index.js';
+import { bash, ProcessGroup } from '../cli/tools/index.js';
 import { rawTool, textResult, tool, type Record as ToolRecord, type Tool } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';
 

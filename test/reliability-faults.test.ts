@@ -2,8 +2,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { expect } from 'chai';
 import { lastValueFrom, Observable, of, throwError, toArray } from 'rxjs';
 import { z } from 'zod';
-import { connectMcp, RemoteToolError } from '../adapters/mcp-client.js';
-import { createMcpServer } from '../adapters/mcp-server.js';
+import { connectMcp, RemoteToolError } from '../adapters/mcp-client/index.js';
+import { createMcpServer } from '../adapters/mcp-server/index.js';
 import {
   rawTool,
   textResult,

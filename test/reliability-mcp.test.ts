@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { lastValueFrom } from 'rxjs';
-import { connectMcp, McpCallError } from '../adapters/mcp-client.js';
+import { connectMcp, McpCallError } from '../adapters/mcp-client/index.js';
 import { CallContext } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';
 import { root } from './support/cli.js';

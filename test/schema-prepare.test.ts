@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
-import { compileZodSchema, type AnyZodSchema, type SchemaOptions } from '../lib/schema.js';
+import { compileZodSchema, type AnyZodSchema, type SchemaOptions } from '../lib/schema/schema.js';
 
 const at = '2024-05-06T07:08:09.000Z';
 

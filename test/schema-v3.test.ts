@@ -6,7 +6,7 @@ import {
   schemaOf,
   type AnyZodSchema,
   type SchemaOptions,
-} from '../lib/schema.js';
+} from '../lib/schema/schema.js';
 import { SchemaError } from '../lib/errors.js';
 
 const text = (schema: AnyZodSchema, options?: SchemaOptions): string =>

@@ -7,7 +7,7 @@ import {
   schemaOf,
   type AnyZodSchema,
   type SchemaOptions,
-} from '../lib/schema.js';
+} from '../lib/schema/schema.js';
 import { SchemaError } from '../lib/errors.js';
 
 /** The schema's exact bytes, as a provider would see them. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { lastValueFrom } from 'rxjs';
-import { connectMcp, httpTransport } from '../adapters/mcp-client.js';
+import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { CallContext } from '../index.js';
 import { finished, root, runCli } from './support/cli.js';
 

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { createMcpServer } from '../adapters/mcp-server.js';
+import { createMcpServer } from '../adapters/mcp-server/index.js';
 import {
   compileValidator,
   SchemaError,

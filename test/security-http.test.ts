@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { connectMcp, httpTransport } from '../adapters/mcp-client.js';
-import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server.js';
+import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
+import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult } from '../index.js';
 import { initializeRequest } from './support/mcp-messages.js';
 

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { lastValueFrom, toArray } from 'rxjs';
-import { connectMcp, McpCallError, type McpRemote } from '../adapters/mcp-client.js';
+import { connectMcp, McpCallError, type McpRemote } from '../adapters/mcp-client/index.js';
 import { CallContext, type ToolEvent } from '../index.js';
 
 setFlagsFromString('--expose-gc');

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { takeWhile } from 'rxjs';
 import { ToolSet, type OutputItem } from '../index.js';
-import { bundledTools } from '../examples/tools/index.js';
+import { bundledTools } from '../cli/tools/index.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import { replayRun } from '../cli/ui/replay-run.js';
 import type { RunRecord } from '../cli/ui/run-records.js';
@@ -31,7 +31,7 @@ const TURN: OutputItem[] = [
   call('test', 'bash', { command: 'echo testing; sleep 0.3; echo 3 passed' }),
   call('count', 'slow_count', { to: 10, step_ms: 120 }),
   call('long', 'slow_count', { to: 1000, step_ms: 50 }),
-  call('list', 'list_dir', { path: 'examples/tools' }),
+  call('list', 'list_dir', { path: 'cli/tools' }),
   call('missing', 'read_file', { path: 'examples/no-such-file.txt' }),
   call('deploy', 'bash', { command: 'sleep 0.2; echo deployed' }),
 ];

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
 import { ToolSet, type OutputItem } from '../index.js';
-import { bundledTools } from '../examples/tools/index.js';
+import { bundledTools } from '../cli/tools/index.js';
 import { CANCELLED_BY_USER } from '../cli/ui/call-cancellation.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import { replayRun } from '../cli/ui/replay-run.js';
@@ -121,7 +121,7 @@ describe('web front: the server', function () {
   it('streams the turn with every call waiting before it runs, then the run as it happens', async () => {
     const items = [
       call('count', 'slow_count', { to: 3, step_ms: 20 }),
-      call('list', 'list_dir', { path: 'examples/tools' }),
+      call('list', 'list_dir', { path: 'cli/tools' }),
     ];
     const server = await serve(live(items));
     const reader = events(server);

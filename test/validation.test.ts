@@ -6,7 +6,7 @@ import {
   ValidationError,
   type JsonSchema,
 } from '../index.js';
-import { compileSchema, SCHEMA_CACHE_SIZE } from '../lib/validation-compile.js';
+import { compileSchema, SCHEMA_CACHE_SIZE } from '../lib/validation/compile.js';
 
 /** The message `parse` throws for `raw`, failing the test when it does not throw a ValidationError. */
 function failure(schema: JsonSchema | undefined, raw: string): string {

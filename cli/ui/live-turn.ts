@@ -15,7 +15,7 @@ import {
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
-import { isSerialBatch } from '../../operators/batch-mode.js';
+import { isSerialBatch } from '../../operators/internal/batch-mode.js';
 import { eventRecord, type BatchRecord, type RunRecord } from './run-records.js';
 import type { RunControl, RunSource } from './run-source.js';
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { ToolSet } from '../../index.js';
-import { bundledTools, reapShells } from '../../examples/tools/index.js';
+import { bundledTools, reapShells } from '../tools/index.js';
 import type { UiArgs } from '../args.js';
 import { closeServers, connectServers } from '../mcp-servers.js';
 import { readTurn } from '../read-turn.js';

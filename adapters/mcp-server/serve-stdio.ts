@@ -6,7 +6,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../lib/contract.js';
+import type { Tool } from '../../lib/contract.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
 
 /**

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ValidationError } from './errors.js';
-import { describeValue, formatPath } from './validation-format.js';
+import { ValidationError } from '../errors.js';
+import { describeValue, formatPath } from './format.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { describeExpected, joinAlternatives, listValues } from './validation-format.js';
+import { describeExpected, joinAlternatives, listValues } from './format.js';
 
 /** One branch's failure, located by `where` (a path of the caller's choice). */
 export interface Failure<W> {

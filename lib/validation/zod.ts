@@ -5,15 +5,9 @@
  *
  * @module
  */
-import { ValidationError, describeThrown, oneLine } from './errors.js';
-import {
-  describeExpected,
-  describeValue,
-  formatPath,
-  listValues,
-  quote,
-} from './validation-format.js';
-import { type Failure, mostRelevant } from './validation-union.js';
+import { ValidationError, describeThrown, oneLine } from '../errors.js';
+import { describeExpected, describeValue, formatPath, listValues, quote } from './format.js';
+import { type Failure, mostRelevant } from './union.js';
 import {
   formatDetail,
   isIssue,
@@ -21,7 +15,7 @@ import {
   sizeDetail,
   type Issue,
   type Found,
-} from './validation-zod-checks.js';
+} from './zod-checks.js';
 
 /** The value the issue's path is relative to, when the caller gave it. */
 interface Input {

@@ -7,8 +7,8 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import Ajv07 from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { SchemaError, oneLine } from './errors.js';
-import type { JsonSchema } from './open-responses.js';
+import { SchemaError, oneLine } from '../errors.js';
+import type { JsonSchema } from '../open-responses.js';
 
 /** Compiled schemas kept for reuse; the least recently used is dropped beyond this. */
 export const SCHEMA_CACHE_SIZE = 512;

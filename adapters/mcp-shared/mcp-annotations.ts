@@ -5,7 +5,7 @@
  * @module
  */
 import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { Annotations } from '../lib/contract.js';
+import type { Annotations } from '../../lib/contract.js';
 
 /**
  * A remote tool's annotations with MCP's defaults: when the server sends an annotations block,

@@ -5,16 +5,16 @@
  *
  * @module
  */
-import { SchemaError } from './errors.js';
-import type { SafeParsing, SchemaNode, SchemaReader } from './schema-node.js';
-import { objectPreparer, type FieldTask, type Prepare } from './schema-preparers.js';
+import { SchemaError } from '../errors.js';
+import type { SafeParsing, SchemaNode, SchemaReader } from './node.js';
+import { objectPreparer, type FieldTask, type Prepare } from './preparers.js';
 import {
   arrayPreparer,
   recordPreparer,
   toDate,
   tuplePreparer,
   unionPreparer,
-} from './schema-preparers.js';
+} from './preparers.js';
 
 /** Options of {@link compilePreparer}. */
 export interface PreparerOptions {

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { oneLine } from './errors.js';
-import { count, quote } from './validation-format.js';
-import { withArticle } from './validation-union.js';
+import { oneLine } from '../errors.js';
+import { count, quote } from './format.js';
+import { withArticle } from './union.js';
 
 /** The fields of a zod issue read here; v3 and v4 issues both have them. */
 export interface Issue {

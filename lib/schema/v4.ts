@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SchemaField, SchemaNode } from './schema-node.js';
+import type { SchemaField, SchemaNode } from './node.js';
 
 /** A zod 4 node's `def`, as far as this package reads it. */
 export interface V4Def {

@@ -8,11 +8,11 @@
  * @module
  */
 import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import type { ToolEvent, ToolResult } from '../lib/contract.js';
-import { CallContext, type ProgressSink } from '../lib/context.js';
-import { describeThrown, TimeoutError, ToolPanicError } from '../lib/errors.js';
-import type { Recorder } from '../lib/records.js';
-import type { Job } from './job.js';
+import type { ToolEvent, ToolResult } from '../../lib/contract.js';
+import { CallContext, type ProgressSink } from '../../lib/context.js';
+import { describeThrown, TimeoutError, ToolPanicError } from '../../lib/errors.js';
+import type { Recorder } from '../../lib/records.js';
+import type { Job } from '../job.js';
 import type { Fifo } from './run-queues.js';
 
 /** What a call reports to, and the per-batch settings it reads. */

@@ -14,16 +14,16 @@ import {
   type Implementation,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Session, Tool } from '../lib/contract.js';
-import { SchemaError, ValidationError } from '../lib/errors.js';
-import { definition } from '../lib/tool-set.js';
-import { checksOwnArguments } from '../lib/tool.js';
+import type { Session, Tool } from '../../lib/contract.js';
+import { SchemaError, ValidationError } from '../../lib/errors.js';
+import { definition } from '../../lib/tool-set.js';
+import { checksOwnArguments } from '../../lib/tool.js';
 import {
   compileValidator,
   type ArgumentLimits,
   type ArgumentValidator,
-} from '../lib/validation.js';
-import { annotationsToMcp } from './mcp-annotations.js';
+} from '../../lib/validation/validation.js';
+import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 
 /** Options of {@link createMcpServer}; every field is optional. */

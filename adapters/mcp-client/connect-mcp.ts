@@ -15,9 +15,9 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, type Observable } from 'rxjs';
-import type { Tool } from '../lib/contract.js';
-import { describeThrown, oneLine } from '../lib/errors.js';
-import { closedError, McpCallError } from './mcp-errors.js';
+import type { Tool } from '../../lib/contract.js';
+import { describeThrown, oneLine } from '../../lib/errors.js';
+import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import {

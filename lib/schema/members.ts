@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JsonSchema } from './open-responses.js';
+import type { JsonSchema } from '../open-responses.js';
 
 /**
  * The members of every canonical schema object, in the order they are written. Nothing else is

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describeThrown, oneLine } from '../lib/errors.js';
+import { describeThrown, oneLine } from '../../lib/errors.js';
 
 /**
  * The server answered the call with `isError`: the tool failed. The message is the result's text

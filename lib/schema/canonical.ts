@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { SchemaError } from './errors.js';
+import { SchemaError } from '../errors.js';
 import {
   hasOwn,
   isObject,
@@ -14,16 +14,9 @@ import {
   numberKeys,
   ordered,
   setOwn,
-} from './schema-members.js';
-import type { JsonSchema } from './open-responses.js';
-import {
-  addNull,
-  annotationKeys,
-  enumValues,
-  typesOf,
-  typeValue,
-  unionOf,
-} from './schema-union.js';
+} from './members.js';
+import type { JsonSchema } from '../open-responses.js';
+import { addNull, annotationKeys, enumValues, typesOf, typeValue, unionOf } from './union.js';
 
 /** Options of {@link canonicalSchema}. */
 export interface CanonicalOptions {

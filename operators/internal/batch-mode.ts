@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from './job.js';
+import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
 export function parallelBound(options: ExecuteOptions): number {

@@ -9,12 +9,12 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Subscription } from 'rxjs';
-import { CallContext, type ProgressSink } from '../lib/context.js';
-import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../lib/contract.js';
-import { CancelledError, ToolPanicError } from '../lib/errors.js';
-import { errorResult } from '../lib/result.js';
-import type { ArgumentValidator } from '../lib/validation.js';
-import { contentFromOutput, textOfOutput } from './mcp-content.js';
+import { CallContext, type ProgressSink } from '../../lib/context.js';
+import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
+import { CancelledError, ToolPanicError } from '../../lib/errors.js';
+import { errorResult } from '../../lib/result.js';
+import type { ArgumentValidator } from '../../lib/validation/validation.js';
+import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 
 /** What one served call needs. */
 export interface ServedCall {

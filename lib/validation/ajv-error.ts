@@ -12,7 +12,7 @@
  * @module
  */
 import type { ErrorObject } from 'ajv';
-import { ValidationError, oneLine } from './errors.js';
+import { ValidationError, oneLine } from '../errors.js';
 import {
   count,
   describeExpected,
@@ -21,8 +21,8 @@ import {
   joinAlternatives,
   listValues,
   quote,
-} from './validation-format.js';
-import { type Failure, mostRelevant, withArticle } from './validation-union.js';
+} from './format.js';
+import { type Failure, mostRelevant, withArticle } from './union.js';
 
 /** Characters of a pattern shown before it is cut: the model needs the whole of a usual one. */
 const MAX_PATTERN = 200;

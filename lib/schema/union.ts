@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JsonSchema } from './open-responses.js';
+import type { JsonSchema } from '../open-responses.js';
 
 /** Keywords that describe and never reject: a schema made of these alone accepts anything. */
 export const annotationKeys: ReadonlySet<string> = new Set(['description', 'default']);

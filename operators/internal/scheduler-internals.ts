@@ -23,12 +23,12 @@
  */
 import type { SchedulerLike, Subscriber, Subscription } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import { resourceOf, type ToolResult } from '../lib/contract.js';
-import { CancelledError } from '../lib/errors.js';
-import type { Recorder } from '../lib/records.js';
+import { resourceOf, type ToolResult } from '../../lib/contract.js';
+import { CancelledError } from '../../lib/errors.js';
+import type { Recorder } from '../../lib/records.js';
 import { CallRun, type Lane, type RunHost } from './call-run.js';
 import { parallelBound } from './batch-mode.js';
-import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
+import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
 
 /**

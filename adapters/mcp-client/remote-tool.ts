@@ -6,8 +6,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { Observable } from 'rxjs';
-import { CancelledError, ValidationError } from '../lib/errors.js';
-import type { JsonSchema } from '../lib/open-responses.js';
+import { CancelledError, ValidationError } from '../../lib/errors.js';
+import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
   Annotations,
   Confinement,
@@ -17,10 +17,10 @@ import type {
   ToolContext,
   ToolEvent,
   ToolResult,
-} from '../lib/contract.js';
-import { annotationsFromMcp } from './mcp-annotations.js';
-import { errorTextOf, resultFromMcp } from './mcp-content.js';
-import { callError, closedError, RemoteToolError } from './mcp-errors.js';
+} from '../../lib/contract.js';
+import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
+import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
+import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 
 /** A call waiting for its answer, which the connection fails when it closes. */
 export interface InFlightCall {

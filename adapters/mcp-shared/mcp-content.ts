@@ -5,8 +5,8 @@
  * @module
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolResult } from '../lib/contract.js';
-import type { ContentPart, ToolOutput } from '../lib/open-responses.js';
+import type { ToolResult } from '../../lib/contract.js';
+import type { ContentPart, ToolOutput } from '../../lib/open-responses.js';
 
 function dataUrl(mimeType: string, data: string): string {
   return `data:${mimeType};base64,${data}`;

@@ -18,13 +18,13 @@
  *
  * @module
  */
-import { SchemaError, ValidationError } from './errors.js';
-import type { JsonSchema } from './open-responses.js';
-import { ajvValidationError } from './validation-ajv-error.js';
-import { compileSchema } from './validation-compile.js';
-import { parseArgumentsText } from './validation-json.js';
+import { SchemaError, ValidationError } from '../errors.js';
+import type { JsonSchema } from '../open-responses.js';
+import { ajvValidationError } from './ajv-error.js';
+import { compileSchema } from './compile.js';
+import { parseArgumentsText } from './json.js';
 
-export { zodValidationError } from './validation-zod.js';
+export { zodValidationError } from './zod.js';
 
 /** Limits on raw argument text, checked before it is parsed. */
 export interface ArgumentLimits {

@@ -7,8 +7,8 @@
  */
 import type { ZodSchema, ZodTypeDef } from 'zod/v3';
 import { ignoreOverride, zodToJsonSchema } from 'zod-to-json-schema';
-import type { JsonSchema } from './open-responses.js';
-import type { SchemaField, SchemaNode } from './schema-node.js';
+import type { JsonSchema } from '../open-responses.js';
+import type { SchemaField, SchemaNode } from './node.js';
 
 interface V3Def {
   readonly typeName: string;

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import { describeThrown, SchemaError } from './errors.js';
-import type { JsonSchema } from './open-responses.js';
-import { canonicalSchema } from './schema-canonical.js';
-import { compilePreparer, requireObjectRoot } from './schema-prepare.js';
-import { isV3Schema, readV3, v3JsonSchema } from './schema-v3.js';
-import { isV4Schema, readV4 } from './schema-v4.js';
-import { v4JsonSchema } from './schema-v4-json.js';
+import { describeThrown, SchemaError } from '../errors.js';
+import type { JsonSchema } from '../open-responses.js';
+import { canonicalSchema } from './canonical.js';
+import { compilePreparer, requireObjectRoot } from './prepare.js';
+import { isV3Schema, readV3, v3JsonSchema } from './v3.js';
+import { isV4Schema, readV4 } from './v4.js';
+import { v4JsonSchema } from './v4-json.js';
 
 /** A zod v4 schema (`zod`) or a zod v3 schema (`zod/v3`). */
 export type AnyZodSchema =

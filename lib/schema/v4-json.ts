@@ -5,8 +5,8 @@
  * @module
  */
 import { z } from 'zod';
-import type { JsonSchema } from './open-responses.js';
-import { defOf, internals, type V4Def } from './schema-v4.js';
+import type { JsonSchema } from '../open-responses.js';
+import { defOf, internals, type V4Def } from './v4.js';
 
 /**
  * The JSON Schema zod 4 generates for the input side, with dates as date-time strings, no implicit

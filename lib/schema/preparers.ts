@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { SafeParsing } from './schema-node.js';
+import type { SafeParsing } from './node.js';
 
 /** Rewrites one value on its way to zod; returns the value itself when nothing changes. */
 export type Prepare = (value: unknown) => unknown;
