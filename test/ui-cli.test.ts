@@ -36,6 +36,14 @@ const turn = file(
   ]),
 );
 
+/** The event stream of the page at `url`, with the token the page holds. */
+async function pageEvents(url: URL): Promise<URL> {
+  const page = await (await fetch(url)).text();
+  const token = /<meta name="agenttool-token" content="([\w-]+)"/.exec(page)?.[1];
+  if (token === undefined) throw new Error('the page holds no token');
+  return new URL(`events?token=${token}`, url);
+}
+
 /** Resolves with the address `agenttool ui` prints on stderr. */
 function address(child: ChildProcess): Promise<URL> {
   return new Promise((resolve, reject) => {
@@ -107,7 +115,7 @@ describe('agenttool ui: the command', function () {
     const url = await address(child);
     expect(url.hostname).to.equal('127.0.0.1');
     expect(await (await fetch(url)).text()).to.contain('agenttool');
-    const reader = new EventStreamReader(new URL('events', url));
+    const reader = new EventStreamReader(await pageEvents(url));
     readers.push(reader);
     const output = await reader.waitFor((r) => r.type === 'output');
     expect(reader.records[0]).to.deep.equal({ type: 'session', mode: 'live', title: turn });
@@ -126,7 +134,7 @@ describe('agenttool ui: the command', function () {
 
     const child = startCli(['ui', '--replay', saved, '--no-open']);
     const done = finished(child);
-    const reader = new EventStreamReader(new URL('events', await address(child)));
+    const reader = new EventStreamReader(await pageEvents(await address(child)));
     readers.push(reader);
     await reader.waitFor((r) => r.type === 'output');
     expect(reader.records[0]).to.deep.equal({ type: 'session', mode: 'replay', title: saved });

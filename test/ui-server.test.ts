@@ -38,14 +38,18 @@ async function serve(source: RunSource, options: Partial<UiServerOptions> = {}) 
   return server;
 }
 
+/** A URL of the server's with its token, as the page it serves sends it. */
+const withToken = (server: UiServer, path: string): URL =>
+  new URL(`${path}?token=${server.token}`, server.url);
+
 function events(server: UiServer): EventStreamReader {
-  const reader = new EventStreamReader(new URL('events', server.url));
+  const reader = new EventStreamReader(withToken(server, 'events'));
   readers.push(reader);
   return reader;
 }
 
 async function post(server: UiServer, path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(new URL(path, server.url), { method: 'POST', headers });
+  const response = await fetch(withToken(server, path), { method: 'POST', headers });
   return { status: response.status, body: (await response.json()) as { error?: string } };
 }
 

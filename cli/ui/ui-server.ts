@@ -1,25 +1,32 @@
 /**
  * The web front's HTTP server: the page, the run's records as Server-Sent Events, and the buttons'
  * endpoints. Loopback only, and requests must name the server's own host (a page of another site
- * cannot drive it, nor reach it through DNS rebinding).
+ * cannot drive it, nor reach it through DNS rebinding). The event stream and the buttons' endpoints
+ * also need the server's random token (`?token=`), which only the page it serves holds, and refuse a
+ * foreign `Origin` or `Sec-Fetch-Site`: another site cannot start a run, even with a GET.
+ *
+ * A malformed request (a target that is not a path, an unknown method or route, a body that is not
+ * JSON or is too large, oversized headers) gets a 4xx and changes nothing; no request can stop the
+ * server.
  *
  * | request                      | answer                                                       |
  * | ---------------------------- | ------------------------------------------------------------ |
  * | `GET /`, `/app.js`, `/app.css` | the page                                                   |
- * | `GET /events`                | `text/event-stream`: a `session` record, then every record of the current run from its `batch` record, then those of later runs; one JSON record per event |
- * | `POST /run`                  | 202 a run starts; 409 one is going                           |
- * | `POST /cancel`               | 202 the batch is being cancelled; 409 no run going, or a replay |
- * | `POST /calls/<i>/cancel`     | 202 call i is being cancelled; 409 it has ended or no run is going; 404 no such call |
+ * | `GET /events?token=`         | `text/event-stream`: a `session` record, then every record of the current run from its `batch` record, then those of later runs; one JSON record per event |
+ * | `POST /run?token=`           | 202 a run starts; 409 one is going                           |
+ * | `POST /cancel?token=`        | 202 the batch is being cancelled; 409 no run going, or a replay |
+ * | `POST /calls/<i>/cancel?t…`  | 202 call i is being cancelled; 409 it has ended or no run is going; 404 no such call |
  *
  * @module
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Subscription } from 'rxjs';
 import { loadPageAssets, type PageAssets } from './page-assets.js';
 import { RunController } from './run-controller.js';
 import type { StreamRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
+import { checkBody, checkOwnPage, newToken, parseTarget } from './request-guard.js';
 
 /** What the server shows and where it listens. */
 export interface UiServerOptions {
@@ -38,6 +45,11 @@ export interface UiServerOptions {
 export interface UiServer {
   /** Where the page is, e.g. `http://127.0.0.1:40123/`. */
   readonly url: URL;
+  /**
+   * The token the event stream and the actions require as `?token=`: random per server, written
+   * into the page it serves (`<meta name="agenttool-token">`).
+   */
+  readonly token: string;
   /** Its runs, for a host that starts or cancels one itself. */
   readonly runs: RunController;
   /** Cancels a running batch, ends the event streams, and stops listening. */
@@ -57,8 +69,14 @@ function recordJson(record: StreamRecord): string {
 }
 
 function answer(res: ServerResponse, status: number, body: { ok: true } | { error: string }): void {
+  if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
+}
+
+/** The page with the server's token in a `<meta>` element the script reads. */
+function withToken(html: string, token: string): string {
+  return html.replace(/<head>/i, `<head>\n    <meta name="agenttool-token" content="${token}" />`);
 }
 
 /** Starts the server; resolves once it listens. */
@@ -70,11 +88,13 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const session: StreamRecord = { type: 'session', mode: source.mode, title: source.title };
   // Filled in once listening: the Host values (and so the origins) this server answers to.
   const hosts = new Set<string>();
-  let origin = '';
+  const origins = new Set<string>();
+  const token = newToken();
+  const html = withToken(assets.html, token);
 
   const files: Record<string, [string, string]> = {
-    '/': ['text/html; charset=utf-8', assets.html],
-    '/index.html': ['text/html; charset=utf-8', assets.html],
+    '/': ['text/html; charset=utf-8', html],
+    '/index.html': ['text/html; charset=utf-8', html],
     '/app.js': ['text/javascript; charset=utf-8', assets.js],
     '/app.css': ['text/css; charset=utf-8', assets.css],
   };
@@ -131,36 +151,47 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     }
   };
 
-  const server = createServer((req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!hosts.has(req.headers.host ?? ''))
       return answer(res, 403, { error: 'this server answers its own host name only' });
-    const path = new URL(req.url ?? '/', origin).pathname;
+    const target = parseTarget(req.url);
+    if (target === undefined)
+      return answer(res, 400, { error: 'the request target is not a path' });
+    const { path, query } = target;
+    if (req.method === 'GET' && path === '/events') {
+      const refused = checkOwnPage(req, query, origins, token);
+      return refused === undefined ? stream(res) : answer(res, refused.status, refused);
+    }
     if (req.method === 'GET' || req.method === 'HEAD') {
-      if (path === '/events') return stream(res);
       const file = files[path];
       if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
       res.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' });
       return void res.end(req.method === 'HEAD' ? undefined : file[1]);
     }
     if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
-    const from = req.headers.origin;
-    if (from !== undefined && !(from.startsWith('http://') && hosts.has(from.slice(7))))
-      return answer(res, 403, { error: 'requests from other sites are refused' });
-    req.resume();
+    const refused = checkOwnPage(req, query, origins, token) ?? (await checkBody(req));
+    if (refused !== undefined) return answer(res, refused.status, refused);
     post(path, res);
-  });
+  };
 
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      process.stderr.write(`agenttool ui: a request failed: ${(err as Error).message}\n`);
+      answer(res, 500, { error: 'the request failed' });
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const address = server.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${hostPart}:${address.port}`;
   hosts.add(`${hostPart}:${address.port}`).add(`localhost:${address.port}`);
+  for (const host of hosts) origins.add(`http://${host}`);
 
   return {
-    url: new URL(`${origin}/`),
+    url: new URL(`http://${hostPart}:${address.port}/`),
+    token,
     runs,
     close: async () => {
       runs.close();

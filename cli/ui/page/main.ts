@@ -47,7 +47,12 @@ const notice = required('[data-notice]');
 const calls = new CallsTable(required('[data-rows]'));
 const timeline = new Timeline(required('[data-timeline]'), required('[data-axis]'));
 
-const state$ = serverEvents('events').pipe(
+// The server's token, which it wrote into the page: the stream and the actions need it.
+const token = encodeURIComponent(
+  document.querySelector<HTMLMetaElement>('meta[name="agenttool-token"]')?.content ?? '',
+);
+
+const state$ = serverEvents(`events?token=${token}`).pipe(
   map((record) => ({ record, receivedAt: performance.now() })),
   scan(applyRecord, emptyPageState()),
   share(),
@@ -108,7 +113,7 @@ fromEvent<MouseEvent>(document, 'click')
   .pipe(
     map((event) => (event.target as Element).closest<HTMLButtonElement>('button[data-action]')),
     filter((button): button is HTMLButtonElement => button !== null && !button.disabled),
-    mergeMap((button) => postAction(actionPath(button))),
+    mergeMap((button) => postAction(`${actionPath(button)}?token=${token}`)),
     switchMap((message) =>
       message === '' ? of('') : concat(of(message), timer(NOTICE_MS).pipe(map(() => ''))),
     ),
