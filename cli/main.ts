@@ -4,6 +4,8 @@
  * serve tools over MCP (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
  */
 import { parseArgs } from './args.js';
+import { reapOnExit } from './reap-on-exit.js';
+import { reapShells } from './tools/process-groups.js';
 import { UsageError } from './usage-error.js';
 
 /** Bad input: an unreadable file, invalid items, an unknown option. */
@@ -60,11 +62,15 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// Whatever ends the process, the commands its bash calls started end with it.
+reapOnExit();
 main(process.argv.slice(2)).then(
   (status) => {
+    reapShells();
     process.exitCode = status;
   },
   (err: unknown) => {
+    reapShells();
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`agenttool: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
     process.exitCode = err instanceof UsageError ? EXIT_BAD_INPUT : 1;

@@ -4,28 +4,49 @@
  * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`.
  */
 import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server/index.js';
-import { bundledTools } from './tools/index.js';
+import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet } from '../index.js';
 import type { ServeArgs } from './args.js';
 import { closeServers, connectServers } from './mcp-servers.js';
 
 const INFO = { name: 'agenttool', version: '0.1.0' };
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** Serves until stdin ends (stdio) or until SIGINT/SIGTERM (HTTP); resolves to the exit status. */
+/** Resolves when `ended` does or at the first SIGINT, SIGTERM or SIGHUP (a second one exits). */
+async function untilSignal(ended: Promise<void>): Promise<void> {
+  let stop = (): void => undefined;
+  const signalled = new Promise<void>((resolve) => (stop = resolve));
+  for (const signal of SIGNALS) process.once(signal, stop);
+  try {
+    await Promise.race([ended, signalled]);
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, stop);
+  }
+}
+
+/**
+ * Serves until stdin ends (stdio) or until SIGINT, SIGTERM or SIGHUP; resolves to the exit status.
+ * On the way out, the process groups its bash calls started are killed and the `--mcp` servers
+ * closed.
+ */
 export async function serveCommand(args: ServeArgs): Promise<number> {
   const remotes = await connectServers(args.mcp);
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
   tools.validate();
   if (args.http === undefined) {
     const server = await serveStdio(INFO, tools);
-    await new Promise<void>((resolve) => {
-      const previous = server.onclose;
-      server.onclose = () => {
-        previous?.();
-        resolve();
-      };
-    });
+    await untilSignal(
+      new Promise<void>((resolve) => {
+        const previous = server.onclose;
+        server.onclose = () => {
+          previous?.();
+          resolve();
+        };
+      }),
+    );
+    reapShells();
+    await server.close().catch(() => undefined);
     await closeServers(remotes);
     return 0;
   }
@@ -43,11 +64,9 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     factory: () => createMcpServer(INFO, tools),
   });
   process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilSignal(new Promise<void>(() => undefined));
   await http.close();
+  reapShells();
   await closeServers(remotes);
   return 0;
 }

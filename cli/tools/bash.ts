@@ -6,6 +6,9 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { tool, type Recordable } from '../../index.js';
+import { forgetGroup, killGroup, trackGroup } from './process-groups.js';
+
+export { reapShells } from './process-groups.js';
 
 /** The handle a bash call records the moment its process starts: enough to reap it after a crash. */
 export class ProcessGroup implements Recordable {
@@ -17,28 +20,6 @@ export class ProcessGroup implements Recordable {
 
 /** How long a cancelled command gets between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 500;
-
-/** Process groups of commands still running, so a host can reap them before it exits. */
-const running = new Set<number>();
-
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/**
- * Kills (SIGKILL) every process group a bash call started that is still running: for a host
- * about to exit, so that no command outlives it.
- */
-export function reapShells(): number {
-  const count = running.size;
-  for (const pgid of running) killGroup(pgid, 'SIGKILL');
-  running.clear();
-  return count;
-}
 
 export const bash = tool({
   name: 'bash',
@@ -59,7 +40,7 @@ export const bash = tool({
     if (pid === undefined) {
       throw await new Promise<Error>((resolve) => child.once('error', resolve));
     }
-    running.add(pid);
+    trackGroup(pid);
     const kill = (signal: NodeJS.Signals): void => killGroup(pid, signal);
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
@@ -97,7 +78,7 @@ export const bash = tool({
         child.once('close', (c, s) => resolve([c, s]));
       },
     );
-    running.delete(pid);
+    forgetGroup(pid);
     context.signal.removeEventListener('abort', onAbort);
     if (killTimer !== undefined) clearTimeout(killTimer);
     const status = signal !== null ? `killed by ${signal}` : `exit code ${code}`;
