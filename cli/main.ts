@@ -6,6 +6,7 @@
 import { parseArgs } from './args.js';
 import { reapOnExit } from './reap-on-exit.js';
 import { reapShells } from './tools/process-groups.js';
+import { visible } from './views/visible.js';
 import { UsageError } from './usage-error.js';
 
 /** Bad input: an unreadable file, invalid items, an unknown option. */
@@ -72,7 +73,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     reapShells();
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`agenttool: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    process.stderr.write(`agenttool: ${visible(message.replace(/\s*\n\s*/g, ' '))}\n`);
     process.exitCode = err instanceof UsageError ? EXIT_BAD_INPUT : 1;
   },
 );

@@ -2,6 +2,7 @@
 import type { McpRemote } from '../adapters/mcp-client/index.js';
 import type { McpServerSpec } from './args.js';
 import { UsageError } from './usage-error.js';
+import { visible } from './views/visible.js';
 
 /** Connects every server in order; on a failure, closes those already open and throws. */
 export async function connectServers(specs: readonly McpServerSpec[]): Promise<McpRemote[]> {
@@ -16,9 +17,18 @@ export async function connectServers(specs: readonly McpServerSpec[]): Promise<M
         args: spec.args,
         stderr: 'ignore',
       });
+      const name = [spec.command, ...spec.args].join(' ');
+      // A fault that fails no call (a tool left out, a malformed message): one warning line.
+      const onerror = (err: Error): void =>
+        void process.stderr.write(
+          `agenttool: warning: --mcp ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}\n`,
+        );
       try {
         remotes.push(
-          await connectMcp(transport, spec.prefix === undefined ? {} : { prefix: spec.prefix }),
+          await connectMcp(transport, {
+            onerror,
+            ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
+          }),
         );
       } catch (err) {
         throw new UsageError(

@@ -22,6 +22,7 @@ import { JsonView } from './views/json-view.js';
 import { LiveView } from './views/live-view.js';
 import { PlainView } from './views/plain-view.js';
 import type { BatchView } from './views/view.js';
+import { terminalJson } from './views/visible.js';
 
 /** Exit statuses: every call succeeded, a call failed (or was cancelled), bad input. */
 export const EXIT_OK = 0;
@@ -36,7 +37,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
     const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
     tools.validate();
     if (args.list) {
-      process.stdout.write(`${JSON.stringify(tools.definitions(), null, 2)}\n`);
+      process.stdout.write(`${terminalJson(tools.definitions(), 2)}\n`);
       return EXIT_OK;
     }
     return await runTurn(args, tools, items);
@@ -115,8 +116,8 @@ async function runTurn(
   const output = toOutputItems(jobs, settled);
   process.stdout.write(
     args.json
-      ? `${JSON.stringify({ type: 'output', items: output })}\n`
-      : `${JSON.stringify(output, null, 2)}\n`,
+      ? `${terminalJson({ type: 'output', items: output })}\n`
+      : `${terminalJson(output, 2)}\n`,
   );
   if (
     args.input !== undefined &&

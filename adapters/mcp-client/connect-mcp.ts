@@ -20,6 +20,7 @@ import { describeThrown, oneLine } from '../../lib/errors.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
+import { printableName, remoteNameProblem } from './tool-name.js';
 import {
   RemoteTool,
   type InFlightCall,
@@ -51,7 +52,11 @@ export interface McpClientOptions {
    * no timeout. Opening the session and listing tools use the SDK's default.
    */
   timeout?: number;
-  /** Receives errors that fail no call: a malformed message, a stray notification. */
+  /**
+   * Receives errors that fail no call: a malformed message, a stray notification, a tool left out
+   * of the list because its name is empty, longer than 128 characters, or has control or invisible
+   * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name).
+   */
   onerror?: (error: Error) => void;
 }
 
@@ -86,6 +91,8 @@ export class McpRemote {
   private readonly host: RemoteHost;
   private readonly inFlight = new Set<InFlightCall>();
   private readonly sequential: ReadonlySet<string>;
+  /** Remote names left out of the list (see {@link remoteNameProblem}), each reported once. */
+  private readonly refused = new Set<string>();
 
   /** @internal Use {@link connectMcp}: the client must be connected. */
   constructor(
@@ -202,11 +209,27 @@ export class McpRemote {
     if (!this.closed) this.publish(found);
   }
 
+  /** Leaves out the tools whose names {@link remoteNameProblem} refuses, saying so once each. */
+  private listable(found: readonly McpTool[]): McpTool[] {
+    return found.filter((definition) => {
+      const problem = remoteNameProblem(definition.name);
+      if (problem === undefined) return true;
+      if (!this.refused.has(definition.name)) {
+        this.refused.add(definition.name);
+        const name = printableName(definition.name);
+        this.options.onerror?.(
+          new Error(`mcp: tools/list: left out tool ${name}: its name ${problem}`),
+        );
+      }
+      return false;
+    });
+  }
+
   private publish(found: readonly McpTool[]): void {
     const previous = new Map<string, RemoteTool>();
     for (const tool of this.tools)
       if (tool instanceof RemoteTool) previous.set(tool.definition.name, tool);
-    const next = found.map((definition) => {
+    const next = this.listable(found).map((definition) => {
       const old = previous.get(definition.name);
       if (old !== undefined && JSON.stringify(old.definition) === JSON.stringify(definition))
         return old;
@@ -256,6 +279,10 @@ function endSession(transport: Transport): Promise<void> {
  *
  * A remote's annotations are hints: they are mapped with MCP's defaults and never make a tool
  * sequential, resource-bound or confined, nor undo what the host claims in `options`.
+ *
+ * A tool whose name is empty, longer than 128 characters, or holds control or invisible characters
+ * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to
+ * `options.onerror`: a name reaches terminals, logs and the model's function list as it is.
  */
 export async function connectMcp(
   transport: Transport,

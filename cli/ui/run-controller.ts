@@ -16,6 +16,7 @@ import {
 import { CallCancellation } from './call-cancellation.js';
 import type { RunRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
+import { visible } from '../views/visible.js';
 
 /** What became of a request to cancel one call. */
 export type CallCancelOutcome = 'cancelling' | 'not-running' | 'ended' | 'no-such-call';
@@ -84,7 +85,9 @@ export class RunController {
           records.next(record);
         },
         error: (err: unknown) => {
-          process.stderr.write(`agenttool ui: the run failed: ${(err as Error).message}\n`);
+          process.stderr.write(
+            `agenttool ui: the run failed: ${visible(String((err as Error).message))}\n`,
+          );
           records.next({ type: 'output', items: [] });
           finish();
         },

@@ -26,6 +26,7 @@ import { loadPageAssets, type PageAssets } from './page-assets.js';
 import { RunController } from './run-controller.js';
 import type { StreamRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
+import { visible } from '../views/visible.js';
 import { checkBody, checkOwnPage, newToken, parseTarget } from './request-guard.js';
 
 /** What the server shows and where it listens. */
@@ -176,7 +177,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      process.stderr.write(`agenttool ui: a request failed: ${(err as Error).message}\n`);
+      process.stderr.write(
+        `agenttool ui: a request failed: ${visible(String((err as Error).message))}\n`,
+      );
       answer(res, 500, { error: 'the request failed' });
     });
   });

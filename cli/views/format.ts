@@ -1,5 +1,6 @@
 /** Pieces of a one-line rendering of a call, shared by the terminal views. */
 import type { CallRow } from '../call-state.js';
+import { visible } from './visible.js';
 
 const ICONS: Record<CallRow['phase'], string> = {
   waiting: '·',
@@ -36,17 +37,21 @@ export function chainNote(row: CallRow): string {
   return row.after >= 0 ? `⛓ ${row.resource} after #${row.after}` : `⛓ ${row.resource}`;
 }
 
-/** One line for a call, cut to `width` characters. */
+/**
+ * One line for a call, cut to `width` characters. Control characters in the tool's name and
+ * messages are shown as escapes (see {@link visible}), line breaks and tabs as spaces.
+ */
 export function renderRow(row: CallRow, now: number, nameWidth: number, width: number): string {
+  const shown = visible(row.name);
   const name =
-    row.name.length > nameWidth
-      ? `${row.name.slice(0, nameWidth - 1)}…`
-      : row.name.padEnd(nameWidth);
+    shown.length > nameWidth ? `${shown.slice(0, nameWidth - 1)}…` : shown.padEnd(nameWidth);
   const head = `${ICONS[row.phase]} #${String(row.index).padEnd(2)} ${name} ${row.phase.padEnd(9)}`;
-  const parts = [head, elapsed(row, now).padStart(6), progressBar(row), chainNote(row), row.message]
-    .filter((p) => p !== '')
-    .join('  ')
-    .replace(/[\r\n\t]+/g, ' ');
+  const parts = visible(
+    [head, elapsed(row, now).padStart(6), progressBar(row), chainNote(row), row.message]
+      .filter((p) => p !== '')
+      .join('  ')
+      .replace(/[\r\n\t]+/g, ' '),
+  );
   return [...parts].length > width
     ? `${[...parts].slice(0, Math.max(1, width - 1)).join('')}…`
     : parts;

@@ -5,6 +5,7 @@
 import type { Job } from '../../index.js';
 import type { BatchAction } from '../call-state.js';
 import type { BatchView } from './view.js';
+import { terminalJson } from './visible.js';
 
 /** An error as JSON: its name, code and message (never its stack). */
 export function errorJson(error: Error): { name: string; code?: string; message: string } {
@@ -46,6 +47,6 @@ export class JsonView implements BatchView {
   finish(): void {}
 
   private line(value: unknown): void {
-    this.out.write(`${JSON.stringify(value)}\n`);
+    this.out.write(`${terminalJson(value)}\n`);
   }
 }

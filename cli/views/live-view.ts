@@ -4,6 +4,7 @@
  */
 import type { BatchState } from '../call-state.js';
 import { renderRow } from './format.js';
+import { visible } from './visible.js';
 import type { BatchView } from './view.js';
 
 const FRAME_MS = 100;
@@ -36,7 +37,7 @@ export class LiveView implements BatchView {
     if (state === undefined) return;
     const now = Date.now() - this.began;
     const width = Math.max(40, (this.out.columns || 100) - 1);
-    const nameWidth = Math.min(32, Math.max(...state.rows.map((r) => r.name.length)));
+    const nameWidth = Math.min(32, Math.max(...state.rows.map((r) => visible(r.name).length)));
     const lines = state.rows.map((row) => renderRow(row, now, nameWidth, width));
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     this.out.write(`${up}\r\x1b[0J${lines.join('\n')}\n`);

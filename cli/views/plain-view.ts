@@ -1,7 +1,12 @@
-/** Plain lines for a log or a pipe: a line when a call starts, reports progress, and ends. */
+/**
+ * Plain lines for a log or a pipe: a line when a call starts, reports progress, and ends. Line
+ * breaks become spaces and other control characters escapes (see {@link visible}): one event is
+ * one line, and nothing a tool prints reaches the terminal as a control sequence.
+ */
 import type { BatchAction, BatchState } from '../call-state.js';
 import { chainNote, progressBar, seconds } from './format.js';
 import type { BatchView } from './view.js';
+import { visible } from './visible.js';
 
 export class PlainView implements BatchView {
   constructor(private readonly out: NodeJS.WritableStream) {}
@@ -23,7 +28,7 @@ export class PlainView implements BatchView {
         row.startedAt < 0 ? 'before it started' : `in ${seconds(row.endedAt - row.startedAt)}`;
       line = `${head} ${row.phase} ${took}: ${row.message}`;
     }
-    this.out.write(`${line.replace(/[\r\n]+/g, ' ')}\n`);
+    this.out.write(`${visible(line.replace(/[\r\n]+/g, ' '), '\t')}\n`);
   }
 
   finish(): void {}
