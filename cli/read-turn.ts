@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FunctionCallItem, OutputItem } from '../index.js';
+import { jsonSyntaxError, lineAndColumn } from './json-syntax.js';
 import { UsageError } from './usage-error.js';
 
 async function readStdin(): Promise<string> {
@@ -30,7 +31,23 @@ function checkItem(item: unknown, where: string): OutputItem {
   return record as OutputItem;
 }
 
-/** Parses turn text: one JSON document, or else JSON Lines. */
+/**
+ * The error for JSON `text` that does not parse: `<source>: line L, column C: not valid JSON:
+ * <what is there>`, where `prefix` names the line of a JSON Lines text.
+ */
+function notJson(text: string, source: string, prefix: string): UsageError {
+  const error = jsonSyntaxError(text);
+  if (error === undefined) return new UsageError(`${source}: not valid JSON`);
+  const where = lineAndColumn(text, error.offset);
+  // In a line of JSON Lines the position is that line's column, and the line is the file's.
+  const at = prefix === '' ? where : `${prefix}${where.replace(/^line 1, /, '')}`;
+  return new UsageError(`${source}: ${at}: not valid JSON: ${error.problem}`);
+}
+
+/**
+ * Parses turn text: one JSON document, or else JSON Lines (when its first line is JSON on its
+ * own). Text that is neither is reported at the line and column of its first syntax error.
+ */
 export function parseTurn(text: string, source: string): OutputItem[] {
   let doc: unknown;
   let items: unknown[];
@@ -40,13 +57,17 @@ export function parseTurn(text: string, source: string): OutputItem[] {
     doc = undefined;
   }
   if (doc === undefined) {
+    const lines = text.split('\n');
+    const first = lines.find((line) => line.trim() !== '') ?? '';
+    // A first line that is JSON on its own makes JSON Lines; else the text is one document.
+    if (jsonSyntaxError(first) !== undefined) throw notJson(text, source, '');
     items = [];
-    text.split('\n').forEach((line, i) => {
+    lines.forEach((line, i) => {
       if (line.trim() === '') return;
       try {
         items.push(JSON.parse(line));
-      } catch (err) {
-        throw new UsageError(`${source}: line ${i + 1}: not valid JSON: ${(err as Error).message}`);
+      } catch {
+        throw notJson(line, source, `line ${i + 1}, `);
       }
     });
   } else if (Array.isArray(doc)) items = doc;

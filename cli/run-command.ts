@@ -22,6 +22,7 @@ import { JsonView } from './views/json-view.js';
 import { LiveView } from './views/live-view.js';
 import { PlainView } from './views/plain-view.js';
 import type { BatchView } from './views/view.js';
+import { withMediaPlaceholders } from './views/media-placeholder.js';
 import { terminalJson } from './views/visible.js';
 
 /** Exit statuses: every call succeeded, a call failed (or was cancelled), bad input. */
@@ -53,22 +54,6 @@ async function runTurn(
 ): Promise<number> {
   const jobs = jobsFromItems(items, tools);
   const controller = new AbortController();
-  let interrupts = 0;
-  const onInterrupt = (): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      process.stderr.write(
-        '\ncancelling: running calls are being stopped (Ctrl-C again to quit now)\n',
-      );
-      controller.abort();
-    } else {
-      reapShells();
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
-
   const began = Date.now();
   const state = initialState(jobs, args);
   const view: BatchView = args.json
@@ -80,6 +65,22 @@ async function runTurn(
     : process.stderr.isTTY === true
       ? new LiveView(process.stderr)
       : new PlainView(process.stderr);
+  let interrupts = 0;
+  const onInterrupt = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      // Through the view: the live view keeps the line above its rows.
+      view.notice('cancelling: running calls are being stopped (Ctrl-C again to quit now)');
+      controller.abort();
+    } else {
+      view.finish(state);
+      reapShells();
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+
   const dispatch = (action: BatchAction): void => {
     reduceBatch(state, action);
     view.update(state, action);
@@ -114,10 +115,12 @@ async function runTurn(
     reapShells();
   }
   const output = toOutputItems(jobs, settled);
+  // A person at a terminal gets inline images and files as placeholders; a pipe, all their bytes.
+  const shown = process.stdout.isTTY === true ? withMediaPlaceholders(output) : output;
   process.stdout.write(
     args.json
       ? `${terminalJson({ type: 'output', items: output })}\n`
-      : `${terminalJson(output, 2)}\n`,
+      : `${terminalJson(shown, 2)}\n`,
   );
   if (
     args.input !== undefined &&

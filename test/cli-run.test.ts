@@ -264,7 +264,7 @@ describe('agenttool run: bad input exits 2 with a one-line error', function () {
     [
       'text that is not JSON',
       () => ['run', turnFile('garbage.json', '{"type": "function_call",\n oops')],
-      /^agenttool: .*garbage\.json: line 1: not valid JSON/,
+      /^agenttool: .*garbage\.json: line 2, column 2: not valid JSON: unexpected "o"\n$/,
     ],
     [
       'a function_call without arguments',

@@ -5,7 +5,7 @@
 import type { Job } from '../../index.js';
 import type { BatchAction } from '../call-state.js';
 import type { BatchView } from './view.js';
-import { terminalJson } from './visible.js';
+import { terminalJson, visible } from './visible.js';
 
 /** An error as JSON: its name, code and message (never its stack). */
 export function errorJson(error: Error): { name: string; code?: string; message: string } {
@@ -16,10 +16,14 @@ export function errorJson(error: Error): { name: string; code?: string; message:
 }
 
 export class JsonView implements BatchView {
+  /**
+   * Writes the JSON lines to `out`, and notices (which are not events) as plain lines to `log`.
+   */
   constructor(
     private readonly out: NodeJS.WritableStream,
     jobs: readonly Job[],
     resources: readonly string[],
+    private readonly log: NodeJS.WritableStream = process.stderr,
   ) {
     const described = jobs.map((job, index) => ({
       index,
@@ -45,6 +49,10 @@ export class JsonView implements BatchView {
   }
 
   finish(): void {}
+
+  notice(line: string): void {
+    this.log.write(`${visible(line.replace(/[\r\n]+/g, ' '))}\n`);
+  }
 
   private line(value: unknown): void {
     this.out.write(`${terminalJson(value)}\n`);

@@ -32,6 +32,17 @@ export class LiveView implements BatchView {
     this.out.write('\x1b[?25h');
   }
 
+  notice(line: string): void {
+    this.out.write(`${this.erase()}${visible(line)}\n`);
+    this.drawn = 0;
+    this.draw();
+  }
+
+  /** Moves to the first row drawn and erases from there down. */
+  private erase(): string {
+    return `${this.drawn > 0 ? `\x1b[${this.drawn}A` : ''}\r\x1b[0J`;
+  }
+
   private draw(): void {
     const state = this.state;
     if (state === undefined) return;
@@ -39,8 +50,7 @@ export class LiveView implements BatchView {
     const width = Math.max(40, (this.out.columns || 100) - 1);
     const nameWidth = Math.min(32, Math.max(...state.rows.map((r) => visible(r.name).length)));
     const lines = state.rows.map((row) => renderRow(row, now, nameWidth, width));
-    const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
-    this.out.write(`${up}\r\x1b[0J${lines.join('\n')}\n`);
+    this.out.write(`${this.erase()}${lines.join('\n')}\n`);
     this.drawn = lines.length;
   }
 }

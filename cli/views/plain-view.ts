@@ -32,4 +32,8 @@ export class PlainView implements BatchView {
   }
 
   finish(): void {}
+
+  notice(line: string): void {
+    this.out.write(`${visible(line.replace(/[\r\n]+/g, ' '), '\t')}\n`);
+  }
 }

@@ -6,4 +6,10 @@ export interface BatchView {
   update(state: BatchState, action: BatchAction): void;
   /** Called once, after the last action. */
   finish(state: BatchState): void;
+  /**
+   * Shows a line for the user (say, that Ctrl-C is cancelling the batch): the live view writes it
+   * above its rows and redraws them below it, so that it is neither overwritten nor leaves stale
+   * rows behind; the other views write it as a line of their own.
+   */
+  notice(line: string): void;
 }

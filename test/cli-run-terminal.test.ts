@@ -1,0 +1,101 @@
+/**
+ * `agenttool run` in a real terminal (a pseudo-terminal made by util-linux `script`), read back
+ * through a model of the screen: Ctrl-C's notice stays above the live rows and leaves no stale row,
+ * and images print as a short placeholder instead of kilobytes of base64.
+ */
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { everythingServer, root } from './support/cli.js';
+import { Screen } from './support/screen.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agenttool-tty-'));
+const call = (call_id: string, name: string, args: object) => ({
+  type: 'function_call',
+  call_id,
+  name,
+  arguments: JSON.stringify(args),
+});
+const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** A terminal session of `agenttool <args>`: what it printed, and a way to type into it. */
+function inTerminal(args: string[]) {
+  const line = [process.execPath, '--import', 'tsx', resolve(root, 'cli/main.ts'), ...args]
+    .map(quote)
+    .join(' ');
+  const child = spawn('script', ['-qfec', line, '/dev/null'], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const exited = new Promise<number | null>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no exit in 30 s:\n${output}`)), 30_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done(code);
+    });
+  });
+  return {
+    /** Resolves once the output contains `text` (bounded: 20 s). */
+    async waitFor(text: string): Promise<void> {
+      const deadline = Date.now() + 20_000;
+      while (!output.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`never printed ${text}:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    type: (keys: string) => void child.stdin!.write(keys),
+    async end(): Promise<{ status: number | null; screen: string; raw: string }> {
+      const status = await exited;
+      child.stdin!.end();
+      return { status, screen: new Screen().write(output).text(), raw: output };
+    },
+  };
+}
+
+describe('agenttool run in a terminal', function () {
+  this.timeout(60_000);
+
+  it('Ctrl-C: the notice stays above the rows, each row is drawn once, and they say cancelled', async () => {
+    const turn = join(dir, 'cancel.json');
+    writeFileSync(
+      turn,
+      JSON.stringify([
+        call('long', 'bash', { command: 'echo started; sleep 30' }),
+        call('count', 'slow_count', { to: 1000, step_ms: 50 }),
+        call('quick', 'list_dir', { path: 'cli/tools' }),
+      ]),
+    );
+    const term = inTerminal(['run', turn]);
+    await term.waitFor('started');
+    term.type('\x03');
+    const { status, screen } = await term.end();
+    expect(status).to.equal(1);
+    const lines = screen.split('\n');
+    const notice = 'cancelling: running calls are being stopped (Ctrl-C again to quit now)';
+    expect(
+      lines.filter((l) => l === notice),
+      screen,
+    ).to.have.length(1);
+    const rows = [0, 1, 2].map((i) => lines.filter((l) => new RegExp(`#${i} `).test(l)));
+    for (const row of rows) expect(row, screen).to.have.length(1);
+    expect(rows[0]![0]).to.match(/⊘ #0 +bash +cancelled/);
+    expect(rows[1]![0]).to.match(/⊘ #1 +slow_count +cancelled/);
+    expect(rows[2]![0]).to.match(/✓ #2 +list_dir +done/);
+    expect(lines.indexOf(notice)).to.be.below(lines.indexOf(rows[0]![0]!));
+  });
+
+  it('prints an image as its type and size, not its base64', async () => {
+    const turn = join(dir, 'image.json');
+    writeFileSync(turn, JSON.stringify([call('image', 'every__get-tiny-image', {})]));
+    const term = inTerminal(['run', turn, '--mcp', everythingServer, '--prefix', 'every']);
+    const { status, screen, raw } = await term.end();
+    expect(status, screen).to.equal(0);
+    expect(raw).not.to.contain('iVBORw0KGgo'); // a PNG's first bytes, in base64
+    expect(screen).to.match(/"image_url": "\[image\/png, \d+\.\d KiB\]"/);
+    expect(raw.length).to.be.below(4000);
+  });
+});
