@@ -5,7 +5,7 @@
  */
 import { parseArgs } from './args.js';
 import { reapOnExit } from './reap-on-exit.js';
-import { reapShells } from './tools/process-groups.js';
+import { reapShells } from './process-groups.js';
 import { visible } from './views/visible.js';
 import { UsageError } from './usage-error.js';
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { reapShells } from './tools/process-groups.js';
+import { reapShells } from './process-groups.js';
 
 const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
 

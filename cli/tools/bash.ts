@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { tool, type Recordable } from '../../index.js';
-import { forgetGroup, killGroup, trackGroup } from './process-groups.js';
+import { forgetGroup, killGroup, trackGroup } from '../process-groups.js';
 
-export { reapShells } from './process-groups.js';
+export { reapShells } from '../process-groups.js';
 
 /** The handle a bash call records the moment its process starts: enough to reap it after a crash. */
 export class ProcessGroup implements Recordable {
