@@ -72,7 +72,8 @@ export interface ExecuteOptions {
   /**
    * Per call, in milliseconds, counted from the moment the tool is subscribed (after onStart). A
    * call past it is cancelled (its signal aborts with the TimeoutError, its observable is
-   * unsubscribed) and completes with a TimeoutError. Undefined, zero, negative or NaN: no timeout.
+   * unsubscribed) and completes with a TimeoutError. Undefined, zero, negative, NaN or Infinity: no
+   * timeout. A value above 2^31 - 1 (about 24.8 days, the longest a timer waits) is taken as that.
    */
   timeout?: number;
   /**
@@ -81,6 +82,15 @@ export interface ExecuteOptions {
    * before the batch starts runs no tool at all.
    */
   signal?: AbortSignal;
+  /**
+   * Receives what a tool's teardown throws when the engine unsubscribes it (at its final, on a
+   * timeout, a cancellation or an unsubscription), with the job and its index. The error changes
+   * nothing else: the call's final stands (its result, or the error it was cut with), every other
+   * call is still torn down, and nothing is thrown into a timer or the batch. rxjs's
+   * UnsubscriptionError is unwrapped when it holds one error. Defaults to one `console.error` line;
+   * a handler that throws is reported there too.
+   */
+  onTeardownError?: (error: unknown, job: Job, index: number) => void;
   /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */
   scheduler?: SchedulerLike;
 }

@@ -27,7 +27,8 @@ import { resourceOf, type ToolResult } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import { CallRun, type Lane, type RunHost } from './call-run.js';
-import { parallelBound } from './batch-mode.js';
+import { parallelBound, timeoutBound } from './batch-mode.js';
+import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
 
@@ -41,6 +42,7 @@ export class Engine implements RunHost, EventListenerObject {
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
+  private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
   upstream: Subscription | undefined = undefined;
 
@@ -68,8 +70,8 @@ export class Engine implements RunHost, EventListenerObject {
   ) {
     this.recorder = options.recorder;
     this.onStart = options.onStart;
-    const timeout = options.timeout;
-    this.timeout = timeout !== undefined && timeout > 0 ? timeout : 0;
+    this.timeout = timeoutBound(options);
+    this.onTeardownError = options.onTeardownError;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.limit = serial ? 1 : parallelBound(options);
     this.serial = serial;
@@ -153,6 +155,10 @@ export class Engine implements RunHost, EventListenerObject {
     this.pump();
   }
 
+  teardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+  }
+
   /** Unsubscription, completion or error: cancels what runs, starts nothing more. */
   dispose(): void {
     if (this.closed) return;
@@ -227,6 +233,11 @@ export class Engine implements RunHost, EventListenerObject {
         return new CallRun(this, job, index, undefined, false);
       }
       const tool = job.tool;
+      if (tool === undefined || tool === null) {
+        // No tool: its call fails at start with a NoToolError, on a chain of its own.
+        this.cursor++;
+        return new CallRun(this, job, index, undefined, false);
+      }
       if (tool.sequential === true) {
         // A barrier waits for every earlier call to end, and holds back every later one.
         if (this.running > 0 || this.waiting > 0) return undefined;
