@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { SchedulerLike, Subscriber, Subscription } from 'rxjs';
+import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import { resourceOf, type ToolResult } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
@@ -37,14 +37,14 @@ import { Fifo, IndexHeap, RunningList } from './run-queues.js';
  * one it appends to as jobs arrive. Implements EventListenerObject so the abort listener is the
  * engine itself rather than a closure.
  */
-export class Engine implements RunHost, EventListenerObject {
+export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   readonly recorder: Recorder | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
   private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
-  upstream: Subscription | undefined = undefined;
+  upstream: Unsubscribable | undefined = undefined;
 
   private readonly limit: number;
   private readonly serial: boolean;
@@ -157,6 +157,11 @@ export class Engine implements RunHost, EventListenerObject {
 
   teardownError(run: CallRun, thrown: unknown): void {
     reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+  }
+
+  /** The subscriber's teardown: {@link Engine.dispose}. */
+  unsubscribe(): void {
+    this.dispose();
   }
 
   /** Unsubscription, completion or error: cancels what runs, starts nothing more. */
