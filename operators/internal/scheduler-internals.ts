@@ -59,7 +59,8 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   private readonly heap = new IndexHeap<CallRun>();
   private readonly lanes = new Map<string, Lane>();
   private readonly runningCalls = new RunningList<CallRun>();
-  private draining = false;
+  private draining = false; // in the pump loop, or emitting: a nested pump is deferred
+  private deferred = false; // a pump was asked for while draining
   private closed = false;
 
   constructor(
@@ -132,7 +133,19 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
 
   progress(run: CallRun, result: ToolResult): void {
     if (!this.closed)
-      this.destination.next({ index: run.index, callId: run.job.call.id, final: false, result });
+      this.emit({ index: run.index, callId: run.job.call.id, final: false, result });
+  }
+
+  /**
+   * Emits one event. No call starts while a consumer's handler runs: a job it pushes (or a slot
+   * its event frees) is taken up once the handler has returned, so events never nest.
+   */
+  private emit(event: ExecutionEvent): void {
+    if (this.draining) return this.destination.next(event);
+    this.draining = true;
+    this.destination.next(event);
+    this.draining = false;
+    if (this.deferred) this.pump();
   }
 
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
@@ -147,7 +160,7 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     }
     if (this.closed) return;
     const callId = run.job.call.id;
-    this.destination.next(
+    this.emit(
       error === undefined
         ? { index: run.index, callId, final: true, result }
         : { index: run.index, callId, final: true, error },
@@ -199,8 +212,13 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
 
   /** Starts calls while slots are free; completes once nothing is left. */
   private pump(): void {
-    if (this.draining || this.closed) return;
+    if (this.closed) return;
+    if (this.draining) {
+      this.deferred = true; // the loop or the emit in progress pumps again
+      return;
+    }
     this.draining = true;
+    this.deferred = false;
     while (!this.closed && this.running < this.limit) {
       const run = this.take();
       if (run === undefined) break;
