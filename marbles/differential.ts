@@ -4,6 +4,7 @@
  * and the same tool subscriptions at the same frames. Shared by the test in `npm test` and the
  * long run of `npm run soak`.
  */
+import { expect } from 'chai';
 import fc from 'fast-check';
 import {
   ignoreElements,
@@ -17,9 +18,13 @@ import {
   tap,
   throwError,
   timer,
+  type SchedulerLike,
   type Subscription,
+  VirtualAction,
+  VirtualTimeScheduler,
 } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import type { TestMessage } from 'rxjs/internal/testing/TestMessage';
 import type { Tool, ToolContext, ToolEvent } from '../lib/contract.js';
 import type { CallContext } from '../lib/context.js';
 import { executeBatch } from '../operators/execute-batch.js';
@@ -105,6 +110,16 @@ export function caseArbitrary(size = 7): fc.Arbitrary<Case> {
     }));
 }
 
+/**
+ * Runs `spec` through the engine and the model and throws, with chai's diff, when the traces
+ * differ. `plantedBug` runs the model with its planted slot-policy bug.
+ */
+export function expectSameTrace(spec: Case, plantedBug = false): void {
+  expect(trace(spec, 'engine'), 'engine (actual) against model (expected)').to.deep.equal(
+    trace(spec, 'model', plantedBug),
+  );
+}
+
 /** What one run shows: every notification with its frame, and each job's tool subscriptions. */
 export interface Trace {
   events: [number, string, unknown][];
@@ -115,30 +130,45 @@ type Engine = 'engine' | 'model';
 
 /** Runs `spec` through the engine or the model, in virtual time. */
 export function trace(spec: Case, side: Engine, plantedBug = false): Trace {
-  const scheduler = new TestScheduler(() => undefined);
+  // Stacks are never compared, and capturing deep rxjs stacks for every cancellation is most of
+  // the cost of a case: none are captured while a case runs.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return run(spec, side, plantedBug);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
+  // A bare virtual clock, one frame a millisecond, passed to everything that waits: cheaper than
+  // TestScheduler.run, so that thousands of cases fit in seconds.
+  const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
   const result: Trace = { events: [], subscriptions: {} };
-  scheduler.run(({ cold }) => {
+  {
     const now = () => scheduler.now();
-    const jobs = spec.tools.map((t, i) => makeJob(t, `c${i}`, cold, now, result.subscriptions));
+    const jobs = spec.tools.map((t, i) => makeJob(t, `c${i}`, scheduler, result.subscriptions));
     const controller = spec.abortAt === undefined ? undefined : new AbortController();
     const options: ModelOptions = {
       maxParallel: spec.maxParallel,
       sequential: spec.sequential || undefined,
       timeout: spec.timeout,
       onStart: onStartOf(spec),
+      scheduler,
       ...(controller === undefined ? {} : { signal: controller.signal }),
       ...(side === 'model' ? { plantedBug } : {}),
     };
-    if (spec.abortAt === 'before') controller?.abort();
+    if (spec.abortAt === 'before') controller?.abort(abortReason);
     else if (spec.abortAt !== undefined)
-      scheduler.schedule(() => controller?.abort(), spec.abortAt);
+      scheduler.schedule(() => controller?.abort(abortReason), spec.abortAt);
 
     let events: Observable<ExecutionEvent>;
     const pushed = new Subject<Job>();
     if (spec.mode === 'batch') {
       events = side === 'engine' ? executeBatch(jobs, options) : modelBatch(jobs, options);
     } else {
-      const source = merge(arrivalsOf(spec, jobs), pushed);
+      const source = merge(arrivalsOf(spec, jobs, scheduler), pushed);
       events = source.pipe(side === 'engine' ? executeCalls(options) : modelCalls(options));
       let pending = spec.pushAfter.filter((p) => p !== null).length;
       events = events.pipe(
@@ -161,7 +191,8 @@ export function trace(spec: Case, side: Engine, plantedBug = false): Trace {
     });
     if (spec.unsubscribeAt !== undefined)
       scheduler.schedule(() => subscription.unsubscribe(), spec.unsubscribeAt);
-  });
+  }
+  scheduler.flush();
   return result;
 }
 
@@ -170,7 +201,7 @@ function onStartOf(spec: Case): ExecuteOptions['onStart'] {
   if (on === undefined) return undefined;
   return (_job, index) => {
     if (index !== on.index) return;
-    if (on.how === 'throw') throw new Error('onStart refused');
+    if (on.how === 'throw') throw refusal;
     if (on.how === 'value') throw 'refused as a string';
     return {
       get then(): never {
@@ -181,36 +212,65 @@ function onStartOf(spec: Case): ExecuteOptions['onStart'] {
 }
 
 /** The source of executeCalls: each job not pushed at its arrival frame, in job order, then the end. */
-function arrivalsOf(spec: Case, jobs: Job[]): Observable<Job> {
+function arrivalsOf(spec: Case, jobs: Job[], scheduler: SchedulerLike): Observable<Job> {
   const arrivals = jobs.flatMap((job, i) =>
-    spec.pushAfter[i] === null ? [timer(spec.arrivals[i] ?? 0).pipe(map(() => job))] : [],
+    spec.pushAfter[i] === null
+      ? [timer(spec.arrivals[i] ?? 0, scheduler).pipe(map(() => job))]
+      : [],
   );
   const { how, at } = spec.sourceEnd;
   const end =
     how === 'never'
       ? NEVER
       : how === 'error'
-        ? timer(at).pipe(mergeMap(() => throwError(() => new Error('source boom'))))
-        : timer(at).pipe(ignoreElements());
+        ? timer(at, scheduler).pipe(mergeMap(() => throwError(() => new Error('source boom'))))
+        : timer(at, scheduler).pipe(ignoreElements());
   return merge(...arrivals, end);
 }
 
-type Cold = (
-  marble: string,
-  values?: Record<string, ToolEvent>,
-  error?: unknown,
-) => Observable<ToolEvent>;
+const toolValues = { p: progress('half'), f: final('done'), q: progress('late') };
+// Made once, their stacks read once: a ToolPanicError copies the stack of what a tool threw, and
+// formatting a fresh stack (through source maps, under tsx) costs more than a whole case.
+const toolError = new Error('tool boom');
+const executeError = new Error('execute boom');
+const refusal = new Error('onStart refused');
+const abortReason = new Error('aborted by the test');
+void [toolError.stack, executeError.stack, refusal.stack];
+const parsed = new Map<string, TestMessage[]>();
+
+/** A cold observable of `marble` on `scheduler`, as TestScheduler's `cold` (parsed once). */
+function scripted(marble: string, scheduler: SchedulerLike): Observable<ToolEvent> {
+  let messages = parsed.get(marble);
+  if (messages === undefined) {
+    // Outside run(), a marble character is frameTimeFactor frames: here it is one, as in run().
+    messages = TestScheduler.parseMarbles(marble, toolValues, toolError, false, true).map(
+      (message) => ({ ...message, frame: message.frame / TestScheduler.frameTimeFactor }),
+    );
+    parsed.set(marble, messages);
+  }
+  const script = messages;
+  return new Observable<ToolEvent>((subscriber) => {
+    for (const { frame, notification } of script) {
+      const deliver = () => {
+        if (notification.kind === 'N') subscriber.next(notification.value as ToolEvent);
+        else if (notification.kind === 'E') subscriber.error(notification.error);
+        else subscriber.complete();
+      };
+      subscriber.add(scheduler.schedule(deliver, frame));
+    }
+  });
+}
 
 function makeJob(
   spec: ToolSpec,
   id: string,
-  cold: (marble: string, values?: any, error?: unknown) => Observable<any>,
-  now: () => number,
+  scheduler: SchedulerLike,
   log: Trace['subscriptions'],
 ): Job {
   const call = { id, args: '' };
   if (spec.kind === 'missing') return { tool: undefined as unknown as Tool, call };
   const entries: [number, number | null, string][] = (log[id] = []);
+  const now = () => scheduler.now();
   const source = (): Observable<ToolEvent> => {
     switch (spec.kind) {
       case 'sync':
@@ -221,15 +281,11 @@ function makeJob(
       case 'held':
         return new Observable<ToolEvent>((s) => s.next(final('held')));
       default:
-        return (cold as Cold)(
-          spec.marble,
-          { p: progress('half'), f: final('done'), q: progress('late') },
-          spec.marble.includes('#') ? new Error('tool boom') : undefined,
-        );
+        return scripted(spec.marble, scheduler);
     }
   };
   const execute = (_call: unknown, context: ToolContext): Observable<ToolEvent> => {
-    if (spec.kind === 'throws') throw new Error('execute boom');
+    if (spec.kind === 'throws') throw executeError;
     return new Observable<ToolEvent>((subscriber) => {
       const entry: [number, number | null, string] = [now(), null, ''];
       entries.push(entry);

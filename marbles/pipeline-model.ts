@@ -15,11 +15,12 @@
  * - A chain is a resource's calls; a job with no resource (or no tool, or a sequential tool under
  *   `executeCalls`) is a chain of its own; a serial batch is one chain.
  * - The slot pool is the shared bound. A freed slot goes to the earliest waiting job in job order
- *   (rule 6). It hands slots out on rxjs's `queueScheduler`, and each call's notifications are
- *   delivered there too, so the end of a call (its final out, the slot back, its chain's next call
- *   asking for a slot) is one step, and the pool grants only after it: the chain's next call
- *   competes for the slot its predecessor freed. A sequential tool under `executeCalls` is a
- *   barrier: granted once every earlier job has ended, and no later job is granted before it ends.
+ *   (rule 6). It hands slots out one at a time on rxjs's `queueScheduler`, and each call's events
+ *   are delivered there too, so the end of a call (its final out, the consumer's handler, the slot
+ *   back, its chain's next call asking for a slot) is one step, and the pool grants only after it:
+ *   the chain's next call competes for the slot its predecessor freed. A sequential tool under
+ *   `executeCalls` is a barrier: granted once every earlier job has ended, and no later job is
+ *   granted before it ends.
  * - A call: `onStart`, then the tool, until its first final event (`takeWhile`, inclusive), raced
  *   against its timeout; an error, a completion without a final or a throwing `execute` become an
  *   error final. Unsubscribed before its final, it cancels its context first.
@@ -33,7 +34,6 @@ import {
   concatMap,
   defer,
   EMPTY,
-  endWith,
   from,
   fromEvent,
   groupBy,
@@ -159,7 +159,10 @@ function runCall(job: Job, index: number, options: ExecuteOptions): Observable<E
       job.tool == null ? of(failed(new NoToolError(callId))) : toolCall(job, index, options),
     ),
     catchError((err: unknown) => of(failed(asError(err)))), // onStart refused the call
+    // Each event is one step on the queueScheduler, and the call's end (its final out, then its
+    // completion giving the slot back) is one step: the pool grants only after it.
     observeOn(queueScheduler),
+    takeWhile((event) => !event.final, true),
   );
 }
 
@@ -183,11 +186,10 @@ function toolCall(job: Job, index: number, options: ExecuteOptions): Observable<
       } catch (err) {
         return of(panic(err)); // execute threw: a contract break, whatever it threw
       }
-      return source.pipe(
-        map(({ final, result }): ExecutionEvent => ({ index, callId, final, result })),
-        endWith(panic(undefined, 'completed without a final event')),
-        catchError((err: unknown) => of(err instanceof Error ? failed(err) : panic(err))),
-      );
+      return concat(
+        source.pipe(map(({ final, result }): ExecutionEvent => ({ index, callId, final, result }))),
+        defer(() => of(panic(undefined, 'completed without a final event'))),
+      ).pipe(catchError((err: unknown) => of(err instanceof Error ? failed(err) : panic(err))));
     });
     const timeout = timeoutBound(options);
     const timedOut =
@@ -241,6 +243,7 @@ class SlotPool {
   private readonly unfinished = new Set<number>(); // arrived, not ended
   private readonly barriers: number[] = []; // unfinished barrier indices, in order
   private closed = false;
+  private pending = false; // a dispatch is queued
 
   constructor(
     size: number,
@@ -278,20 +281,33 @@ class SlotPool {
     });
   }
 
-  /** Grants on the queueScheduler: after the step in progress (a call's end) has finished. */
+  /**
+   * Grants on the queueScheduler, after the step in progress (a call's end) has finished; one
+   * pending grant at a time, so each grant comes after what the one before it set off.
+   */
   private dispatchSoon(): void {
-    queueScheduler.schedule(() => this.dispatch());
+    if (this.pending) return;
+    this.pending = true;
+    queueScheduler.schedule(() => {
+      this.pending = false;
+      this.dispatch();
+    });
   }
 
+  /**
+   * Grants one slot, to the earliest waiting job allowed to start, then asks again: a call that
+   * ends as it starts has given its slot back (and its chain's next call has asked for one) before
+   * the next slot is handed out.
+   */
   private dispatch(): void {
-    while (!this.closed && this.free > 0 && this.waiting.length > 0) {
-      const next = this.waiting[0];
-      const barrier = this.barriers[0];
-      if (barrier !== undefined && next.index > barrier) return; // held back by a barrier
-      if (next.index === barrier && [...this.unfinished].some((i) => i < barrier)) return;
-      this.waiting.shift();
-      this.free--;
-      next.grant();
-    }
+    if (this.closed || this.free === 0 || this.waiting.length === 0) return;
+    const next = this.waiting[0];
+    const barrier = this.barriers[0];
+    if (barrier !== undefined && next.index > barrier) return; // held back by a barrier
+    if (next.index === barrier && [...this.unfinished].some((i) => i < barrier)) return;
+    this.waiting.shift();
+    this.free--;
+    next.grant();
+    this.dispatchSoon();
   }
 }
