@@ -64,6 +64,7 @@ import {
 } from '../lib/errors.js';
 import { isSerialBatch, parallelBound, timeoutBound } from '../operators/internal/batch-mode.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../operators/job.js';
+import { IndexHeap } from '../operators/internal/run-queues.js';
 
 /** The model's options: the engine's, and a switch that plants a known bug in the slot policy. */
 export interface ModelOptions extends ExecuteOptions {
@@ -230,6 +231,8 @@ function asError(value: unknown): Error {
 
 interface Request {
   readonly index: number;
+  /** Granted, or withdrawn: either way no longer waiting. */
+  done: boolean;
   grant(): void;
 }
 
@@ -239,7 +242,7 @@ interface Request {
  */
 class SlotPool {
   private free: number;
-  private readonly waiting: Request[] = []; // by index
+  private readonly waiting = new IndexHeap<Request>(); // the earliest index on top
   private readonly unfinished = new Set<number>(); // arrived, not ended
   private readonly barriers: number[] = []; // unfinished barrier indices, in order
   private closed = false;
@@ -264,14 +267,22 @@ class SlotPool {
   run<T>(index: number, call: Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
       let running: Subscription | undefined;
-      const request: Request = { index, grant: () => (running = call.subscribe(subscriber)) };
+      const request: Request = {
+        index,
+        done: false,
+        grant: () => {
+          request.done = true;
+          running = call.subscribe(subscriber);
+        },
+      };
       this.waiting.push(request);
-      this.waiting.sort((a, b) => a.index - b.index);
       this.dispatchSoon();
       return () => {
-        const at = this.waiting.indexOf(request);
-        if (at >= 0) return void this.waiting.splice(at, 1); // withdrawn before its grant
-        running?.unsubscribe();
+        if (running === undefined) {
+          request.done = true; // withdrawn before its grant: left in the heap, skipped
+          return;
+        }
+        running.unsubscribe();
         this.unfinished.delete(index);
         if (this.barriers[0] === index) this.barriers.shift();
         this.free++;
@@ -300,12 +311,16 @@ class SlotPool {
    * the next slot is handed out.
    */
   private dispatch(): void {
-    if (this.closed || this.free === 0 || this.waiting.length === 0) return;
-    const next = this.waiting[0];
+    let next = this.waiting.peek();
+    while (next?.done === true) {
+      this.waiting.pop();
+      next = this.waiting.peek();
+    }
+    if (this.closed || this.free === 0 || next === undefined) return;
     const barrier = this.barriers[0];
     if (barrier !== undefined && next.index > barrier) return; // held back by a barrier
     if (next.index === barrier && [...this.unfinished].some((i) => i < barrier)) return;
-    this.waiting.shift();
+    this.waiting.pop();
     this.free--;
     next.grant();
     this.dispatchSoon();

@@ -3,7 +3,7 @@
  *
  * A class, and the observer of the tool's observable and the sink of its context at once, so a
  * call costs one object of its own and no closures: under tsx each closure made per call costs
- * more than the whole scheduler (DESIGN section 6).
+ * more than the whole scheduler.
  *
  * @module
  */
