@@ -202,7 +202,7 @@ async function call(remote: McpRemote, name: string, args = ''): Promise<unknown
   );
   const final = events.at(-1)!;
   if (final.error !== undefined) throw final.error;
-  return final.result!.output;
+  return final.result.output;
 }
 
 async function httpSoak(total: number, clients: number): Promise<string[]> {

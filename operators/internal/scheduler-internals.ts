@@ -170,7 +170,7 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     const callId = run.job.call.id;
     this.emit(
       error === undefined
-        ? { index: run.index, callId, final: true, result }
+        ? { index: run.index, callId, final: true, result: result as ToolResult }
         : { index: run.index, callId, final: true, error },
     );
     this.pump();
