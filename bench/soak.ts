@@ -1,12 +1,16 @@
 /**
  * The soak test, `npm run soak` (not part of `npm test`): a million calls through `executeBatch`,
  * then 50k calls through the Streamable HTTP server from 16 clients at once, checking every
- * result and the heap (after a full collection) at the start and the end of each part.
+ * result and the heap (after a full collection) at the start and the end of each part; then 50k
+ * random batches of up to 10 jobs through the engine and its pipeline model
+ * (marbles/pipeline-model.ts), which must agree event for event.
  *
  *   npm run soak                       # both parts, the figures on stdout
  *   npm run soak -- --calls=200000     # fewer engine calls
  *   npm run soak -- --http-calls=5000  # fewer HTTP calls
  *   npm run soak -- --per-client=4     # calls each HTTP client keeps in flight (default 8)
+ *   npm run soak -- --model-cases=5000 # fewer random batches for the engine against the model
+ *   npm run soak -- --model-seed=7     # replay the random batches of a seed
  *
  * Exits 1 when a call failed, a result was missing, wrong or repeated, or the heap did not come
  * back; 0 otherwise. The server runs in a child process of its own (this file with `serve`), so
@@ -22,6 +26,8 @@ import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-clien
 import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult, tool, type Tool } from '../index.js';
 import { executeBatch, type Job } from '../operators/index.js';
+import fc from 'fast-check';
+import { caseArbitrary, expectSameTrace } from '../marbles/differential.js';
 
 const collect = (globalThis as { gc?: () => void }).gc;
 if (collect === undefined) {
@@ -196,7 +202,7 @@ async function call(remote: McpRemote, name: string, args = ''): Promise<unknown
   );
   const final = events.at(-1)!;
   if (final.error !== undefined) throw final.error;
-  return final.result!.output;
+  return final.result.output;
 }
 
 async function httpSoak(total: number, clients: number): Promise<string[]> {
@@ -297,6 +303,26 @@ function report(
   return rows;
 }
 
+/** The engine against the pipeline model on random batches in virtual time (marbles/). */
+function modelSoak(cases: number): string[] {
+  const seed = option('model-seed', Date.now() % 2 ** 31);
+  const began = performance.now();
+  const result = fc.check(
+    fc.property(caseArbitrary(10), (spec) => expectSameTrace(spec)),
+    {
+      numRuns: cases,
+      seed,
+    },
+  );
+  const seconds = (performance.now() - began) / 1000;
+  const tally: Tally = { calls: result.numRuns, failed: 0, wrong: 0, missing: 0, repeated: 0 };
+  if (result.failed) {
+    tally.wrong = 1;
+    tally.firstProblem = `engine and model differ (seed ${seed}): ${JSON.stringify(result.counterexample)}`;
+  }
+  return report('engine = model (cases)', tally, seconds, []);
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'serve') return serve();
   const rows = [
@@ -304,6 +330,7 @@ async function main(): Promise<void> {
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...(await engineSoak(option('calls', 1_000_000))),
     ...(await httpSoak(option('http-calls', 50_000), 16)),
+    ...modelSoak(option('model-cases', 50_000)),
   ];
   process.stdout.write(`${rows.join('\n')}\n`);
   process.stdout.write(

@@ -101,7 +101,7 @@ async function runTurn(
           dispatch({ type: 'event', event, at: Date.now() - began });
           if (event.final)
             settled[event.index] =
-              event.error !== undefined ? { error: event.error } : { result: event.result! };
+              event.error !== undefined ? { error: event.error } : { result: event.result };
         },
         error: reject,
         complete: resolve,

@@ -82,7 +82,7 @@ function fold(rows: readonly CallView[], step: Step): readonly CallView[] {
     const cancelled = (step.error as { code?: string }).code === 'cancelled';
     const phase = cancelled ? 'cancelled' : 'failed';
     next = { ...row, phase, text: textOf(step), settled: { error: step.error } };
-  } else next = { ...row, phase: 'done', text: textOf(step), settled: { result: step.result! } };
+  } else next = { ...row, phase: 'done', text: textOf(step), settled: { result: step.result } };
   // A new array and a new row for each change: signals compare by reference.
   return rows.map((r, i) => (i === step.index ? next : r));
 }

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { Observable, take } from 'rxjs';
+import { defer, from, Observable, of, take, tap } from 'rxjs';
 import type { ToolContext, ToolEvent } from '../lib/contract.js';
 import { CancelledError } from '../lib/errors.js';
 import { executeBatch } from '../operators/execute-batch.js';
-import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
+import { executeCalls } from '../operators/execute-calls.js';
+import { errorEvent, final, finalEvent, stubTool } from '../testing/index.js';
 import { job, testScheduler, toolEvents } from './support.js';
 
 /** A stub that keeps the context of each of its calls. */
@@ -176,5 +177,46 @@ describe('executeBatch: cancellation (rule 8)', () => {
       expectSubscriptions(b.subscriptions).toBe('^!');
       expectSubscriptions(c.subscriptions).toBe([]);
     });
+  });
+});
+
+describe('executeBatch: a consumer that stops early', () => {
+  /** Synchronous tools that note each call they run. */
+  function syncJobs(names: string, runs: string[]) {
+    return [...names].map((name) =>
+      job(
+        stubTool(
+          name,
+          defer(() => {
+            runs.push(name);
+            return of(final('done'));
+          }),
+        ),
+        name,
+      ),
+    );
+  }
+
+  it('runs no further synchronous tool once take(1) has its event', () => {
+    const runs: string[] = [];
+    testScheduler().run(({ expectObservable }) => {
+      expectObservable(executeBatch(syncJobs('abcd', runs)).pipe(take(1))).toBe('(a|)', {
+        a: finalEvent(0, 'a', 'done'),
+      });
+    });
+    expect(runs).to.deep.equal(['a']);
+  });
+
+  it('runs no further synchronous tool, and reads no further job, in executeCalls', () => {
+    const runs: string[] = [];
+    const read: string[] = [];
+    testScheduler().run(({ expectObservable }) => {
+      const source = from(syncJobs('abcd', runs)).pipe(tap((j) => read.push(j.call.id)));
+      expectObservable(source.pipe(executeCalls(), take(1))).toBe('(a|)', {
+        a: finalEvent(0, 'a', 'done'),
+      });
+    });
+    expect(runs).to.deep.equal(['a']);
+    expect(read).to.deep.equal(['a']);
   });
 });

@@ -98,3 +98,27 @@ describe('executeBatch: timeout', () => {
     });
   }
 });
+
+describe('executeBatch: timeouts no timer can hold', () => {
+  it('takes Infinity to mean no timeout: the call runs until it ends', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-p-', toolEvents); // never ends by itself
+      expectObservable(executeBatch([job(stubTool('a', a), 'a')], { timeout: Infinity })).toBe(
+        '-p-',
+        { p: progressEvent(0, 'a', 'half') },
+      );
+      expectSubscriptions(a.subscriptions).toBe('^--');
+    });
+  });
+
+  it('clamps a timeout past 2^31 - 1 ms to that, the longest a timer waits', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const seen: [number, ExecutionEvent][] = [];
+    executeBatch([job(stubTool('a', NEVER), 'a')], { timeout: 2 ** 40, scheduler }).subscribe(
+      (event) => seen.push([scheduler.now(), event]),
+    );
+    scheduler.flush();
+    const max = 2 ** 31 - 1;
+    expect(seen).to.deep.equal([[max, errorEvent(0, 'a', new TimeoutError(max))]]);
+  });
+});

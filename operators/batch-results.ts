@@ -43,9 +43,7 @@ export function batchResults(
       next(event: ExecutionEvent) {
         if (!event.final) return;
         settled[event.index] =
-          event.error === undefined
-            ? { result: event.result as NonNullable<ExecutionEvent['result']> }
-            : { error: event.error };
+          event.error === undefined ? { result: event.result } : { error: event.error };
       },
       error: reject,
       complete: () => resolve(settled),

@@ -39,7 +39,7 @@ export function chains(jobs: readonly Job[], options: ExecuteOptions = {}): numb
   const out: number[][] = [];
   const byResource = new Map<string, number[]>();
   jobs.forEach((job, i) => {
-    const resource = resourceOf(job.tool);
+    const resource = job.tool == null ? '' : resourceOf(job.tool); // no tool: a chain of its own
     if (resource === '') return void out.push([i]);
     const chain = byResource.get(resource);
     if (chain !== undefined) return void chain.push(i);

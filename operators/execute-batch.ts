@@ -61,7 +61,9 @@ export function executeBatch(
 ): Observable<ExecutionEvent> {
   return new Observable<ExecutionEvent>((subscriber) => {
     const engine = new Engine(subscriber, options, jobs, isSerialBatch(jobs, options));
+    // Attached before the first call runs: a consumer that stops early (take(1) over synchronous
+    // tools) closes the engine from inside the batch, and nothing more starts.
+    subscriber.add(engine);
     engine.run();
-    return () => engine.dispose();
   });
 }

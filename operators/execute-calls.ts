@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, Subscription, type Observer, type OperatorFunction } from 'rxjs';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
 import { parallelBound } from './internal/batch-mode.js';
 import { Engine } from './internal/scheduler-internals.js';
@@ -53,17 +53,41 @@ export function executeCalls(options: ExecuteOptions = {}): OperatorFunction<Job
   return (source) =>
     new Observable<ExecutionEvent>((subscriber) => {
       const engine = new Engine(subscriber, options, undefined, serial);
+      // Attached before anything runs, so a consumer that stops early stops the engine at once;
+      // the upstream is a subscription of its own, closed with the engine, so a synchronous
+      // source stops reading there too.
+      subscriber.add(engine);
       engine.run();
       if (!engine.isClosed) {
-        const upstream = source.subscribe({
-          next: (job) => engine.arrive(job),
-          error: (err: unknown) => engine.sourceError(err),
-          complete: () => engine.sourceComplete(),
-        });
-        // A synchronous source may have ended the engine (an abort) before this line.
-        if (engine.isClosed) upstream.unsubscribe();
-        else engine.upstream = upstream;
+        const upstream = new Upstream(engine);
+        engine.upstream = upstream;
+        source.subscribe(upstream);
       }
-      return () => engine.dispose();
     });
+}
+
+/**
+ * The engine's subscriber to the source: an Observer that is a Subscription too, so rxjs uses it
+ * as the subscriber itself and a synchronous source sees it closed as soon as the engine is.
+ */
+class Upstream extends Subscription implements Observer<Job> {
+  constructor(private readonly engine: Engine) {
+    super();
+  }
+
+  next(job: Job): void {
+    if (!this.closed) this.engine.arrive(job);
+  }
+
+  error(err: unknown): void {
+    if (this.closed) return;
+    this.unsubscribe();
+    this.engine.sourceError(err);
+  }
+
+  complete(): void {
+    if (this.closed) return;
+    this.unsubscribe();
+    this.engine.sourceComplete();
+  }
 }

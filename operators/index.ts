@@ -6,7 +6,10 @@
 export {
   DEFAULT_MAX_PARALLEL,
   type ExecuteOptions,
+  type ExecutionErrorEvent,
   type ExecutionEvent,
+  type ExecutionProgressEvent,
+  type ExecutionResultEvent,
   type Job,
   type SettledResult,
 } from './job.js';

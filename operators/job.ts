@@ -19,22 +19,52 @@ export interface Job {
 }
 
 /**
- * One step of a batch. A progress update of job `index` when `final` is false (then `result` is
- * set); otherwise the completion of job `index`, exactly once per job, with its `result` or its
- * `error` (exactly one of the two is present). Completions arrive in completion order, not job
- * order.
+ * One step of a batch: a {@link ExecutionProgressEvent} of job `index` (`final` false), or its one final
+ * event, exactly once per job: a {@link ExecutionResultEvent} when the call succeeded, an
+ * {@link ExecutionErrorEvent} when it failed. Completions arrive in completion order, not job order.
+ *
+ * A discriminated union: after `if (event.final && event.error === undefined)` `event.result` is a
+ * ToolResult, after `if (!event.final)` too; an event with both a result and an error, a final
+ * event with neither, or a progress event with an error does not type-check.
  */
-export interface ExecutionEvent {
+export type ExecutionEvent = ExecutionProgressEvent | ExecutionResultEvent | ExecutionErrorEvent;
+
+/** What every {@link ExecutionEvent} carries. */
+interface EventOfJob {
   /** The job's position in the batch (`executeBatch`) or in arrival order (`executeCalls`). */
   readonly index: number;
   /** The job's call id, as the function_call_output must echo it. */
   readonly callId: string;
-  /** Whether this is the job's one final event. */
-  readonly final: boolean;
-  /** The progress update, or the final result of a call that succeeded. */
-  readonly result?: ToolResult;
-  /** Why the call failed; only on a final event. */
-  readonly error?: Error;
+}
+
+/** A progress update of a running job. */
+export interface ExecutionProgressEvent extends EventOfJob {
+  /** Not the job's final event. */
+  readonly final: false;
+  /** The progress update. */
+  readonly result: ToolResult;
+  /** Never set on progress. */
+  readonly error?: undefined;
+}
+
+/** The final event of a job that succeeded. */
+export interface ExecutionResultEvent extends EventOfJob {
+  /** The job's one final event. */
+  readonly final: true;
+  /** The call's final result. */
+  readonly result: ToolResult;
+  /** Never set on a success. */
+  readonly error?: undefined;
+}
+
+/** The final event of a job that failed. */
+export interface ExecutionErrorEvent extends EventOfJob {
+  /** The job's one final event. */
+  readonly final: true;
+  /** Why the call failed. */
+  readonly error: Error;
+  /** Never set on a failure. */
+  readonly result?: undefined;
 }
 
 /** How a batch of jobs settled, in job order: each job's result or its error. */
@@ -72,7 +102,8 @@ export interface ExecuteOptions {
   /**
    * Per call, in milliseconds, counted from the moment the tool is subscribed (after onStart). A
    * call past it is cancelled (its signal aborts with the TimeoutError, its observable is
-   * unsubscribed) and completes with a TimeoutError. Undefined, zero, negative or NaN: no timeout.
+   * unsubscribed) and completes with a TimeoutError. Undefined, zero, negative, NaN or Infinity: no
+   * timeout. A value above 2^31 - 1 (about 24.8 days, the longest a timer waits) is taken as that.
    */
   timeout?: number;
   /**
@@ -81,6 +112,15 @@ export interface ExecuteOptions {
    * before the batch starts runs no tool at all.
    */
   signal?: AbortSignal;
+  /**
+   * Receives what a tool's teardown throws when the engine unsubscribes it (at its final, on a
+   * timeout, a cancellation or an unsubscription), with the job and its index. The error changes
+   * nothing else: the call's final stands (its result, or the error it was cut with), every other
+   * call is still torn down, and nothing is thrown into a timer or the batch. rxjs's
+   * UnsubscriptionError is unwrapped when it holds one error. Defaults to one `console.error` line;
+   * a handler that throws is reported there too.
+   */
+  onTeardownError?: (error: unknown, job: Job, index: number) => void;
   /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */
   scheduler?: SchedulerLike;
 }

@@ -170,6 +170,15 @@ describe('agenttool run', function () {
     expect(fast.output).to.include('package.json');
   });
 
+  it('--timeout past what a timer holds (2^31 - 1 ms) lets a call run, not time it out at once', async () => {
+    const file = turnFile('long-timeout.json', [
+      call('slow', 'slow_count', { to: 2, step_ms: 30 }),
+    ]);
+    const { status, stdout } = await runCli(['run', file, '--timeout', '9999999999']);
+    expect(status).to.equal(0);
+    expect(JSON.parse(stdout)[0].output).to.equal('counted to 2');
+  });
+
   it('--list prints the tool definitions as Open Responses function tools', async () => {
     const { status, stdout } = await runCli(['run', '--list']);
     expect(status).to.equal(0);

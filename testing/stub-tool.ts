@@ -6,7 +6,11 @@
 import type { Observable } from 'rxjs';
 import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from '../lib/contract.js';
 import type { ToolOutput } from '../lib/open-responses.js';
-import type { ExecutionEvent } from '../operators/job.js';
+import type {
+  ExecutionErrorEvent,
+  ExecutionProgressEvent,
+  ExecutionResultEvent,
+} from '../operators/job.js';
 
 /** The optional properties of a stub: everything of a {@link Tool} but its name and execute. */
 export type StubProperties = Partial<Omit<Tool, 'name' | 'execute'>>;
@@ -66,7 +70,7 @@ export function progressEvent(
   index: number,
   callId: string,
   value: ToolOutput | ToolResult,
-): ExecutionEvent {
+): ExecutionProgressEvent {
   return { index, callId, final: false, result: asResult(value) };
 }
 
@@ -75,7 +79,7 @@ export function finalEvent(
   index: number,
   callId: string,
   value: ToolOutput | ToolResult,
-): ExecutionEvent {
+): ExecutionResultEvent {
   return { index, callId, final: true, result: asResult(value) };
 }
 
@@ -83,6 +87,6 @@ export function finalEvent(
  * The final event of a job that failed, as `expectObservable` should see it. Chai's deep equality
  * compares errors by name, message and code, so `new TimeoutError(30)` matches the engine's own.
  */
-export function errorEvent(index: number, callId: string, error: Error): ExecutionEvent {
+export function errorEvent(index: number, callId: string, error: Error): ExecutionErrorEvent {
   return { index, callId, final: true, error };
 }

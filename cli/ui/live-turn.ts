@@ -67,7 +67,7 @@ export function liveTurn(
           subscriber.next(eventRecord(event, Date.now() - began));
           if (event.final)
             settled[event.index] =
-              event.error !== undefined ? { error: event.error } : { result: event.result! };
+              event.error !== undefined ? { error: event.error } : { result: event.result };
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {

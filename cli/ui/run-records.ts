@@ -99,10 +99,10 @@ export function actionOf(record: RunRecord): BatchAction | undefined {
       return { type: 'end', at: -1 };
     case 'event': {
       const { at, index, callId, final, result, error } = record;
-      const event =
+      const event: ExecutionEvent =
         error !== undefined
-          ? { index, callId, final, error: errorFromRecord(error) }
-          : { index, callId, final, result };
+          ? { index, callId, final: true, error: errorFromRecord(error) }
+          : { index, callId, final, result: result as ToolResult };
       return { type: 'event', at, event };
     }
   }

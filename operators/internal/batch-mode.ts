@@ -11,9 +11,22 @@ export function parallelBound(options: ExecuteOptions): number {
   return n !== undefined && n >= 1 ? Math.floor(n) : DEFAULT_MAX_PARALLEL;
 }
 
+/** The longest delay a timer can wait (2^31 - 1 ms, about 24.8 days); Node fires longer ones at once. */
+export const MAX_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * The per-call timeout a batch runs under, in ms, 0 for none: none for anything not a positive
+ * finite number (undefined, 0, negative, NaN, Infinity); at most {@link MAX_TIMEOUT}.
+ */
+export function timeoutBound(options: ExecuteOptions): number {
+  const t = options.timeout;
+  if (t === undefined || !(t > 0) || !Number.isFinite(t)) return 0;
+  return Math.min(t, MAX_TIMEOUT);
+}
+
 /** Whether a batch of `jobs` runs one call at a time, in job order, ignoring resources (rule 4). */
 export function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): boolean {
   if (options.sequential === true || parallelBound(options) === 1) return true;
-  for (let i = 0; i < jobs.length; i++) if (jobs[i].tool.sequential === true) return true;
+  for (let i = 0; i < jobs.length; i++) if (jobs[i].tool?.sequential === true) return true;
   return false;
 }

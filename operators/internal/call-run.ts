@@ -3,14 +3,14 @@
  *
  * A class, and the observer of the tool's observable and the sink of its context at once, so a
  * call costs one object of its own and no closures: under tsx each closure made per call costs
- * more than the whole scheduler (DESIGN section 6).
+ * more than the whole scheduler.
  *
  * @module
  */
 import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import type { ToolEvent, ToolResult } from '../../lib/contract.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
-import { describeThrown, TimeoutError, ToolPanicError } from '../../lib/errors.js';
+import { describeThrown, NoToolError, TimeoutError, ToolPanicError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import type { Job } from '../job.js';
 import type { Fifo } from './run-queues.js';
@@ -25,6 +25,8 @@ export interface RunHost {
   progress(run: CallRun, result: ToolResult): void;
   /** The call has ended by itself: exactly one of `result` and `error` is set. */
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
+  /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
+  teardownError(run: CallRun, thrown: unknown): void;
 }
 
 /**
@@ -81,14 +83,18 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     const onStart = this.host.onStart;
     if (onStart === undefined) return this.subscribeTool();
     let pending: void | Promise<void>;
+    let then: unknown;
     try {
       pending = onStart(this.job, this.index);
+      // Reading `then` may run a getter that throws: that refuses this call, like a throw.
+      then = pending === undefined || pending === null ? undefined : pending.then;
     } catch (err) {
       return this.end(undefined, asError(err));
     }
-    if (pending !== undefined && typeof (pending as Promise<void>).then === 'function') {
+    if (typeof then === 'function') {
       // Promise callbacks need closures; this path is taken only by hosts that wait per call.
-      (pending as Promise<void>).then(
+      // Promise.resolve adopts any thenable, and turns a `then` that throws into a rejection.
+      Promise.resolve(pending).then(
         () => this.subscribeTool(),
         (err: unknown) => this.end(undefined, asError(err)),
       );
@@ -101,6 +107,8 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     if (this.state !== STARTING) return; // cancelled while onStart ran
     this.state = RUNNING;
     const { tool, call } = this.job;
+    // A job with no tool (a lookup that missed) fails like a call of a missing tool.
+    if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     const context = new CallContext(call, { sink: this, recorder: this.host.recorder });
     this.context = context;
     let subscription: Subscription;
@@ -111,7 +119,7 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     }
     // A tool that emits its final inside subscribe ends before the subscription exists: drop it
     // now, so a tool that emits its final and never completes still has its teardown run.
-    if (this.state === ENDED) return subscription.unsubscribe();
+    if (this.state === ENDED) return this.unsubscribeTool(subscription);
     this.subscription = subscription;
     const timeout = this.host.timeout;
     if (timeout > 0) this.timer = this.host.scheduler.schedule(fireTimeout, timeout, this);
@@ -174,6 +182,19 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     this.timer = undefined;
     this.subscription = undefined;
     timer?.unsubscribe();
-    subscription?.unsubscribe();
+    if (subscription !== undefined) this.unsubscribeTool(subscription);
+  }
+
+  /**
+   * Unsubscribes the tool. What its teardown throws goes to the host's report: the call's final
+   * stands (its result, or the error it was cut with), and the caller goes on with its other
+   * calls, so a faulty teardown never reaches a timer, the batch or a sibling.
+   */
+  private unsubscribeTool(subscription: Subscription): void {
+    try {
+      subscription.unsubscribe();
+    } catch (err) {
+      this.host.teardownError(this, err);
+    }
   }
 }

@@ -80,6 +80,11 @@ export class IndexHeap<T extends Indexed> {
     items[i] = item;
   }
 
+  /** The item with the smallest index, left in place, or undefined when empty. */
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
   /** Removes and returns the item with the smallest index, or undefined when empty. */
   pop(): T | undefined {
     const items = this.items;

@@ -1,0 +1,187 @@
+import { expect } from 'chai';
+import { concat, finalize, NEVER, Observable, of } from 'rxjs';
+import type { ToolEvent } from '../lib/contract.js';
+import { CancelledError, TimeoutError } from '../lib/errors.js';
+import { executeBatch } from '../operators/execute-batch.js';
+import { executeCalls } from '../operators/execute-calls.js';
+import type { ExecuteOptions, Job } from '../operators/job.js';
+import { errorEvent, final, finalEvent, stubTool } from '../testing/index.js';
+import { doneEvents, job, testScheduler, toolEvents } from './support.js';
+
+/** `source`, whose teardown throws `teardown boom` once it has run. */
+function throwingTeardown(source: Observable<ToolEvent>): Observable<ToolEvent> {
+  return source.pipe(
+    finalize(() => {
+      throw new Error('teardown boom');
+    }),
+  );
+}
+
+/** Collects what the engine reports through `onTeardownError`, as [message, call id, index]. */
+function reports(): { seen: [string, string, number][]; options: ExecuteOptions } {
+  const seen: [string, string, number][] = [];
+  const options: ExecuteOptions = {
+    onTeardownError: (error, job: Job, index) => {
+      seen.push([(error as Error).message, job.call.id, index]);
+    },
+  };
+  return { seen, options };
+}
+
+describe('executeBatch: a tool whose teardown throws', () => {
+  it('keeps the final of a call that ended from a timer, and its siblings run on', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--(f|)', toolEvents);
+      const b = cold('----(f|)', toolEvents);
+      const jobs = [job(stubTool('a', throwingTeardown(a)), 'a'), job(stubTool('b', b), 'b')];
+      expectObservable(executeBatch(jobs, options)).toBe('--a-(b|)', doneEvents('ab'));
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe('^---!');
+    });
+    expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
+  });
+
+  it('keeps the final of a call that ended inside subscribe, and a sibling its result', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const sync = throwingTeardown(concat(of(final('done')), NEVER));
+      const b = cold('--(f|)', toolEvents);
+      const jobs = [job(stubTool('a', sync), 'a'), job(stubTool('b', b), 'b')];
+      expectObservable(executeBatch(jobs, options)).toBe('a-(b|)', doneEvents('ab'));
+    });
+    expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
+  });
+
+  it('still tears down every other running call when the batch is unsubscribed', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('------(f|)', toolEvents);
+      const b = cold('------(f|)', toolEvents);
+      const c = cold('------(f|)', toolEvents);
+      const jobs = [
+        job(stubTool('a', throwingTeardown(a)), 'a'),
+        job(stubTool('b', throwingTeardown(b)), 'b'),
+        job(stubTool('c', c), 'c'),
+      ];
+      expectObservable(executeBatch(jobs, options), '---!').toBe('');
+      expectSubscriptions(a.subscriptions).toBe('^--!');
+      expectSubscriptions(b.subscriptions).toBe('^--!');
+      expectSubscriptions(c.subscriptions).toBe('^--!');
+    });
+    expect(seen).to.deep.equal([
+      ['teardown boom', 'a', 0],
+      ['teardown boom', 'b', 1],
+    ]);
+  });
+
+  it('ends a call cut by its timeout with the TimeoutError', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const a = cold('-----(f|)', toolEvents);
+      const jobs = [job(stubTool('a', throwingTeardown(a)), 'a')];
+      expectObservable(executeBatch(jobs, { ...options, timeout: 2 })).toBe('--(t|)', {
+        t: errorEvent(0, 'a', new TimeoutError(2)),
+      });
+    });
+    expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
+  });
+
+  it('cancels every unfinished job in job order when the signal aborts', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const controller = new AbortController();
+      const a = cold('------(f|)', toolEvents);
+      const b = cold('------(f|)', toolEvents);
+      cold('--x').subscribe(() => controller.abort());
+      const jobs = [
+        job(stubTool('a', throwingTeardown(a)), 'a'),
+        job(stubTool('b', b), 'b'),
+        job(stubTool('c', b), 'c'),
+      ];
+      const cancelled = new CancelledError();
+      expectObservable(
+        executeBatch(jobs, { ...options, maxParallel: 2, signal: controller.signal }),
+      ).toBe('--(abc|)', {
+        a: errorEvent(0, 'a', cancelled),
+        b: errorEvent(1, 'b', cancelled),
+        c: errorEvent(2, 'c', cancelled),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe('^-!');
+    });
+    expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
+  });
+
+  it('contains it in executeCalls too', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const a = cold('--(f|)', toolEvents);
+      const b = cold('--(f|)', toolEvents);
+      const source = hot<Job>('a-b|', {
+        a: job(stubTool('a', throwingTeardown(a)), 'a'),
+        b: job(stubTool('b', b), 'b'),
+      });
+      expectObservable(source.pipe(executeCalls(options))).toBe('--a-(b|)', doneEvents('ab'));
+    });
+    expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
+  });
+
+  it('reports with console.error when no onTeardownError is given, in one line', () => {
+    const lines: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args);
+    try {
+      testScheduler().run(({ cold, expectObservable }) => {
+        const a = cold('-(f|)', toolEvents);
+        const tool = stubTool('reader', throwingTeardown(a));
+        expectObservable(executeBatch([job(tool, 'r1')])).toBe('-(a|)', {
+          a: finalEvent(0, 'r1', 'done'),
+        });
+      });
+    } finally {
+      console.error = original;
+    }
+    expect(lines).to.deep.equal([
+      ['agenttool: the teardown of call "r1" (tool "reader") threw: Error: teardown boom'],
+    ]);
+  });
+
+  it('contains an onTeardownError that throws itself', () => {
+    const lines: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args);
+    try {
+      testScheduler().run(({ cold, expectObservable }) => {
+        const a = cold('-(f|)', toolEvents);
+        const b = cold('--(f|)', toolEvents);
+        const jobs = [job(stubTool('a', throwingTeardown(a)), 'a'), job(stubTool('b', b), 'b')];
+        const onTeardownError = () => {
+          throw new Error('reporter boom');
+        };
+        expectObservable(executeBatch(jobs, { onTeardownError })).toBe('-a(b|)', doneEvents('ab'));
+      });
+    } finally {
+      console.error = original;
+    }
+    expect(lines).to.have.length(1);
+    expect(String(lines[0][0])).to.match(/onTeardownError threw: Error: reporter boom/);
+  });
+
+  it('passes on a thrown value that is not an Error as it was thrown', () => {
+    const seen: unknown[] = [];
+    const odd = new Observable<ToolEvent>((subscriber) => {
+      subscriber.next(final('done'));
+      return () => {
+        throw 'plain string';
+      };
+    });
+    testScheduler().run(({ expectObservable }) => {
+      const batch = executeBatch([job(stubTool('a', odd), 'a')], {
+        onTeardownError: (error) => void seen.push(error),
+      });
+      expectObservable(batch).toBe('(a|)', doneEvents('a'));
+    });
+    expect(seen).to.deep.equal(['plain string']);
+  });
+});

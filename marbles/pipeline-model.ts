@@ -1,0 +1,328 @@
+/**
+ * The executor written as a pipeline of stock RxJS operators: the specification the fused engine
+ * (operators/internal/) is checked against, event for event and frame for frame, by
+ * marbles/engine-vs-model.test.ts. Read it to understand what `executeBatch` and `executeCalls`
+ * do; read the engine to see how it does it fast.
+ *
+ * ```
+ *   jobs ── map: number them ── groupBy: one group per chain ── mergeMap: chains side by side
+ *                                                                  │
+ *                      concatMap: a chain's calls one after another, in job order
+ *                                                                  │
+ *                      pool.run: wait for a slot, run the call, give the slot back
+ * ```
+ *
+ * - A chain is a resource's calls; a job with no resource (or no tool, or a sequential tool under
+ *   `executeCalls`) is a chain of its own; a serial batch is one chain.
+ * - The slot pool is the shared bound. A freed slot goes to the earliest waiting job in job order
+ *   (rule 6). It hands slots out one at a time on rxjs's `queueScheduler`, and each call's events
+ *   are delivered there too, so the end of a call (its final out, the consumer's handler, the slot
+ *   back, its chain's next call asking for a slot) is one step, and the pool grants only after it:
+ *   the chain's next call competes for the slot its predecessor freed. A sequential tool under
+ *   `executeCalls` is a barrier: granted once every earlier job has ended, and no later job is
+ *   granted before it ends.
+ * - A call: `onStart`, then the tool, until its first final event (`takeWhile`, inclusive), raced
+ *   against its timeout; an error, a completion without a final or a throwing `execute` become an
+ *   error final. Unsubscribed before its final, it cancels its context first.
+ * - `signal`: `takeUntil` its abort, then a CancelledError final for every unfinished job.
+ *
+ * @module
+ */
+import {
+  catchError,
+  concat,
+  concatMap,
+  defer,
+  EMPTY,
+  from,
+  fromEvent,
+  groupBy,
+  map,
+  merge,
+  mergeMap,
+  Observable,
+  observeOn,
+  of,
+  queueScheduler,
+  Subject,
+  takeUntil,
+  takeWhile,
+  tap,
+  timer,
+  asyncScheduler,
+  type OperatorFunction,
+  type Subscription,
+} from 'rxjs';
+import { resourceOf, type ToolEvent, type ToolResult } from '../lib/contract.js';
+import { CallContext } from '../lib/context.js';
+import {
+  CancelledError,
+  describeThrown,
+  NoToolError,
+  TimeoutError,
+  ToolPanicError,
+} from '../lib/errors.js';
+import { isSerialBatch, parallelBound, timeoutBound } from '../operators/internal/batch-mode.js';
+import type { ExecuteOptions, ExecutionEvent, Job } from '../operators/job.js';
+import { IndexHeap } from '../operators/internal/run-queues.js';
+
+/** The model's options: the engine's, and a switch that plants a known bug in the slot policy. */
+export interface ModelOptions extends ExecuteOptions {
+  /**
+   * Hands a freed slot out at once, before the freeing chain's next call has asked for it: that
+   * call is then not preferred for the slot its predecessor freed. The differential test must tell
+   * this model from the engine.
+   */
+  plantedBug?: boolean;
+}
+
+interface Numbered {
+  readonly job: Job;
+  readonly index: number;
+}
+
+/** `executeBatch` as a pipeline. */
+export function modelBatch(
+  jobs: readonly Job[],
+  options: ModelOptions = {},
+): Observable<ExecutionEvent> {
+  const serial = isSerialBatch(jobs, options);
+  return defer(() =>
+    options.signal?.aborted === true
+      ? from(jobs.map((job, index) => cancelled(job, index)))
+      : pipeline(from(jobs), options, serial, false),
+  );
+}
+
+/** `executeCalls` as a pipeline. */
+export function modelCalls(options: ModelOptions = {}): OperatorFunction<Job, ExecutionEvent> {
+  const serial = options.sequential === true || parallelBound(options) === 1;
+  return (source) =>
+    defer(() =>
+      options.signal?.aborted === true ? EMPTY : pipeline(source, options, serial, true),
+    );
+}
+
+function pipeline(
+  source: Observable<Job>,
+  options: ModelOptions,
+  serial: boolean,
+  barriers: boolean,
+): Observable<ExecutionEvent> {
+  return new Observable<ExecutionEvent>((subscriber) => {
+    const pool = new SlotPool(serial ? 1 : parallelBound(options), options.plantedBug === true);
+    const arrived: Job[] = [];
+    const ended = new Set<number>();
+    const isBarrier = (job: Job) => barriers && !serial && job.tool?.sequential === true;
+    const chainOf = ({ job, index }: Numbered) =>
+      serial ? '' : job.tool == null || isBarrier(job) ? index : resourceOf(job.tool) || index;
+
+    let events = source.pipe(
+      map((job, index): Numbered => {
+        arrived.push(job);
+        pool.arrive(index, isBarrier(job));
+        return { job, index };
+      }),
+      groupBy(chainOf),
+      mergeMap((chain) =>
+        chain.pipe(concatMap(({ job, index }) => pool.run(index, runCall(job, index, options)))),
+      ),
+      tap((event) => {
+        if (event.final) ended.add(event.index);
+      }),
+    );
+    const signal = options.signal;
+    if (signal !== undefined) {
+      const aborted = fromEvent(signal, 'abort').pipe(tap(() => pool.close()));
+      const unfinished = defer(() =>
+        from(arrived.flatMap((job, index) => (ended.has(index) ? [] : [cancelled(job, index)]))),
+      );
+      events = concat(events.pipe(takeUntil(aborted)), unfinished);
+    }
+    subscriber.add(() => pool.close()); // first of the teardowns: no grant while calls are torn down
+    events.subscribe(subscriber);
+  });
+}
+
+/** One call, from its slot to its final event. */
+function runCall(job: Job, index: number, options: ExecuteOptions): Observable<ExecutionEvent> {
+  const callId = job.call.id;
+  const failed = (error: Error): ExecutionEvent => ({ index, callId, final: true, error });
+  const started = defer(() => {
+    const onStart = options.onStart;
+    if (onStart === undefined) return of(undefined);
+    const pending = onStart(job, index);
+    const then = pending === undefined || pending === null ? undefined : pending.then;
+    return typeof then === 'function' ? from(Promise.resolve(pending)) : of(undefined);
+  });
+  return started.pipe(
+    concatMap(() =>
+      job.tool == null ? of(failed(new NoToolError(callId))) : toolCall(job, index, options),
+    ),
+    catchError((err: unknown) => of(failed(asError(err)))), // onStart refused the call
+    // Each event is one step on the queueScheduler, and the call's end (its final out, then its
+    // completion giving the slot back) is one step: the pool grants only after it.
+    observeOn(queueScheduler),
+    takeWhile((event) => !event.final, true),
+  );
+}
+
+/** The tool's events until the first final, raced against the timeout. */
+function toolCall(job: Job, index: number, options: ExecuteOptions): Observable<ExecutionEvent> {
+  const { tool, call } = job;
+  const callId = call.id;
+  return new Observable<ExecutionEvent>((subscriber) => {
+    const progress = new Subject<ToolResult>();
+    const context = new CallContext(call, {
+      sink: { progress: (result) => progress.next(result) },
+      recorder: options.recorder,
+    });
+    const failed = (error: Error): ExecutionEvent => ({ index, callId, final: true, error });
+    const panic = (value: unknown, message?: string) =>
+      failed(new ToolPanicError(tool.name, value, message));
+    const events = defer(() => {
+      let source: Observable<ToolEvent>;
+      try {
+        source = tool.execute(call, context);
+      } catch (err) {
+        return of(panic(err)); // execute threw: a contract break, whatever it threw
+      }
+      return concat(
+        source.pipe(map(({ final, result }): ExecutionEvent => ({ index, callId, final, result }))),
+        defer(() => of(panic(undefined, 'completed without a final event'))),
+      ).pipe(catchError((err: unknown) => of(err instanceof Error ? failed(err) : panic(err))));
+    });
+    const timeout = timeoutBound(options);
+    const timedOut =
+      timeout === 0
+        ? EMPTY
+        : timer(timeout, options.scheduler ?? asyncScheduler).pipe(
+            map(() => {
+              const error = new TimeoutError(timeout);
+              context.cancel(error);
+              return failed(error);
+            }),
+          );
+    // First of the teardowns: the context is cancelled before the tool is unsubscribed (nothing
+    // happens once the call has ended).
+    subscriber.add(() => context.cancel());
+    merge(
+      progress.pipe(map((result): ExecutionEvent => ({ index, callId, final: false, result }))),
+      events,
+      timedOut,
+    )
+      .pipe(
+        tap((event) => {
+          if (event.final) context.finish();
+        }),
+        takeWhile((event) => !event.final, true),
+      )
+      .subscribe(subscriber);
+  });
+}
+
+function cancelled(job: Job, index: number): ExecutionEvent {
+  return { index, callId: job.call.id, final: true, error: new CancelledError() };
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(describeThrown(value), { cause: value });
+}
+
+interface Request {
+  readonly index: number;
+  /** Granted, or withdrawn: either way no longer waiting. */
+  done: boolean;
+  grant(): void;
+}
+
+/**
+ * The bound shared by every chain: `run(index, call)` subscribes `call` once a slot is granted and
+ * gives the slot back when it ends or is unsubscribed. Grants go to the earliest waiting index.
+ */
+class SlotPool {
+  private free: number;
+  private readonly waiting = new IndexHeap<Request>(); // the earliest index on top
+  private readonly unfinished = new Set<number>(); // arrived, not ended
+  private readonly barriers: number[] = []; // unfinished barrier indices, in order
+  private closed = false;
+  private pending = false; // a dispatch is queued
+
+  constructor(
+    size: number,
+    private readonly plantedBug: boolean,
+  ) {
+    this.free = size;
+  }
+
+  arrive(index: number, barrier: boolean): void {
+    this.unfinished.add(index);
+    if (barrier) this.barriers.push(index);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  run<T>(index: number, call: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      let running: Subscription | undefined;
+      const request: Request = {
+        index,
+        done: false,
+        grant: () => {
+          request.done = true;
+          running = call.subscribe(subscriber);
+        },
+      };
+      this.waiting.push(request);
+      this.dispatchSoon();
+      return () => {
+        if (running === undefined) {
+          request.done = true; // withdrawn before its grant: left in the heap, skipped
+          return;
+        }
+        running.unsubscribe();
+        this.unfinished.delete(index);
+        if (this.barriers[0] === index) this.barriers.shift();
+        this.free++;
+        if (this.plantedBug) this.dispatch();
+        else this.dispatchSoon();
+      };
+    });
+  }
+
+  /**
+   * Grants on the queueScheduler, after the step in progress (a call's end) has finished; one
+   * pending grant at a time, so each grant comes after what the one before it set off.
+   */
+  private dispatchSoon(): void {
+    if (this.pending) return;
+    this.pending = true;
+    queueScheduler.schedule(() => {
+      this.pending = false;
+      this.dispatch();
+    });
+  }
+
+  /**
+   * Grants one slot, to the earliest waiting job allowed to start, then asks again: a call that
+   * ends as it starts has given its slot back (and its chain's next call has asked for one) before
+   * the next slot is handed out.
+   */
+  private dispatch(): void {
+    let next = this.waiting.peek();
+    while (next?.done === true) {
+      this.waiting.pop();
+      next = this.waiting.peek();
+    }
+    if (this.closed || this.free === 0 || next === undefined) return;
+    const barrier = this.barriers[0];
+    if (barrier !== undefined && next.index > barrier) return; // held back by a barrier
+    if (next.index === barrier && [...this.unfinished].some((i) => i < barrier)) return;
+    this.waiting.pop();
+    this.free--;
+    next.grant();
+    this.dispatchSoon();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Type tests, checked by `npm run typecheck` (never run): what `ExecutionEvent` narrows to, which
+ * events cannot be written, and the operators' signatures. A wrong expectation fails the typecheck.
+ */
+import { expectTypeOf } from 'expect-type';
+import type { Observable, OperatorFunction } from 'rxjs';
+import {
+  batchResults,
+  chains,
+  executeBatch,
+  executeCalls,
+  jobsFromItems,
+  toOutputItems,
+  type ExecuteOptions,
+  type ExecutionErrorEvent,
+  type ExecutionEvent,
+  type ExecutionProgressEvent,
+  type ExecutionResultEvent,
+  type FunctionCallOutputItem,
+  type Job,
+  type OutputItem,
+  type SettledResult,
+  type ToolResult,
+  type ToolSet,
+} from '../../index.js';
+
+declare const event: ExecutionEvent;
+
+// Narrowing on `final` and on the absence of `error` leaves a result.
+if (event.final && event.error === undefined) {
+  expectTypeOf(event).toEqualTypeOf<ExecutionResultEvent>();
+  expectTypeOf(event.result).toEqualTypeOf<ToolResult>();
+}
+if (event.final && event.error !== undefined) {
+  expectTypeOf(event).toEqualTypeOf<ExecutionErrorEvent>();
+  expectTypeOf(event.error).toEqualTypeOf<Error>();
+  expectTypeOf(event.result).toEqualTypeOf<undefined>();
+}
+if (!event.final) {
+  expectTypeOf(event).toEqualTypeOf<ExecutionProgressEvent>();
+  expectTypeOf(event.result).toEqualTypeOf<ToolResult>();
+}
+expectTypeOf(event.final).toEqualTypeOf<boolean>();
+expectTypeOf(event.index).toEqualTypeOf<number>();
+expectTypeOf(event.callId).toEqualTypeOf<string>();
+
+// Events that cannot happen do not type-check.
+const result: ToolResult = { output: 'ok' };
+// @ts-expect-error a final event with both a result and an error
+const _both: ExecutionEvent = { index: 0, callId: 'a', final: true, result, error: new Error() };
+// @ts-expect-error a final event with neither
+const _neither: ExecutionEvent = { index: 0, callId: 'a', final: true };
+// @ts-expect-error progress carrying an error
+const _progressError: ExecutionEvent = { index: 0, callId: 'a', final: false, error: new Error() };
+// @ts-expect-error progress without a result
+const _emptyProgress: ExecutionEvent = { index: 0, callId: 'a', final: false };
+const _fine: ExecutionEvent[] = [
+  { index: 0, callId: 'a', final: false, result },
+  { index: 0, callId: 'a', final: true, result },
+  { index: 0, callId: 'a', final: true, error: new Error('no') },
+];
+
+// The operators' signatures.
+expectTypeOf(executeBatch).parameters.toEqualTypeOf<
+  [jobs: readonly Job[], options?: ExecuteOptions]
+>();
+expectTypeOf(executeBatch).returns.toEqualTypeOf<Observable<ExecutionEvent>>();
+expectTypeOf(executeCalls).parameters.toEqualTypeOf<[options?: ExecuteOptions]>();
+expectTypeOf(executeCalls).returns.toEqualTypeOf<OperatorFunction<Job, ExecutionEvent>>();
+expectTypeOf(batchResults).parameters.toEqualTypeOf<
+  [jobs: readonly Job[], options?: ExecuteOptions]
+>();
+expectTypeOf(batchResults).returns.toEqualTypeOf<Promise<SettledResult[]>>();
+expectTypeOf(chains).returns.toEqualTypeOf<number[][]>();
+expectTypeOf(jobsFromItems).parameters.toEqualTypeOf<
+  [items: Iterable<OutputItem>, tools: Pick<ToolSet, 'lookup'>]
+>();
+expectTypeOf(jobsFromItems).returns.toEqualTypeOf<Job[]>();
+expectTypeOf(toOutputItems).parameters.toEqualTypeOf<
+  [jobs: readonly Job[], settled: readonly SettledResult[]]
+>();
+expectTypeOf(toOutputItems).returns.toEqualTypeOf<FunctionCallOutputItem[]>();
+
+// A settled entry is a result or an error, never both.
+declare const settled: SettledResult;
+if ('error' in settled) expectTypeOf(settled.error).toEqualTypeOf<Error>();
+else expectTypeOf(settled.result).toEqualTypeOf<ToolResult>();
+
+// The option a host reports teardown errors through.
+expectTypeOf<ExecuteOptions['onTeardownError']>().toEqualTypeOf<
+  ((error: unknown, job: Job, index: number) => void) | undefined
+>();
