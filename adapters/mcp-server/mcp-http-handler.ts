@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
 
 /**
@@ -36,7 +36,9 @@ export interface McpHttpHandlerOptions {
    * The bearer token every request must carry as `Authorization: Bearer <token>`. A request
    * without it, or with another, is 401 (with `WWW-Authenticate: Bearer`) and runs nothing. The
    * comparison takes the same time whatever the guess. Default: none, any caller that passes the
-   * Host and Origin checks is served, which is safe on loopback alone.
+   * Host and Origin checks is served, which is safe on loopback alone. A token that no client
+   * could send (empty, with whitespace, or with characters beyond visible ASCII) is a RangeError
+   * when the handler is built.
    */
   token?: string;
   /**
@@ -55,11 +57,29 @@ export interface McpHttpHandlerOptions {
    * Requests without an Origin (every non-browser client) are not affected.
    */
   allowedOrigins?: readonly string[];
+  /**
+   * Sessions open at once, at most (default {@link DEFAULT_MAX_SESSIONS}). An initialize past it is
+   * answered 503 with a JSON-RPC error and opens nothing; open sessions go on as before. Each
+   * session holds a Server and its tool listing, so this bounds the memory clients can make the
+   * server hold.
+   */
+  maxSessions?: number;
+}
+
+/** The default {@link McpHttpHandlerOptions.maxSessions}. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
+/** The requests of one POST that have not been answered yet, and whether one was cancelled. */
+interface Post {
+  readonly unanswered: Set<RequestId>;
+  cancelled: boolean;
 }
 
 interface Entry {
   readonly server: Server;
   readonly transport: StreamableHTTPServerTransport;
+  /** Every request of the session not answered yet, with the POST that carries it. */
+  readonly inflight: Map<RequestId, Post>;
   open: number;
   lastSeen: number;
 }
@@ -70,13 +90,14 @@ function sendError(
   code: number,
   message: string,
   headers?: Readonly<Record<string, string>>,
+  id: RequestId | null = null,
 ): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
 function messagesOf(body: unknown): unknown[] {
@@ -91,8 +112,8 @@ function isInitialize(body: unknown): boolean {
 }
 
 /** The ids of the requests (not notifications or responses) in a POST body. */
-function requestIdsOf(body: unknown): (string | number)[] {
-  const ids: (string | number)[] = [];
+function requestIdsOf(body: unknown): RequestId[] {
+  const ids: RequestId[] = [];
   for (const m of messagesOf(body)) {
     if (
       typeof m !== 'object' ||
@@ -104,6 +125,35 @@ function requestIdsOf(body: unknown): (string | number)[] {
     if (typeof id === 'string' || typeof id === 'number') ids.push(id);
   }
   return ids;
+}
+
+/** The request ids a POST body's notifications/cancelled name. */
+function cancelledIdsOf(body: unknown): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const m of messagesOf(body)) {
+    if (typeof m !== 'object' || m === null) continue;
+    const { method, params } = m as { method?: unknown; params?: { requestId?: unknown } };
+    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null)
+      continue;
+    const id = params.requestId;
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+  }
+  return ids;
+}
+
+/** The first id that is already in flight, or given twice in this body; undefined when none. */
+function reusedId(ids: readonly RequestId[], inflight: ReadonlyMap<RequestId, Post>) {
+  const seen = new Set<RequestId>();
+  for (const id of ids) {
+    if (inflight.has(id) || seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
+}
+
+/** The id of a JSON-RPC response (a result or an error), undefined for anything else. */
+function responseIdOf(message: JSONRPCMessage): RequestId | undefined {
+  return 'id' in message && !('method' in message) ? message.id : undefined;
 }
 
 /**
@@ -141,7 +191,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  *
  * Every request passes the access rules first (see {@link McpHttpHandlerOptions}): a Host not
  * allowed or a foreign Origin is 403, a missing or wrong token 401, a body over the cap 413; a
- * refused request opens no session and runs no tool.
+ * refused request opens no session and runs no tool. An initialize past `maxSessions` is 503.
+ *
+ * Within a session, a request whose id is still in flight is refused (400, JSON-RPC error -32600
+ * `request id already in use`) and the first request goes on. A request the client cancels
+ * (notifications/cancelled) gets no answer, as MCP says, and the POST that carried it is closed
+ * as soon as its other requests, if any, are answered: nothing stays open until the session ends.
  *
  * Use it as the request listener of a node:http server (see `serveHttp`), or inside any framework
  * that hands over node's request and response.
@@ -153,12 +208,20 @@ export class McpHttpHandler {
   private readonly idle: number;
   private readonly sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly access: HttpAccess;
+  private readonly maxSessions: number;
+  /** Initialize requests being handled, whose session is not in `sessions` yet. */
+  private opening = 0;
 
-  /** @throws RangeError for an empty token, a malformed allowed host or a cap below 1 byte. */
+  /**
+   * @throws RangeError for an empty token or one with whitespace, a malformed allowed host, a cap
+   *   below 1 byte or a `maxSessions` below 1.
+   */
   constructor(private readonly options: McpHttpHandlerOptions) {
     this.path = options.path ?? '/mcp';
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
     if (!(this.maxBody >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (!(this.maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
     this.access = new HttpAccess(options);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
     if (this.idle > 0) {
@@ -244,6 +307,7 @@ export class McpHttpHandler {
       sendError(res, 400, -32700, 'Parse error');
       return;
     }
+    const ids = requestIdsOf(body);
     let entry: Entry | undefined;
     if (sessionId !== undefined) {
       entry = this.sessions.get(sessionId);
@@ -252,13 +316,32 @@ export class McpHttpHandler {
         return;
       }
     } else if (isInitialize(body)) {
-      entry = await this.open();
+      if (this.sessions.size + this.opening >= this.maxSessions) {
+        sendError(res, 503, -32000, `Service unavailable: too many sessions (${this.maxSessions})`);
+        return;
+      }
+      this.opening++;
+      try {
+        entry = await this.open();
+        this.track(entry, res, ids);
+        await entry.transport.handleRequest(req, res, body);
+      } finally {
+        this.opening--;
+      }
+      return;
     } else {
       sendError(res, 400, -32000, 'Bad Request: no valid session id');
       return;
     }
-    this.track(entry, res, requestIdsOf(body));
+    const reused = reusedId(ids, entry.inflight);
+    if (reused !== undefined) {
+      sendError(res, 400, -32600, 'Invalid Request: request id already in use', undefined, reused);
+      return;
+    }
+    this.track(entry, res, ids);
     await entry.transport.handleRequest(req, res, body);
+    // The cancelled requests are aborted now, and will never be answered.
+    for (const id of cancelledIdsOf(body)) this.cancelled(entry, id);
   }
 
   private async open(): Promise<Entry> {
@@ -269,7 +352,19 @@ export class McpHttpHandler {
         this.sessions.set(id, entry);
       },
     });
-    const entry: Entry = { server, transport, open: 0, lastSeen: Date.now() };
+    const entry: Entry = { server, transport, inflight: new Map(), open: 0, lastSeen: Date.now() };
+    const send = transport.send.bind(transport);
+    transport.send = async (message, options) => {
+      const id = responseIdOf(message);
+      const post = id === undefined ? undefined : entry.inflight.get(id);
+      if (post !== undefined) {
+        entry.inflight.delete(id!);
+        post.unanswered.delete(id!);
+      }
+      await send(message, options);
+      // The transport ends a POST once all its requests are answered: a cancelled one never is.
+      if (post?.cancelled === true && post.unanswered.size === 0) transport.closeSSEStream(id!);
+    };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && this.sessions.get(id) === entry) this.sessions.delete(id);
@@ -278,14 +373,20 @@ export class McpHttpHandler {
     return entry;
   }
 
-  /** Counts the request as open until its response closes, and cancels its calls if dropped. */
-  private track(entry: Entry, res: ServerResponse, requestIds: readonly (string | number)[]): void {
+  /**
+   * Counts the request as open until its response closes, records its requests as in flight, and
+   * cancels those still unanswered if it is dropped.
+   */
+  private track(entry: Entry, res: ServerResponse, requestIds: readonly RequestId[]): void {
     entry.open++;
+    const post: Post = { unanswered: new Set(requestIds), cancelled: false };
+    for (const id of requestIds) entry.inflight.set(id, post);
     res.on('close', () => {
       entry.open--;
       entry.lastSeen = Date.now();
-      if (res.writableFinished) return;
-      for (const requestId of requestIds) {
+      for (const requestId of post.unanswered) {
+        if (entry.inflight.get(requestId) === post) entry.inflight.delete(requestId);
+        if (res.writableFinished) continue;
         const cancel: JSONRPCMessage = {
           jsonrpc: '2.0',
           method: 'notifications/cancelled',
@@ -293,7 +394,18 @@ export class McpHttpHandler {
         };
         entry.transport.onmessage?.(cancel);
       }
+      post.unanswered.clear();
     });
+  }
+
+  /** A request the client cancelled: its POST closes once nothing else on it awaits an answer. */
+  private cancelled(entry: Entry, id: RequestId): void {
+    const post = entry.inflight.get(id);
+    if (post === undefined) return;
+    entry.inflight.delete(id);
+    post.unanswered.delete(id);
+    post.cancelled = true;
+    if (post.unanswered.size === 0) entry.transport.closeSSEStream(id);
   }
 
   private sweep(): void {
