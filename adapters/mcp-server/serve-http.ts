@@ -52,7 +52,8 @@ function positive(name: keyof typeof HTTP_DEFAULTS, value: number | undefined): 
   const chosen = value ?? HTTP_DEFAULTS[name];
   if (typeof chosen !== 'number' || !(chosen >= 1) || !Number.isFinite(chosen))
     throw new RangeError(`${name} must be a positive finite number, got ${String(value)}`);
-  return chosen;
+  // node:http takes whole milliseconds.
+  return Math.ceil(chosen);
 }
 
 /** A running Streamable HTTP server. */
@@ -126,7 +127,10 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
     requestTimeout: limits.requestTimeout,
     keepAliveTimeout: limits.keepAliveTimeout,
     // How often the two timeouts above are checked: their precision.
-    connectionsCheckingInterval: Math.max(10, Math.min(1_000, limits.headersTimeout / 4)),
+    connectionsCheckingInterval: Math.max(
+      10,
+      Math.min(1_000, Math.floor(limits.headersTimeout / 4)),
+    ),
   });
   server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
