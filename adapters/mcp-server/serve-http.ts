@@ -40,8 +40,17 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
   maxConnections?: number;
 }
 
-/** The defaults of {@link ServeHttpOptions}' connection limits, in ms and connections. */
-export const HTTP_DEFAULTS = Object.freeze({
+/** The defaults of {@link ServeHttpOptions}' connection limits. */
+export const HTTP_DEFAULTS: Readonly<{
+  /** {@link ServeHttpOptions.headersTimeout}: 10 s, in ms. */
+  headersTimeout: number;
+  /** {@link ServeHttpOptions.requestTimeout}: 30 s, in ms. */
+  requestTimeout: number;
+  /** {@link ServeHttpOptions.keepAliveTimeout}: 5 s, in ms. */
+  keepAliveTimeout: number;
+  /** {@link ServeHttpOptions.maxConnections}: 2000 connections. */
+  maxConnections: number;
+}> = Object.freeze({
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
