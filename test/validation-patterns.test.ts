@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { z } from 'zod';
+import fc from 'fast-check';
 import { compileValidator, SchemaError, tool, ValidationError, type JsonSchema } from '../index.js';
+import { linearRegExp } from '../lib/validation/linear-regexp.js';
 
 const evil = 'a'.repeat(30) + '!';
 
@@ -49,6 +51,17 @@ describe('schema patterns from elsewhere', function () {
       ['^[a-z_][a-z0-9_]*$', 'snake_case', true],
       ['^[a-z_][a-z0-9_]*$', 'Snake', false],
       ['^(?<year>\\d{4})$', '2024', true],
+      // \s, \S and . mean what they mean in ECMAScript, not in RE2.
+      ['^\\S+$', 'a\u00a0b', false],
+      ['^a\\sb$', 'a\u00a0b', true],
+      ['^a[\\s,]b$', 'a\u2028b', true],
+      ['^a\\sb$', 'a\vb', true],
+      ['^a.b$', 'a\rb', false],
+      ['^a.b$', 'aéb', true],
+      ['^a.b$', 'a\u{1f600}b', true],
+      ['^a\\.b$', 'axb', false],
+      ['^[^]$', '\n', true],
+      ['^[.]$', 'x', false],
     ];
     for (const [pattern, value, ok] of cases) {
       const validator = compileValidator({
@@ -96,5 +109,40 @@ describe('schema patterns from elsewhere', function () {
         execute: () => '',
       }),
     ).to.throw(SchemaError, /plain/);
+  });
+
+  it('agrees with JavaScript on patterns found in real schemas, for random strings', () => {
+    const patterns = [
+      '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+      '^\\d+\\.\\d+\\.\\d+(-[0-9A-Za-z.-]+)?$',
+      '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+      '^#?([a-fA-F0-9]{6}|[a-fA-F0-9]{3})$',
+      '^\\d{4}-\\d{2}-\\d{2}$',
+      '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+      '^\\S(.*\\S)?$',
+      '^(https?|ftp)://[^\\s/$.?#].[^\\s]*$',
+      '^[A-Z_][A-Z0-9_]*$',
+      '\\bfoo\\b',
+      '^\\w+$',
+      '^[\\p{L}\\p{N} ]+$',
+      '^(a|ab)(c|bcd)(d*)$',
+      '^.{1,5}$',
+      '^[^]*x$',
+      '^\\s*$',
+      '^\\/?[a-z]+(\\/[a-z]+)*$',
+    ];
+    const chars = fc.constantFrom(
+      ...'aAbBcdfxz09-_.@/:# \t\n\r\u00a0\u2028é😀?$'.split(''),
+      '\u{1f600}',
+    );
+    const text = fc.array(chars, { maxLength: 24 }).map((list) => list.join(''));
+    for (const pattern of patterns) {
+      const native = new RegExp(pattern, 'u');
+      const linear = linearRegExp(pattern, 'u');
+      fc.assert(
+        fc.property(text, (input) => linear.test(input) === native.test(input)),
+        { numRuns: 300, seed: 42 },
+      );
+    }
   });
 });

@@ -24,14 +24,46 @@ class LinearRegExp implements RegExpLike {
   }
 }
 
+/** What ECMAScript's `\s` matches; RE2's `\s` is ASCII whitespace alone. */
+const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** What ECMAScript's `.` does not match (without the `s` flag); RE2's `.` excludes `\n` only. */
+const LINE_END = '\\n\\r\\u2028\\u2029';
+
+/**
+ * `pattern` with the classes whose meaning differs between ECMAScript and RE2 spelt out in
+ * ECMAScript's sense: `\s`, `\S` (outside a character class) and `.`. The pattern is already known
+ * to be valid ECMAScript, so a backslash always escapes the next character.
+ */
+function ecmaClasses(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\') {
+      const next = pattern[i + 1] ?? '';
+      i++;
+      if (next === 's') out += inClass ? SPACE : `[${SPACE}]`;
+      else if (next === 'S' && !inClass) out += `[^${SPACE}]`;
+      else out += ch + next;
+    } else if (inClass) {
+      if (ch === ']') inClass = false;
+      out += ch;
+    } else if (ch === '[') {
+      inClass = true;
+      out += ch;
+    } else out += ch === '.' ? `[^${LINE_END}]` : ch;
+  }
+  return out;
+}
+
 /**
  * Compiles `pattern` with `flags` ("u" or "", as ajv passes them) for linear-time matching. The
  * pattern must first be a valid ECMAScript pattern under those flags, as JSON Schema says, and
  * then one RE2 can run: lookaround and backreferences, which need backtracking, are refused.
  *
- * Semantics are RE2's on the translated pattern (`re2js`'s `translateRegExp`: `\uXXXX`, `\u{..}`,
- * named groups and `[^]` are rewritten): a search, like `RegExp.test`; `\s` and `.` are ASCII-minded
- * (`\s` is `[\t\n\f\r ]`, `.` excludes `\n` only).
+ * Matching is a search, like `RegExp.test`, with ECMAScript's meaning for `\s`, `\S` and `.`
+ * (spelt out before translation) and `re2js`'s `translateRegExp` for the rest (`\uXXXX`,
+ * `\u{..}`, named groups, `[^]`). `\d`, `\w` and `\b` are ASCII in both.
  *
  * @throws SyntaxError with a one-line reason for a pattern JavaScript or RE2 cannot compile.
  */
@@ -39,7 +71,7 @@ function compileLinear(pattern: string, flags: string): RegExpLike {
   // Throws the SyntaxError ajv's own engine would, for a pattern JavaScript refuses.
   new RegExp(pattern, flags);
   try {
-    return new LinearRegExp(RE2JS.compile(RE2JS.translateRegExp(pattern)), `/${pattern}/${flags}`);
+    return new LinearRegExp(RE2JS.compile(RE2JS.translateRegExp(ecmaClasses(pattern))), `/${pattern}/${flags}`);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new SyntaxError(`pattern /${pattern}/ cannot be matched in linear time (${reason})`);
