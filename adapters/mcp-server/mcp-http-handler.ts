@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
+import { messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -69,17 +70,10 @@ export interface McpHttpHandlerOptions {
 /** The default {@link McpHttpHandlerOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 1000;
 
-/** The requests of one POST that have not been answered yet, and whether one was cancelled. */
-interface Post {
-  readonly unanswered: Set<RequestId>;
-  cancelled: boolean;
-}
-
 interface Entry {
   readonly server: Server;
   readonly transport: StreamableHTTPServerTransport;
-  /** Every request of the session not answered yet, with the POST that carries it. */
-  readonly inflight: Map<RequestId, Post>;
+  readonly requests: SessionRequests;
   open: number;
   lastSeen: number;
 }
@@ -100,60 +94,11 @@ function sendError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
-function messagesOf(body: unknown): unknown[] {
-  return Array.isArray(body) ? body : [body];
-}
-
 function isInitialize(body: unknown): boolean {
   return messagesOf(body).some(
     (m) =>
       typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
-}
-
-/** The ids of the requests (not notifications or responses) in a POST body. */
-function requestIdsOf(body: unknown): RequestId[] {
-  const ids: RequestId[] = [];
-  for (const m of messagesOf(body)) {
-    if (
-      typeof m !== 'object' ||
-      m === null ||
-      typeof (m as { method?: unknown }).method !== 'string'
-    )
-      continue;
-    const id = (m as { id?: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
-  }
-  return ids;
-}
-
-/** The request ids a POST body's notifications/cancelled name. */
-function cancelledIdsOf(body: unknown): RequestId[] {
-  const ids: RequestId[] = [];
-  for (const m of messagesOf(body)) {
-    if (typeof m !== 'object' || m === null) continue;
-    const { method, params } = m as { method?: unknown; params?: { requestId?: unknown } };
-    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null)
-      continue;
-    const id = params.requestId;
-    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
-  }
-  return ids;
-}
-
-/** The first id that is already in flight, or given twice in this body; undefined when none. */
-function reusedId(ids: readonly RequestId[], inflight: ReadonlyMap<RequestId, Post>) {
-  const seen = new Set<RequestId>();
-  for (const id of ids) {
-    if (inflight.has(id) || seen.has(id)) return id;
-    seen.add(id);
-  }
-  return undefined;
-}
-
-/** The id of a JSON-RPC response (a result or an error), undefined for anything else. */
-function responseIdOf(message: JSONRPCMessage): RequestId | undefined {
-  return 'id' in message && !('method' in message) ? message.id : undefined;
 }
 
 /**
@@ -333,15 +278,15 @@ export class McpHttpHandler {
       sendError(res, 400, -32000, 'Bad Request: no valid session id');
       return;
     }
-    const reused = reusedId(ids, entry.inflight);
+    const reused = entry.requests.reused(ids);
     if (reused !== undefined) {
       sendError(res, 400, -32600, 'Invalid Request: request id already in use', undefined, reused);
       return;
     }
     this.track(entry, res, ids);
     await entry.transport.handleRequest(req, res, body);
-    // The cancelled requests are aborted now, and will never be answered.
-    for (const id of cancelledIdsOf(body)) this.cancelled(entry, id);
+    // The requests it cancels are aborted now, and will never be answered.
+    entry.requests.cancelledBy(body);
   }
 
   private async open(): Promise<Entry> {
@@ -352,18 +297,12 @@ export class McpHttpHandler {
         this.sessions.set(id, entry);
       },
     });
-    const entry: Entry = { server, transport, inflight: new Map(), open: 0, lastSeen: Date.now() };
-    const send = transport.send.bind(transport);
-    transport.send = async (message, options) => {
-      const id = responseIdOf(message);
-      const post = id === undefined ? undefined : entry.inflight.get(id);
-      if (post !== undefined) {
-        entry.inflight.delete(id!);
-        post.unanswered.delete(id!);
-      }
-      await send(message, options);
-      // The transport ends a POST once all its requests are answered: a cancelled one never is.
-      if (post?.cancelled === true && post.unanswered.size === 0) transport.closeSSEStream(id!);
+    const entry: Entry = {
+      server,
+      transport,
+      requests: new SessionRequests(transport),
+      open: 0,
+      lastSeen: Date.now(),
     };
     transport.onclose = () => {
       const id = transport.sessionId;
@@ -373,39 +312,15 @@ export class McpHttpHandler {
     return entry;
   }
 
-  /**
-   * Counts the request as open until its response closes, records its requests as in flight, and
-   * cancels those still unanswered if it is dropped.
-   */
+  /** Counts the request as open until its response closes, and its requests as in flight. */
   private track(entry: Entry, res: ServerResponse, requestIds: readonly RequestId[]): void {
     entry.open++;
-    const post: Post = { unanswered: new Set(requestIds), cancelled: false };
-    for (const id of requestIds) entry.inflight.set(id, post);
+    const closed = entry.requests.posted(requestIds);
     res.on('close', () => {
       entry.open--;
       entry.lastSeen = Date.now();
-      for (const requestId of post.unanswered) {
-        if (entry.inflight.get(requestId) === post) entry.inflight.delete(requestId);
-        if (res.writableFinished) continue;
-        const cancel: JSONRPCMessage = {
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId, reason: 'client disconnected' },
-        };
-        entry.transport.onmessage?.(cancel);
-      }
-      post.unanswered.clear();
+      closed(res.writableFinished);
     });
-  }
-
-  /** A request the client cancelled: its POST closes once nothing else on it awaits an answer. */
-  private cancelled(entry: Entry, id: RequestId): void {
-    const post = entry.inflight.get(id);
-    if (post === undefined) return;
-    entry.inflight.delete(id);
-    post.unanswered.delete(id);
-    post.cancelled = true;
-    if (post.unanswered.size === 0) entry.transport.closeSSEStream(id);
   }
 
   private sweep(): void {
