@@ -25,7 +25,8 @@ class LinearRegExp implements RegExpLike {
 }
 
 /** What ECMAScript's `\s` matches; RE2's `\s` is ASCII whitespace alone. */
-const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+const SPACE =
+  '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 /** What ECMAScript's `.` does not match (without the `s` flag); RE2's `.` excludes `\n` only. */
 const LINE_END = '\\n\\r\\u2028\\u2029';
 
@@ -71,7 +72,10 @@ function compileLinear(pattern: string, flags: string): RegExpLike {
   // Throws the SyntaxError ajv's own engine would, for a pattern JavaScript refuses.
   new RegExp(pattern, flags);
   try {
-    return new LinearRegExp(RE2JS.compile(RE2JS.translateRegExp(ecmaClasses(pattern))), `/${pattern}/${flags}`);
+    return new LinearRegExp(
+      RE2JS.compile(RE2JS.translateRegExp(ecmaClasses(pattern))),
+      `/${pattern}/${flags}`,
+    );
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new SyntaxError(`pattern /${pattern}/ cannot be matched in linear time (${reason})`);
