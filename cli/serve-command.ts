@@ -41,6 +41,8 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     process.stderr.write(
       `agenttool: warning: serving on ${args.host} without --token: anyone who can reach the port runs the tools\n`,
     );
+  // Compiles every schema now (sessions reuse them), so a tool left out is reported at startup.
+  createMcpServer(INFO, tools);
   const http = await serveHttp({
     port: args.http,
     host: args.host,

@@ -57,6 +57,9 @@ describe('agenttool serve: limits and schemas from elsewhere', function () {
   it('re-serves an upstream whose patterns cannot compile over HTTP: initialize answers, the rest is served', async () => {
     const served = serveHttp(['--mcp', patternServer, '--prefix', 'up']);
     try {
+      await served.url;
+      // Reported at startup, before any client connects.
+      expect(served.stderr()).to.match(/tool "up__unclosed": schema: .*left out/);
       const remote = await connectMcp(httpTransport((await served.url).href));
       try {
         const names = remote.tools.map((t) => t.name);
