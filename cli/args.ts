@@ -34,6 +34,8 @@ export interface ServeArgs {
   host: string;
   /** The bearer token HTTP clients must send (`--token`, else the AGENTTOOL_TOKEN variable). */
   token?: string;
+  /** With `--http`: client sessions open at once, at most (`--max-sessions`; default 1000). */
+  maxSessions?: number;
   mcp: McpServerSpec[];
 }
 
@@ -199,6 +201,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         serve.token = token;
         break;
       }
+      case '--max-sessions':
+        only('serve');
+        serve.maxSessions = integer(flag, value(), 1);
+        break;
       default:
         if (word.startsWith('-') && word !== '-')
           throw new UsageError(`unknown option ${JSON.stringify(word)}`);
@@ -212,5 +218,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('give a turn file or --replay, not both');
   if (serve.token !== undefined && serve.http === undefined)
     throw new UsageError('--token applies to --http only');
+  if (serve.maxSessions !== undefined && serve.http === undefined)
+    throw new UsageError('--max-sessions applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

@@ -22,6 +22,7 @@ usage:
                                             serve the bundled tools over MCP (stdio by default)
                   [--token <t>]             with --http: clients must send Authorization: Bearer <t>
                                             (default: $AGENTTOOL_TOKEN, else no token)
+                  [--max-sessions <n>]      with --http: at most n client sessions (default 1000)
 
 run options:
   --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable

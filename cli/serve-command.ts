@@ -8,6 +8,7 @@ import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet } from '../index.js';
 import type { ServeArgs } from './args.js';
 import { closeServers, connectServers } from './mcp-servers.js';
+import { UsageError } from './usage-error.js';
 
 const INFO = { name: 'agenttool', version: '0.1.0' };
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -35,7 +36,11 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
   tools.validate();
   if (args.http === undefined) {
-    const server = await serveStdio(INFO, tools);
+    // The --mcp servers would keep the process alive if serving could not start.
+    const server = await serveStdio(INFO, tools).catch(async (err: unknown) => {
+      await closeServers(remotes);
+      throw err;
+    });
     await untilSignal(
       new Promise<void>((resolve) => {
         const previous = server.onclose;
@@ -51,17 +56,28 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     return 0;
   }
   const fromEnv = process.env.AGENTTOOL_TOKEN;
-  const token =
-    args.token ?? (fromEnv === undefined || fromEnv.trim() === '' ? undefined : fromEnv);
+  // An empty variable is unset; one with whitespace is refused below, as --token is.
+  const token = args.token ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
   if (token === undefined && !LOOPBACK.has(args.host))
     process.stderr.write(
       `agenttool: warning: serving on ${args.host} without --token: anyone who can reach the port runs the tools\n`,
     );
+  // Compiles every schema now (sessions reuse them), so a tool left out is reported at startup.
+  createMcpServer(INFO, tools);
   const http = await serveHttp({
     port: args.http,
     host: args.host,
     token,
+    maxSessions: args.maxSessions,
     factory: () => createMcpServer(INFO, tools),
+  }).catch(async (err: unknown) => {
+    await closeServers(remotes);
+    // Options serveHttp refuses (a token no client could send) are bad input, as a bad flag is.
+    if (!(err instanceof RangeError)) throw err;
+    const source = args.token === undefined ? 'AGENTTOOL_TOKEN' : '--token';
+    throw new UsageError(
+      err.message.startsWith('token') ? `${source}: ${err.message}` : err.message,
+    );
   });
   process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);
   await untilSignal(new Promise<void>(() => undefined));

@@ -100,7 +100,12 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
   } else if (source !== undefined) {
     parameters = source as JsonSchema;
   }
-  const validator = compileValidator(parameters, { tool: name, limits: definition.limits });
+  // A zod-made schema's patterns are the author's, and zod runs them natively when it decodes.
+  const validator = compileValidator(parameters, {
+    tool: name,
+    limits: definition.limits,
+    patterns: decode === undefined ? 'linear' : 'native',
+  });
 
   const settle = (decoded: Decoded, input: unknown): unknown => {
     if (!decoded.success) throw zodValidationError(decoded.error, input);

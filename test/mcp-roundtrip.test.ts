@@ -232,24 +232,32 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
     await client.close();
   });
 
-  it('refuses, at creation, a schema that does not compile, one that is not an object, and duplicate names', () => {
+  it('leaves out, with one report each, a tool whose schema does not compile or is not an object, and refuses duplicate names', async () => {
     const bad = rawTool({
       name: 'bad',
       description: '',
       parameters: { type: 'object', properties: { a: { type: 'nope' } } },
       execute: () => textResult(''),
     });
-    expect(() => createMcpServer({ name: 's', version: '1' }, [bad])).to.throw(SchemaError, /bad/);
     const scalar = rawTool({
       name: 'scalar',
       description: '',
       parameters: { type: 'string' },
       execute: () => textResult(''),
     });
-    expect(() => createMcpServer({ name: 's', version: '1' }, [scalar])).to.throw(
-      SchemaError,
-      /object/,
-    );
+    const reported: Error[] = [];
+    const server = createMcpServer({ name: 's', version: '1' }, [bad, echo, scalar], {
+      onError: (error) => reported.push(error),
+    });
+    expect(reported.map((e) => e.constructor)).to.deep.equal([SchemaError, SchemaError]);
+    expect(reported[0]!.message).to.match(/^tool "bad": schema: /);
+    expect(reported[1]!.message).to.match(/^tool "scalar": schema: .*object/);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'plain', version: '1.0.0' });
+    await client.connect(clientSide);
+    expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['echo']);
+    await client.close();
     expect(() => createMcpServer({ name: 's', version: '1' }, [echo, echo])).to.throw(
       /duplicate tool name "echo"/,
     );

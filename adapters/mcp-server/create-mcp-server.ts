@@ -15,7 +15,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Session, Tool } from '../../lib/contract.js';
-import { SchemaError, ValidationError } from '../../lib/errors.js';
+import { oneLine, SchemaError, ValidationError } from '../../lib/errors.js';
 import { definition } from '../../lib/tool-set.js';
 import { checksOwnArguments } from '../../lib/tool.js';
 import {
@@ -37,11 +37,60 @@ export interface McpServerOptions {
    * Server. A transport with sessions (Streamable HTTP) always gives its own.
    */
   sessionId?: string;
+  /**
+   * Told of faults that belong to no call's result, so that they never take the process down:
+   * a tool left out because its schema cannot be served (a {@link SchemaError} naming it,
+   * reported once per tool value), and a tool's teardown that threw after its call ended (a
+   * ToolPanicError naming it; the call's result stands). Default: one line on stderr each. It
+   * must not throw; what it throws is dropped.
+   */
+  onError?: (error: Error) => void;
 }
 
 interface Entry {
   readonly tool: Tool;
   readonly validator: ArgumentValidator | undefined;
+}
+
+/** A tool ready to serve (its listing and the validator the server runs), or why it is not. */
+type Prepared =
+  { readonly listing: McpTool; readonly entry: Entry } | { readonly problem: SchemaError };
+
+/**
+ * Every tool prepared once per tool value and limits, whatever number of servers (one per HTTP
+ * session) serve it: compiling thousands of schemas again for each new session would cost seconds.
+ */
+const preparedTools = new WeakMap<Tool, Map<string, Prepared>>();
+
+function prepare(tool: Tool, limits: ArgumentLimits | undefined, report: (e: Error) => void) {
+  const key = limits === undefined ? '' : `${limits.maxLength}/${limits.maxDepth}`;
+  let byLimits = preparedTools.get(tool);
+  if (byLimits === undefined) preparedTools.set(tool, (byLimits = new Map()));
+  const hit = byLimits.get(key);
+  if (hit !== undefined) return hit;
+  let prepared: Prepared;
+  try {
+    // A tool() checks the same text against the same schema, with the same messages, before it
+    // runs: checking twice would only cost. Limits set for this server still need the server's
+    // check.
+    const own = limits === undefined && checksOwnArguments(tool);
+    const validator = own
+      ? undefined
+      : compileValidator(tool.parameters, { tool: tool.name, limits });
+    prepared = { listing: listingOf(tool), entry: { tool, validator } };
+  } catch (err) {
+    if (!(err instanceof SchemaError)) throw err;
+    prepared = { problem: err };
+    report(err);
+  }
+  byLimits.set(key, prepared);
+  return prepared;
+}
+
+/** The default {@link McpServerOptions.onError}: one line on stderr. */
+function reportOnStderr(error: Error): void {
+  const left = error instanceof SchemaError ? '; the tool is left out' : '';
+  process.stderr.write(`mcp server: ${oneLine(error.message)}${left}\n`);
 }
 
 /** The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. */
@@ -65,7 +114,11 @@ function listingOf(tool: Tool): McpTool {
 /**
  * Builds the SDK's low-level `Server` serving `tools`, for one client connection: call it once per
  * connection (`server.connect(transport)`) with the same tool values. Each tool's schema is served
- * as the tool states it, whatever JSON Schema it is, and compiled here once.
+ * as the tool states it, whatever JSON Schema it is, and compiled once per tool value (a second
+ * server of the same tools compiles nothing). A tool whose schema cannot be served (it does not
+ * compile, a `pattern` included, or is not an object schema) is left out and reported through
+ * `onError`; every other tool is served. Patterns of schemas from elsewhere (`rawTool`, plain
+ * JSON Schema, remote tools) are matched in linear time; see `compileValidator`.
  *
  * A call's arguments are validated before the tool runs; a problem is an `isError` result reading
  * `Error: invalid arguments: ...`, not a protocol error, so the model can retry. A tool's failure
@@ -84,8 +137,7 @@ function listingOf(tool: Tool): McpTool {
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
  *
- * @throws SchemaError for a schema the validator cannot compile or that is not an object schema;
- *   Error for an empty or duplicate tool name.
+ * @throws Error for an empty or duplicate tool name.
  */
 export function createMcpServer(
   info: Implementation,
@@ -94,19 +146,24 @@ export function createMcpServer(
 ): Server {
   const entries = new Map<string, Entry>();
   const listings: McpTool[] = [];
+  const onError = options.onError ?? reportOnStderr;
+  const report = (error: Error): void => {
+    try {
+      onError(error);
+    } catch {
+      // A reporter that throws must not turn a contained fault into a crash.
+    }
+  };
+  const names = new Set<string>();
   for (const tool of tools) {
     if (typeof tool.name !== 'string' || tool.name === '')
       throw new Error('mcp server: a tool has an empty name');
-    if (entries.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
-    const validator = compileValidator(tool.parameters, {
-      tool: tool.name,
-      limits: options.limits,
-    });
-    listings.push(listingOf(tool));
-    // A tool() checks the same text against the same schema, with the same messages, before it
-    // runs: checking twice would only cost. Limits set for this server still need the server's check.
-    const own = options.limits === undefined && checksOwnArguments(tool);
-    entries.set(tool.name, { tool, validator: own ? undefined : validator });
+    if (names.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
+    names.add(tool.name);
+    const prepared = prepare(tool, options.limits, report);
+    if ('problem' in prepared) continue;
+    listings.push(prepared.listing);
+    entries.set(tool.name, prepared.entry);
   }
   const list = { tools: listings };
 
@@ -154,6 +211,7 @@ export function createMcpServer(
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
+      report,
     };
     return runServedCall(served);
   });

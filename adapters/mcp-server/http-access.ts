@@ -42,6 +42,20 @@ export function parseHost(value: string): { hostname: string; port: string } | u
   return { hostname, port: match[2] ?? '' };
 }
 
+/**
+ * Throws a RangeError unless `token` can be sent as `Authorization: Bearer <token>` and match:
+ * a non-empty string of visible ASCII characters (no space, tab, newline or control character,
+ * which a header cannot carry or the Bearer syntax splits on).
+ */
+export function checkToken(token: unknown): void {
+  if (typeof token !== 'string' || token === '')
+    throw new RangeError('token must be a non-empty string');
+  if (/\s/.test(token))
+    throw new RangeError('token must not contain whitespace: no client could ever send it');
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new RangeError('token must be visible ASCII characters: no client could ever send it');
+}
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
@@ -55,7 +69,7 @@ export class HttpAccess {
   private readonly origins: ReadonlySet<string>;
   private readonly token: Buffer | undefined;
 
-  /** @throws RangeError for an empty token or a malformed allowed host. */
+  /** @throws RangeError for an empty token, one with whitespace, or a malformed allowed host. */
   constructor(options: HttpAccessOptions) {
     for (const entry of [...LOOPBACK_HOSTS, ...(options.allowedHosts ?? [])]) {
       const host = parseHost(entry);
@@ -64,8 +78,7 @@ export class HttpAccess {
     }
     this.origins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase()));
     const token = options.token;
-    if (token !== undefined && (typeof token !== 'string' || token.trim() === ''))
-      throw new RangeError('token must be a non-empty string');
+    if (token !== undefined) checkToken(token);
     // Hashed, so that the comparison takes the same time whatever the length of the guess.
     this.token = token === undefined ? undefined : digest(token);
   }

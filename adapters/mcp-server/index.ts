@@ -4,6 +4,15 @@
  * @module agenttool/mcp/server
  */
 export { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
-export { McpHttpHandler, type McpHttpHandlerOptions } from './mcp-http-handler.js';
-export { serveHttp, type McpHttpServer, type ServeHttpOptions } from './serve-http.js';
+export {
+  DEFAULT_MAX_SESSIONS,
+  McpHttpHandler,
+  type McpHttpHandlerOptions,
+} from './mcp-http-handler.js';
+export {
+  HTTP_DEFAULTS,
+  serveHttp,
+  type McpHttpServer,
+  type ServeHttpOptions,
+} from './serve-http.js';
 export { serveStdio } from './serve-stdio.js';

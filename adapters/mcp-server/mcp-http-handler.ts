@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
+import { messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -36,7 +37,9 @@ export interface McpHttpHandlerOptions {
    * The bearer token every request must carry as `Authorization: Bearer <token>`. A request
    * without it, or with another, is 401 (with `WWW-Authenticate: Bearer`) and runs nothing. The
    * comparison takes the same time whatever the guess. Default: none, any caller that passes the
-   * Host and Origin checks is served, which is safe on loopback alone.
+   * Host and Origin checks is served, which is safe on loopback alone. A token that no client
+   * could send (empty, with whitespace, or with characters beyond visible ASCII) is a RangeError
+   * when the handler is built.
    */
   token?: string;
   /**
@@ -55,11 +58,22 @@ export interface McpHttpHandlerOptions {
    * Requests without an Origin (every non-browser client) are not affected.
    */
   allowedOrigins?: readonly string[];
+  /**
+   * Sessions open at once, at most (default {@link DEFAULT_MAX_SESSIONS}). An initialize past it is
+   * answered 503 with a JSON-RPC error and opens nothing; open sessions go on as before. Each
+   * session holds a Server and its tool listing, so this bounds the memory clients can make the
+   * server hold.
+   */
+  maxSessions?: number;
 }
+
+/** The default {@link McpHttpHandlerOptions.maxSessions}. */
+export const DEFAULT_MAX_SESSIONS = 1000;
 
 interface Entry {
   readonly server: Server;
   readonly transport: StreamableHTTPServerTransport;
+  readonly requests: SessionRequests;
   open: number;
   lastSeen: number;
 }
@@ -70,17 +84,14 @@ function sendError(
   code: number,
   message: string,
   headers?: Readonly<Record<string, string>>,
+  id: RequestId | null = null,
 ): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function messagesOf(body: unknown): unknown[] {
-  return Array.isArray(body) ? body : [body];
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
 function isInitialize(body: unknown): boolean {
@@ -88,22 +99,6 @@ function isInitialize(body: unknown): boolean {
     (m) =>
       typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
-}
-
-/** The ids of the requests (not notifications or responses) in a POST body. */
-function requestIdsOf(body: unknown): (string | number)[] {
-  const ids: (string | number)[] = [];
-  for (const m of messagesOf(body)) {
-    if (
-      typeof m !== 'object' ||
-      m === null ||
-      typeof (m as { method?: unknown }).method !== 'string'
-    )
-      continue;
-    const id = (m as { id?: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
-  }
-  return ids;
 }
 
 /**
@@ -141,7 +136,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  *
  * Every request passes the access rules first (see {@link McpHttpHandlerOptions}): a Host not
  * allowed or a foreign Origin is 403, a missing or wrong token 401, a body over the cap 413; a
- * refused request opens no session and runs no tool.
+ * refused request opens no session and runs no tool. An initialize past `maxSessions` is 503.
+ *
+ * Within a session, a request whose id is still in flight is refused (400, JSON-RPC error -32600
+ * `request id already in use`) and the first request goes on. A request the client cancels
+ * (notifications/cancelled) gets no answer, as MCP says, and the POST that carried it is closed
+ * as soon as its other requests, if any, are answered: nothing stays open until the session ends.
  *
  * Use it as the request listener of a node:http server (see `serveHttp`), or inside any framework
  * that hands over node's request and response.
@@ -153,12 +153,20 @@ export class McpHttpHandler {
   private readonly idle: number;
   private readonly sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly access: HttpAccess;
+  private readonly maxSessions: number;
+  /** Initialize requests being handled, whose session is not in `sessions` yet. */
+  private opening = 0;
 
-  /** @throws RangeError for an empty token, a malformed allowed host or a cap below 1 byte. */
+  /**
+   * @throws RangeError for an empty token or one with whitespace, a malformed allowed host, a cap
+   *   below 1 byte or a `maxSessions` below 1.
+   */
   constructor(private readonly options: McpHttpHandlerOptions) {
     this.path = options.path ?? '/mcp';
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
     if (!(this.maxBody >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (!(this.maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
     this.access = new HttpAccess(options);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
     if (this.idle > 0) {
@@ -244,6 +252,7 @@ export class McpHttpHandler {
       sendError(res, 400, -32700, 'Parse error');
       return;
     }
+    const ids = requestIdsOf(body);
     let entry: Entry | undefined;
     if (sessionId !== undefined) {
       entry = this.sessions.get(sessionId);
@@ -252,13 +261,32 @@ export class McpHttpHandler {
         return;
       }
     } else if (isInitialize(body)) {
-      entry = await this.open();
+      if (this.sessions.size + this.opening >= this.maxSessions) {
+        sendError(res, 503, -32000, `Service unavailable: too many sessions (${this.maxSessions})`);
+        return;
+      }
+      this.opening++;
+      try {
+        entry = await this.open();
+        this.track(entry, res, ids);
+        await entry.transport.handleRequest(req, res, body);
+      } finally {
+        this.opening--;
+      }
+      return;
     } else {
       sendError(res, 400, -32000, 'Bad Request: no valid session id');
       return;
     }
-    this.track(entry, res, requestIdsOf(body));
+    const reused = entry.requests.reused(ids);
+    if (reused !== undefined) {
+      sendError(res, 400, -32600, 'Invalid Request: request id already in use', undefined, reused);
+      return;
+    }
+    this.track(entry, res, ids);
     await entry.transport.handleRequest(req, res, body);
+    // The requests it cancels are aborted now, and will never be answered.
+    entry.requests.cancelledBy(body);
   }
 
   private async open(): Promise<Entry> {
@@ -269,7 +297,13 @@ export class McpHttpHandler {
         this.sessions.set(id, entry);
       },
     });
-    const entry: Entry = { server, transport, open: 0, lastSeen: Date.now() };
+    const entry: Entry = {
+      server,
+      transport,
+      requests: new SessionRequests(transport),
+      open: 0,
+      lastSeen: Date.now(),
+    };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && this.sessions.get(id) === entry) this.sessions.delete(id);
@@ -278,21 +312,14 @@ export class McpHttpHandler {
     return entry;
   }
 
-  /** Counts the request as open until its response closes, and cancels its calls if dropped. */
-  private track(entry: Entry, res: ServerResponse, requestIds: readonly (string | number)[]): void {
+  /** Counts the request as open until its response closes, and its requests as in flight. */
+  private track(entry: Entry, res: ServerResponse, requestIds: readonly RequestId[]): void {
     entry.open++;
+    const closed = entry.requests.posted(requestIds);
     res.on('close', () => {
       entry.open--;
       entry.lastSeen = Date.now();
-      if (res.writableFinished) return;
-      for (const requestId of requestIds) {
-        const cancel: JSONRPCMessage = {
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId, reason: 'client disconnected' },
-        };
-        entry.transport.onmessage?.(cancel);
-      }
+      closed(res.writableFinished);
     });
   }
 

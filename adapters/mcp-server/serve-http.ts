@@ -19,6 +19,50 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    * tools.
    */
   host?: string;
+  /**
+   * Time (ms) a client has to send a request's headers, from the moment it connects or starts the
+   * request (default 10 s); a connection still short of them is closed. This is what stops a
+   * slow or silent client (slowloris) from holding a connection.
+   */
+  headersTimeout?: number;
+  /**
+   * Time (ms) a client has to send a whole request, headers and body (default 30 s; at least
+   * `headersTimeout`). It bounds receiving only: a response that streams for longer (a tool
+   * reporting progress over SSE, a GET stream of notifications) is never cut by it.
+   */
+  requestTimeout?: number;
+  /** Time (ms) an idle keep-alive connection stays open after a response (default 5 s). */
+  keepAliveTimeout?: number;
+  /**
+   * Connections open at once, at most (default 2000); a connection past it is closed at once.
+   * Each session may hold a notification stream and a connection per call in flight.
+   */
+  maxConnections?: number;
+}
+
+/** The defaults of {@link ServeHttpOptions}' connection limits. */
+export const HTTP_DEFAULTS: Readonly<{
+  /** {@link ServeHttpOptions.headersTimeout}: 10 s, in ms. */
+  headersTimeout: number;
+  /** {@link ServeHttpOptions.requestTimeout}: 30 s, in ms. */
+  requestTimeout: number;
+  /** {@link ServeHttpOptions.keepAliveTimeout}: 5 s, in ms. */
+  keepAliveTimeout: number;
+  /** {@link ServeHttpOptions.maxConnections}: 2000 connections. */
+  maxConnections: number;
+}> = Object.freeze({
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  maxConnections: 2_000,
+});
+
+function positive(name: keyof typeof HTTP_DEFAULTS, value: number | undefined): number {
+  const chosen = value ?? HTTP_DEFAULTS[name];
+  if (typeof chosen !== 'number' || !(chosen >= 1) || !Number.isFinite(chosen))
+    throw new RangeError(`${name} must be a positive finite number, got ${String(value)}`);
+  // node:http takes whole milliseconds.
+  return Math.ceil(chosen);
 }
 
 /** A running Streamable HTTP server. */
@@ -54,7 +98,9 @@ function boundHosts(host: string, port: number): string[] {
 /**
  * Listens for MCP clients over Streamable HTTP, each client in its own session with its own Server
  * from `options.factory`. Resolves once listening; rejects when the port cannot be bound, or with
- * a RangeError for an empty token, a malformed allowed host or a body cap below 1 byte. This is
+ * a RangeError for an empty token (or one with whitespace), a malformed allowed host, a body cap
+ * below 1 byte, a `maxSessions` below 1, or a timeout or connection limit that is not positive
+ * (or `requestTimeout` below `headersTimeout`). This is
  * how tools run on other machines: behind an ordinary HTTP load balancer, with sticky routing on
  * the `mcp-session-id` header, since a session lives in one process.
  *
@@ -62,16 +108,40 @@ function boundHosts(host: string, port: number): string[] {
  * allowed Host (the loopback names, the address listened on with its port, `allowedHosts`), come
  * from an allowed Origin when it has one, carry the `token` when one is set, and fit in
  * `maxBodyBytes`. Anything else is refused (403, 401, 413) before a tool can run.
+ *
+ * What a client can hold: at most `maxSessions` sessions (default 1000; then 503), at most
+ * `maxConnections` connections (default 2000), `headersTimeout` (10 s) to send its headers and
+ * `requestTimeout` (30 s) to send a whole request, and `keepAliveTimeout` (5 s) idle between
+ * requests. Responses are not timed: a call may stream progress for as long as it runs.
  */
 export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
+  let limits: Record<keyof typeof HTTP_DEFAULTS, number>;
   try {
     // Checked now, so that a bad option fails before a port is taken.
     new McpHttpHandler({ ...options, sessionIdleTimeout: 0 });
+    limits = {
+      headersTimeout: positive('headersTimeout', options.headersTimeout),
+      requestTimeout: positive('requestTimeout', options.requestTimeout),
+      keepAliveTimeout: positive('keepAliveTimeout', options.keepAliveTimeout),
+      maxConnections: positive('maxConnections', options.maxConnections),
+    };
+    if (limits.requestTimeout < limits.headersTimeout)
+      throw new RangeError('requestTimeout must be at least headersTimeout');
   } catch (err) {
     return Promise.reject(err);
   }
-  const server = createServer();
+  const server = createServer({
+    headersTimeout: limits.headersTimeout,
+    requestTimeout: limits.requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeout,
+    // How often the two timeouts above are checked: their precision.
+    connectionsCheckingInterval: Math.max(
+      10,
+      Math.min(1_000, Math.floor(limits.headersTimeout / 4)),
+    ),
+  });
+  server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

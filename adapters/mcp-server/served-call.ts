@@ -8,10 +8,10 @@ import type {
   ProgressToken,
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Subscription } from 'rxjs';
+import { UnsubscriptionError, type Subscription } from 'rxjs';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
 import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
-import { CancelledError, ToolPanicError } from '../../lib/errors.js';
+import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
@@ -27,6 +27,15 @@ export interface ServedCall {
   readonly signal: AbortSignal;
   readonly progressToken: ProgressToken | undefined;
   readonly notify: (notification: ServerNotification) => Promise<void>;
+  /** Told of a fault that belongs to no result: the tool's teardown threw. Must not throw. */
+  readonly report: (error: Error) => void;
+}
+
+/** The ToolPanicError for a teardown of `tool` that threw `thrown` (rxjs wraps it). */
+function teardownError(tool: string, thrown: unknown): ToolPanicError {
+  const cause =
+    thrown instanceof UnsubscriptionError && thrown.errors.length > 0 ? thrown.errors[0] : thrown;
+  return new ToolPanicError(tool, cause, `teardown threw: ${describeThrown(cause)}`);
 }
 
 /** A failed call's MCP result: `Error: <message>` as text, `isError` set. */
@@ -74,7 +83,10 @@ class ProgressForwarder implements ProgressSink {
 /**
  * Runs one served call to its MCP result. Resolves, never rejects: a validation problem, a
  * failure, a contract break and a cancellation are all `isError` results (the SDK sends nothing
- * for a cancelled request).
+ * for a cancelled request). The tool is unsubscribed as soon as its call ends (final, error,
+ * completion or cancellation); a teardown that throws then is caught and passed to
+ * `served.report`, never thrown into the tool's timers or the request's abort signal, and the
+ * call's result stands.
  */
 export function runServedCall(served: ServedCall): Promise<CallToolResult> {
   try {
@@ -98,10 +110,20 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
       signal.removeEventListener('abort', onAbort);
       resolve(result);
     };
+    // Unsubscribing runs the tool's teardown: whatever it throws stays here.
+    const end = (): void => {
+      const current = subscription;
+      if (current === undefined || current.closed) return;
+      try {
+        current.unsubscribe();
+      } catch (err) {
+        served.report(teardownError(tool.name, err));
+      }
+    };
     const onAbort = (): void => {
       context.cancel();
-      subscription?.unsubscribe();
       settle(failure(new CancelledError()));
+      end();
     };
     if (signal.aborted) {
       settle(failure(new CancelledError()));
@@ -111,11 +133,17 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
     try {
       subscription = tool.execute(call, context).subscribe({
         next: (event) => {
-          if (event.final) settle({ content: contentFromOutput(event.result.output) });
-          else sink?.progress(event.result);
+          if (!event.final) {
+            sink?.progress(event.result);
+            return;
+          }
+          settle({ content: contentFromOutput(event.result.output) });
+          end();
         },
-        error: (err: unknown) =>
-          settle(failure(err instanceof Error ? err : new ToolPanicError(tool.name, err))),
+        error: (err: unknown) => {
+          settle(failure(err instanceof Error ? err : new ToolPanicError(tool.name, err)));
+          end();
+        },
         // Completion after the final event is the normal end: build the error only for a
         // contract break, since an Error's stack costs more than the rest of a call.
         complete: () => {
@@ -123,12 +151,15 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
             settle(
               failure(new ToolPanicError(tool.name, undefined, 'completed without a final event')),
             );
+          end();
         },
       });
     } catch (err) {
-      settle(failure(new ToolPanicError(tool.name, err)));
+      // A tool that ended synchronously and whose teardown threw lands here after its final.
+      if (settled) served.report(teardownError(tool.name, err));
+      else settle(failure(new ToolPanicError(tool.name, err)));
     }
-    // A tool that ended synchronously is done; one that did not is unsubscribed by onAbort.
-    if (settled) subscription?.unsubscribe();
+    // A tool that ended synchronously is done; one that did not is unsubscribed when it ends.
+    if (settled) end();
   });
 }

@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { SchemaError, oneLine } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
+import { linearRegExp } from './linear-regexp.js';
 
 /** Compiled schemas kept for reuse; the least recently used is dropped beyond this. */
 export const SCHEMA_CACHE_SIZE = 512;
@@ -21,6 +22,13 @@ export const NO_ARGUMENTS_SCHEMA: JsonSchema = Object.freeze({
 });
 
 type Dialect = '2020-12' | 'draft-07';
+
+/**
+ * How a schema's `pattern`s and `patternProperties` keys are matched: `linear` with RE2, in time
+ * linear in the input (for schemas from elsewhere: a backtracking pattern such as `^(a+)+$` would
+ * block the process), or `native` with JavaScript's RegExp (for schemas the author wrote).
+ */
+export type PatternEngine = 'linear' | 'native';
 type AjvCore = InstanceType<typeof Ajv2020.default> | InstanceType<typeof Ajv07.default>;
 
 /**
@@ -70,8 +78,9 @@ interface Compiled {
 const cache = new Map<string, Compiled>();
 const sharedInstances = new Map<string, AjvCore>();
 
-function newInstance(dialect: Dialect, ownProperties: boolean): AjvCore {
+function newInstance(dialect: Dialect, ownProperties: boolean, patterns: PatternEngine): AjvCore {
   const options = {
+    ...(patterns === 'linear' ? { code: { regExp: linearRegExp } } : {}),
     // User and remote schemas carry keywords ajv does not know; they are ignored, not refused.
     strict: false,
     // Infinity (JSON.parse of 1e400) is not a number a schema can mean.
@@ -97,23 +106,29 @@ function dialectOf(schema: JsonSchema): Dialect {
 
 /**
  * The validators for `schema` (undefined: {@link NO_ARGUMENTS_SCHEMA}), compiled once per distinct
- * JSON text and shared by every caller with the same text. Throws a SchemaError naming `tool` when
- * the schema is not a JSON object or ajv refuses it.
+ * JSON text and pattern engine and shared by every caller with the same. Throws a SchemaError
+ * naming `tool` when the schema is not a JSON object or ajv refuses it (a pattern the engine
+ * cannot compile included).
  */
-export function compileSchema(schema: JsonSchema | undefined, tool: string): SchemaCheck {
+export function compileSchema(
+  schema: JsonSchema | undefined,
+  tool: string,
+  patterns: PatternEngine = 'linear',
+): SchemaCheck {
   const source = schema ?? NO_ARGUMENTS_SCHEMA;
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
     throw new SchemaError(tool, 'a schema must be a JSON object');
   }
-  let key: string;
+  let text: string;
   try {
-    key = JSON.stringify(source);
+    text = JSON.stringify(source);
   } catch (error) {
     throw new SchemaError(
       tool,
       `not JSON: ${oneLine(error instanceof Error ? error.message : String(error))}`,
     );
   }
+  const key = `${patterns}:${text}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     // Refresh its place: a Map iterates in insertion order, so the first key is the oldest.
@@ -121,13 +136,13 @@ export function compileSchema(schema: JsonSchema | undefined, tool: string): Sch
     cache.set(key, hit);
     return hit.check;
   }
-  const compiled = compileText(key, tool);
+  const compiled = compileText(text, tool, patterns);
   cache.set(key, compiled);
   if (cache.size > SCHEMA_CACHE_SIZE) evictOldest();
   return compiled.check;
 }
 
-function compileText(text: string, tool: string): Compiled {
+function compileText(text: string, tool: string, patterns: PatternEngine): Compiled {
   const held: [AjvCore, object][] = [];
   const compileWith = (ownProperties: boolean): ValidateFunction => {
     // Ajv compiles our own copy, so a caller mutating its schema later changes nothing here.
@@ -139,10 +154,10 @@ function compileText(text: string, tool: string): Compiled {
     // An `$id` registers the schema by name in its instance, so two tools whose schemas reuse an
     // id would collide in a shared one.
     const own = text.includes('"$id"');
-    const instanceKey = `${dialect}/${ownProperties}`;
+    const instanceKey = `${dialect}/${ownProperties}/${patterns}`;
     let ajv = own ? undefined : sharedInstances.get(instanceKey);
     if (ajv === undefined) {
-      ajv = newInstance(dialect, ownProperties);
+      ajv = newInstance(dialect, ownProperties, patterns);
       if (!own) sharedInstances.set(instanceKey, ajv);
     }
     try {

@@ -21,10 +21,11 @@
 import { SchemaError, ValidationError } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
 import { ajvValidationError } from './ajv-error.js';
-import { compileSchema } from './compile.js';
+import { compileSchema, type PatternEngine } from './compile.js';
 import { parseArgumentsText } from './json.js';
 
 export { zodValidationError } from './zod.js';
+export type { PatternEngine } from './compile.js';
 
 /** Limits on raw argument text, checked before it is parsed. */
 export interface ArgumentLimits {
@@ -63,6 +64,13 @@ export interface ArgumentValidator {
  * by the schema must be the object's own: `constructor` is not supplied by Object.prototype.
  * Numbers JSON cannot hold (1e400 parses as Infinity) fail a `number` or `integer` type.
  *
+ * `pattern`s and `patternProperties` keys are matched in linear time by default (RE2, see
+ * {@link PatternEngine}): a schema from elsewhere cannot block the process with a backtracking
+ * pattern, and a pattern that needs backtracking (lookaround, backreferences) or that JavaScript
+ * cannot compile under the `u` flag is a SchemaError. `patterns: 'native'` uses JavaScript's
+ * RegExp instead, for schemas the author wrote (`tool()` does so for zod-made schemas, whose
+ * patterns zod itself runs natively anyway).
+ *
  * ## Example
  * ```ts
  * const validator = compileValidator(
@@ -75,12 +83,12 @@ export interface ArgumentValidator {
  */
 export function compileValidator(
   schema: JsonSchema | undefined,
-  options: { tool?: string; limits?: ArgumentLimits } = {},
+  options: { tool?: string; limits?: ArgumentLimits; patterns?: PatternEngine } = {},
 ): ArgumentValidator {
   const maxLength = limitOf(options.limits?.maxLength, 'maxLength');
   const maxDepth = limitOf(options.limits?.maxDepth, 'maxDepth');
   const tool = options.tool ?? '';
-  const schemaCheck = compileSchema(schema, tool);
+  const schemaCheck = compileSchema(schema, tool, options.patterns ?? 'linear');
   // A `$ref` cycle that consumes no data (`{"$ref":"#"}`) compiles, then recurses without end on
   // any value: refuse it here, where the commonest form shows on the simplest value.
   if (endlessOn({}, schemaCheck.current()))

@@ -1,0 +1,148 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { lastValueFrom } from 'rxjs';
+import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client/index.js';
+import { CallContext, type Tool } from '../index.js';
+import { finished, root, runCli, startCli } from './support/cli.js';
+import { post } from './support/raw-http.js';
+import { initializeRequest } from './support/mcp-messages.js';
+
+const patternServer = `node ${join(import.meta.dirname, 'fixtures', 'pattern-server.mjs')}`;
+
+async function output(tool: Tool | undefined, args: object): Promise<unknown> {
+  if (tool === undefined) throw new Error('no such tool');
+  const call = { id: 'c1', args: JSON.stringify(args) };
+  try {
+    return (await lastValueFrom(tool.execute(call, new CallContext(call)))).result.output;
+  } catch (err) {
+    return `failed: ${(err as Error).message}`;
+  }
+}
+
+/** Runs `agenttool` with `args` and variables added to the environment, to its end. */
+function runWithEnv(args: string[], env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', resolve(root, 'cli/main.ts'), ...args],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
+  child.stdin.end();
+  return finished(child);
+}
+
+/** Starts `agenttool serve --http 0 ...` and resolves with its URL and its stderr so far. */
+function serveHttp(args: string[]) {
+  const child = startCli(['serve', '--http', '0', ...args]);
+  const done = finished(child);
+  let text = '';
+  const url = new Promise<URL>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      text += d.toString();
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+      if (match) resolve(new URL(match[1]!));
+    });
+    child.once('close', () => reject(new Error(`exited: ${text}`)));
+  });
+  return { child, done, url, stderr: () => text };
+}
+
+describe('agenttool serve: limits and schemas from elsewhere', function () {
+  this.timeout(30_000);
+
+  it('re-serves an upstream whose patterns cannot compile over HTTP: initialize answers, the rest is served', async () => {
+    const served = serveHttp(['--mcp', patternServer, '--prefix', 'up']);
+    try {
+      await served.url;
+      // Reported at startup, before any client connects.
+      expect(served.stderr()).to.match(/tool "up__unclosed": schema: .*left out/);
+      const remote = await connectMcp(httpTransport((await served.url).href));
+      try {
+        const names = remote.tools.map((t) => t.name);
+        expect(names).to.include.members(['bash', 'up__backtracks', 'up__plain']);
+        expect(names).to.not.include.members(['up__dash_class', 'up__unclosed']);
+        const backtracks = remote.tools.find((t) => t.name === 'up__backtracks');
+        expect(await output(backtracks, { s: 'a'.repeat(30) + '!' })).to.match(
+          /^failed: Error: invalid arguments: s: /,
+        );
+        expect(await output(backtracks, { s: 'aaa' })).to.equal('ran backtracks');
+      } finally {
+        await remote.close();
+      }
+      const warnings = served
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('left out'));
+      expect(warnings).to.have.length(2);
+      expect(warnings[0]).to.match(/tool "up__dash_class": schema: .*; the tool is left out$/);
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    expect((await served.done).status).to.equal(0);
+  });
+
+  it('re-serves the same upstream over stdio without hanging', async () => {
+    const remote = await connectMcp(
+      stdioTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', resolve(root, 'cli/main.ts'), 'serve', '--mcp', patternServer],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const names = remote.tools.map((t) => t.name);
+      expect(names).to.include.members(['bash', 'plain', 'backtracks']);
+      expect(names).to.not.include('unclosed');
+      expect(
+        await output(
+          remote.tools.find((t) => t.name === 'plain'),
+          {},
+        ),
+      ).to.equal('ran plain');
+    } finally {
+      await remote.close();
+    }
+  });
+
+  it('caps sessions with --max-sessions: 503 past it, the open ones go on', async () => {
+    const served = serveHttp(['--max-sessions', '1']);
+    try {
+      const url = await served.url;
+      const remote = await connectMcp(httpTransport(url.href));
+      try {
+        const refused = await post(url, initializeRequest).reply;
+        expect(refused.status).to.equal(503);
+        expect(refused.messages[0]?.error?.message).to.match(/too many sessions \(1\)/);
+        const bash = remote.tools.find((t) => t.name === 'bash');
+        expect(await output(bash, { command: 'echo still' })).to.equal('still\n[exit code 0]');
+      } finally {
+        await remote.close();
+      }
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    await served.done;
+  });
+
+  it('refuses at startup, with exit 2 and one line, a token with whitespace from --token or AGENTTOOL_TOKEN', async () => {
+    const flag = await runCli(['serve', '--http', '0', '--token', 'two words']);
+    expect(flag.status).to.equal(2);
+    expect(flag.stderr.trim().split('\n')).to.have.length(1);
+    expect(flag.stderr).to.match(/--token: token must not contain whitespace/);
+    const env = await runWithEnv(['serve', '--http', '0'], { AGENTTOOL_TOKEN: 'tok ' });
+    expect(env.status).to.equal(2);
+    expect(env.stderr).to.match(/AGENTTOOL_TOKEN: token must not contain whitespace/);
+  });
+
+  it('refuses --max-sessions without --http, or below 1', async () => {
+    expect((await runCli(['serve', '--max-sessions', '5'])).stderr).to.match(
+      /--max-sessions applies to --http only/,
+    );
+    expect((await runCli(['serve', '--http', '0', '--max-sessions', '0'])).status).to.equal(2);
+  });
+});

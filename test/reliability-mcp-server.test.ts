@@ -1,0 +1,241 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { expect } from 'chai';
+import { Observable } from 'rxjs';
+import { z } from 'zod';
+import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
+import {
+  rawTool,
+  SchemaError,
+  textResult,
+  tool,
+  ToolPanicError,
+  type ToolEvent,
+} from '../index.js';
+import { final } from '../testing/index.js';
+import { callRequest, cancelNotification, openSession, post } from './support/raw-http.js';
+
+const info = { name: 'faults', version: '1' };
+
+const echo = tool({
+  name: 'echo',
+  description: 'Echo the text.',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+/** Resolves on the next call of the returned function. */
+function signal(): { wait: Promise<void>; fire: () => void } {
+  let fire!: () => void;
+  const wait = new Promise<void>((resolve) => (fire = resolve));
+  return { wait, fire };
+}
+
+/** The text of a raw tools/call answer, with whether it is an error result. */
+function resultOf(message: { result?: unknown } | undefined): { text: string; isError: boolean } {
+  const result = message?.result as { content: { text: string }[]; isError?: boolean };
+  return { text: result.content[0]!.text, isError: result.isError === true };
+}
+
+describe('reliability: a served tool or schema faults only its own calls', function () {
+  this.timeout(15_000);
+
+  describe('a tool whose teardown throws', () => {
+    let started = signal();
+    let reported = signal();
+    const errors: Error[] = [];
+    const stuck = rawTool({
+      name: 'stuck',
+      description: 'Never ends; its teardown throws.',
+      execute: () =>
+        new Observable<ToolEvent>(() => {
+          started.fire();
+          return () => {
+            throw new Error('teardown boom');
+          };
+        }),
+    });
+    const late = rawTool({
+      name: 'late',
+      description: 'Ends from a timer; its teardown throws.',
+      execute: () =>
+        new Observable<ToolEvent>((subscriber) => {
+          const timer = setTimeout(() => {
+            subscriber.next(final('late result'));
+            subscriber.complete();
+          }, 5);
+          return () => {
+            clearTimeout(timer);
+            throw new Error('late teardown boom');
+          };
+        }),
+    });
+    let http: McpHttpServer;
+    const onError = (error: Error): void => {
+      errors.push(error);
+      reported.fire();
+    };
+
+    before(async () => {
+      http = await serveHttp({
+        factory: () => createMcpServer(info, [stuck, late, echo], { onError }),
+      });
+    });
+    after(() => http.close());
+    beforeEach(() => {
+      started = signal();
+      reported = signal();
+      errors.length = 0;
+    });
+
+    it('cancelled by a client over Streamable HTTP, is reported and the server serves on', async () => {
+      const [a, b] = [await openSession(http.url), await openSession(http.url)];
+      const call = post(http.url, callRequest(1, 'stuck'), a);
+      await started.wait;
+      await post(http.url, cancelNotification(1), a).reply;
+      await reported.wait;
+      expect(errors).to.have.length(1);
+      expect(errors[0]).to.be.instanceOf(ToolPanicError);
+      expect(errors[0]!.message).to.equal('tool "stuck" panicked: teardown threw: teardown boom');
+      // The cancelled POST is closed without an answer, both sessions go on.
+      expect((await call.reply).messages).to.deep.equal([]);
+      for (const session of [a, b]) {
+        const reply = await post(http.url, callRequest(2, 'echo', { text: 'on' }), session).reply;
+        expect(resultOf(reply.messages[0])).to.deep.equal({ text: 'on', isError: false });
+      }
+    });
+
+    it('after a final sent from a timer, keeps the result and reports the teardown', async () => {
+      const session = await openSession(http.url);
+      const reply = await post(http.url, callRequest(1, 'late'), session).reply;
+      expect(resultOf(reply.messages[0])).to.deep.equal({ text: 'late result', isError: false });
+      await reported.wait;
+      expect(errors.map((e) => e.message)).to.deep.equal([
+        'tool "late" panicked: teardown threw: late teardown boom',
+      ]);
+    });
+
+    it('over any other transport (in memory, as stdio), is contained the same way', async () => {
+      const server = createMcpServer(info, [stuck, echo], { onError });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'plain', version: '1' });
+      await client.connect(clientSide);
+      const controller = new AbortController();
+      const call = client
+        .callTool({ name: 'stuck', arguments: {} }, undefined, { signal: controller.signal })
+        .catch((err: unknown) => err);
+      await started.wait;
+      controller.abort();
+      await call;
+      await reported.wait;
+      expect(errors[0]!.message).to.match(/teardown threw: teardown boom/);
+      const after = await client.callTool({ name: 'echo', arguments: { text: 'still' } });
+      expect(after.content).to.deep.equal([{ type: 'text', text: 'still' }]);
+      await client.close();
+    });
+  });
+
+  describe('schemas from elsewhere', () => {
+    it('matches a catastrophic pattern in linear time while another session is served', async () => {
+      const evil = rawTool({
+        name: 'evil',
+        description: 'A pattern that backtracks.',
+        parameters: {
+          type: 'object',
+          properties: { s: { type: 'string', pattern: '^(a+)+$' } },
+          required: ['s'],
+        },
+        execute: () => textResult('ran'),
+      });
+      const http = await serveHttp({ factory: () => createMcpServer(info, [evil, echo]) });
+      try {
+        const [a, b] = [await openSession(http.url), await openSession(http.url)];
+        const slow = post(http.url, callRequest(1, 'evil', { s: 'a'.repeat(30) + '!' }), a).reply;
+        const other = post(http.url, callRequest(1, 'echo', { text: 'meanwhile' }), b).reply;
+        const [refused, answered] = await Promise.all([slow, other]);
+        expect(resultOf(refused.messages[0]).isError).to.equal(true);
+        expect(resultOf(refused.messages[0]).text).to.match(/^Error: invalid arguments: s: /);
+        expect(resultOf(answered.messages[0]).text).to.equal('meanwhile');
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('leaves out, with one report, a tool whose pattern cannot compile; the others are served', async () => {
+      const broken = ['(', '^[\\w-.]+$'].map((pattern, i) =>
+        rawTool({
+          name: `broken${i}`,
+          description: '',
+          parameters: { type: 'object', properties: { s: { type: 'string', pattern } } },
+          execute: () => textResult('never'),
+        }),
+      );
+      const errors: Error[] = [];
+      const http = await serveHttp({
+        factory: () =>
+          createMcpServer(info, [...broken, echo], { onError: (error) => errors.push(error) }),
+      });
+      try {
+        for (let i = 0; i < 2; i++) {
+          const session = await openSession(http.url);
+          const list = await post(
+            http.url,
+            { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+            session,
+          ).reply;
+          const names = (list.messages[0]!.result as { tools: { name: string }[] }).tools;
+          expect(names.map((t) => t.name)).to.deep.equal(['echo']);
+          const call = await post(http.url, callRequest(2, 'broken0', { s: 'x' }), session).reply;
+          expect(call.messages[0]!.error?.message).to.match(/unknown tool "broken0"/);
+        }
+        // Once per tool, however many sessions.
+        expect(errors.map((e) => e.constructor)).to.deep.equal([SchemaError, SchemaError]);
+        expect(errors.map((e) => (e as SchemaError).tool)).to.deep.equal(['broken0', 'broken1']);
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('are compiled once per tool, not once per session, past the schema cache size', async () => {
+      const tools = Array.from({ length: 600 }, (_, i) =>
+        rawTool({
+          name: `t${i}`,
+          description: '',
+          parameters: { type: 'object', properties: { [`p${i}`]: { type: 'integer' } } },
+          execute: () => textResult(String(i)),
+        }),
+      );
+      // Every ajv instance (2020-12 or draft-07) compiles through the core class's method.
+      const prototype = Object.getPrototypeOf(Ajv2020.default.prototype) as {
+        compile: (...args: unknown[]) => unknown;
+      };
+      expect(Object.hasOwn(prototype, 'compile')).to.equal(true);
+      const compile = prototype.compile;
+      let compiled = 0;
+      prototype.compile = function (this: unknown, ...args: unknown[]) {
+        compiled++;
+        return compile.apply(this, args);
+      };
+      try {
+        const http = await serveHttp({ factory: () => createMcpServer(info, tools) });
+        try {
+          await openSession(http.url);
+          expect(compiled).to.be.at.least(600);
+          compiled = 0;
+          const session = await openSession(http.url);
+          expect(compiled).to.equal(0);
+          const reply = await post(http.url, callRequest(1, 't3', { p3: 'x' }), session).reply;
+          expect(resultOf(reply.messages[0]).text).to.equal(
+            'Error: invalid arguments: p3: expected integer, got "x"',
+          );
+        } finally {
+          await http.close();
+        }
+      } finally {
+        prototype.compile = compile;
+      }
+    });
+  });
+});

@@ -1,0 +1,255 @@
+import { expect } from 'chai';
+import { connect, type Socket } from 'node:net';
+import { Observable } from 'rxjs';
+import { z } from 'zod';
+import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
+import { rawTool, tool, type ToolEvent } from '../index.js';
+import { final, progress } from '../testing/index.js';
+import {
+  callRequest,
+  cancelNotification,
+  openSession,
+  post,
+  type RawReply,
+} from './support/raw-http.js';
+import { initializeRequest } from './support/mcp-messages.js';
+
+const info = { name: 'limits', version: '1' };
+
+const echo = tool({
+  name: 'echo',
+  description: 'Echo the text.',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+/** Resolves with `promise`, or rejects once `ms` have passed: a hang fails the test at once. */
+function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+function textOf(reply: RawReply): string {
+  const result = reply.messages.at(-1)?.result as { content: { text: string }[] } | undefined;
+  return result?.content[0]?.text ?? JSON.stringify(reply.messages);
+}
+
+/** A raw socket to `url`, and a promise of its closing (with whatever the server wrote). */
+function rawSocket(url: URL): { socket: Socket; closed: Promise<string> } {
+  const socket = connect(Number(url.port), url.hostname);
+  let text = '';
+  socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+  socket.on('error', () => undefined);
+  return { socket, closed: new Promise((resolve) => socket.once('close', () => resolve(text))) };
+}
+
+describe('HTTP limits: what one client can hold of the server', function () {
+  this.timeout(15_000);
+
+  describe('sessions, calls and request ids', () => {
+    let started = 0;
+    let aborted = 0;
+    const waiters: (() => void)[] = [];
+    /** Runs until released (`release()`) or cancelled. */
+    const hold = rawTool({
+      name: 'hold',
+      description: 'Runs until released or cancelled.',
+      execute: (_call, context) =>
+        new Observable<ToolEvent>((subscriber) => {
+          started++;
+          context.signal.addEventListener('abort', () => aborted++);
+          waiters.push(() => {
+            subscriber.next(final('released'));
+            subscriber.complete();
+          });
+        }),
+    });
+    const release = (): void => {
+      for (const wake of waiters.splice(0)) wake();
+    };
+    /** Resolves once `count` calls of hold have started. */
+    const startedAt = async (count: number): Promise<void> => {
+      while (started < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    let http: McpHttpServer;
+
+    beforeEach(async () => {
+      started = 0;
+      aborted = 0;
+      http = await serveHttp({
+        maxSessions: 3,
+        factory: () => createMcpServer(info, [hold, echo]),
+      });
+    });
+    afterEach(async () => {
+      release();
+      await http.close();
+    });
+
+    it('answers an initialize past maxSessions with 503 and a JSON-RPC error; open sessions go on', async () => {
+      const sessions = [
+        await openSession(http.url),
+        await openSession(http.url),
+        await openSession(http.url),
+      ];
+      const refused = await post(http.url, initializeRequest).reply;
+      expect(refused.status).to.equal(503);
+      expect(refused.headers['content-type']).to.equal('application/json');
+      expect(refused.messages).to.deep.equal([
+        {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Service unavailable: too many sessions (3)' },
+          id: null,
+        },
+      ]);
+      expect(http.sessions).to.equal(3);
+      for (const session of sessions) {
+        const reply = await post(http.url, callRequest(1, 'echo', { text: 'open' }), session).reply;
+        expect(textOf(reply)).to.equal('open');
+      }
+    });
+
+    it('closes the POST of each call its client cancels, at once', async () => {
+      const session = await openSession(http.url);
+      const calls = 20;
+      for (let i = 1; i <= calls; i++) {
+        const call = post(http.url, callRequest(i, 'hold'), session);
+        await startedAt(i);
+        await post(http.url, cancelNotification(i), session).reply;
+        const reply = await within(2_000, call.reply, `the POST of cancelled call ${i}`);
+        expect(reply.status).to.equal(200);
+        expect(reply.messages).to.deep.equal([]);
+      }
+      expect(aborted).to.equal(calls);
+      // The ids are free again, and the session serves on.
+      const again = await post(http.url, callRequest(1, 'echo', { text: 'again' }), session).reply;
+      expect(textOf(again)).to.equal('again');
+    });
+
+    it('refuses a request id still in flight, and the first request keeps its answer', async () => {
+      const session = await openSession(http.url);
+      const first = post(http.url, callRequest(7, 'hold'), session);
+      await startedAt(1);
+      const reused = await post(http.url, callRequest(7, 'echo', { text: 'second' }), session)
+        .reply;
+      expect(reused.status).to.equal(400);
+      expect(reused.messages).to.deep.equal([
+        {
+          jsonrpc: '2.0',
+          error: { code: -32600, message: 'Invalid Request: request id already in use' },
+          id: 7,
+        },
+      ]);
+      release();
+      expect(textOf(await within(2_000, first.reply, 'the first request'))).to.equal('released');
+      // Answered, the id may be used again.
+      const later = await post(http.url, callRequest(7, 'echo', { text: 'later' }), session).reply;
+      expect(textOf(later)).to.equal('later');
+    });
+  });
+
+  describe('connections', () => {
+    it('closes a connection that sends its headers too slowly, or nothing at all', async () => {
+      const http = await serveHttp({
+        headersTimeout: 200,
+        requestTimeout: 400,
+        factory: () => createMcpServer(info, [echo]),
+      });
+      try {
+        const slow = rawSocket(http.url);
+        slow.socket.write(`POST /mcp HTTP/1.1\r\nhost: ${http.url.host}\r\n`);
+        const silent = rawSocket(http.url);
+        const [slowReply, silentReply] = await within(
+          3_000,
+          Promise.all([slow.closed, silent.closed]),
+          'idle connections',
+        );
+        expect(slowReply).to.match(/^HTTP\/1\.1 408|^$/);
+        expect(silentReply).to.match(/^HTTP\/1\.1 408|^$/);
+        // Meanwhile, and after, the server answers.
+        const session = await openSession(http.url);
+        const reply = await post(http.url, callRequest(1, 'echo', { text: 'up' }), session).reply;
+        expect(textOf(reply)).to.equal('up');
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('never cuts a call that streams progress for longer than the request timeout', async () => {
+      const ticks = rawTool({
+        name: 'ticks',
+        description: 'Reports progress for a second.',
+        execute: () =>
+          new Observable<ToolEvent>((subscriber) => {
+            let n = 0;
+            const timer = setInterval(() => {
+              if (++n < 10) subscriber.next(progress(`tick ${n}`));
+              else {
+                subscriber.next(final('done'));
+                subscriber.complete();
+              }
+            }, 100);
+            return () => clearInterval(timer);
+          }),
+      });
+      const http = await serveHttp({
+        headersTimeout: 150,
+        requestTimeout: 200,
+        factory: () => createMcpServer(info, [ticks]),
+      });
+      try {
+        const session = await openSession(http.url);
+        const call = {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'ticks', arguments: {}, _meta: { progressToken: 'p' } },
+        };
+        const reply = await post(http.url, call, session).reply;
+        expect(reply.messages).to.have.length(10);
+        expect(textOf(reply)).to.equal('done');
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('closes connections past maxConnections, and serves again once one is freed', async () => {
+      const http = await serveHttp({
+        maxConnections: 2,
+        factory: () => createMcpServer(info, [echo]),
+      });
+      try {
+        const held = [rawSocket(http.url), rawSocket(http.url)];
+        await Promise.all(held.map(({ socket }) => new Promise((r) => socket.once('connect', r))));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const third = rawSocket(http.url);
+        expect(await within(2_000, third.closed, 'the third connection')).to.equal('');
+        held[0]!.socket.destroy();
+        await held[0]!.closed;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const init = await post(http.url, initializeRequest).reply;
+        expect(init.status).to.equal(200);
+        held[1]!.socket.destroy();
+      } finally {
+        await http.close();
+      }
+    });
+  });
+
+  describe('the token', () => {
+    it('refuses at startup a token with whitespace or that no client could send', async () => {
+      for (const token of ['two words', ' padded', 'line\n', 'tab\there', 'caf\u00e9', '']) {
+        let failure: unknown;
+        await serveHttp({ token, factory: () => createMcpServer(info, [echo]) }).then(
+          (server) => server.close(),
+          (err: unknown) => (failure = err),
+        );
+        expect(failure, JSON.stringify(token)).to.be.instanceOf(RangeError);
+        expect((failure as Error).message).to.match(/^token must/);
+      }
+    });
+  });
+});
