@@ -35,6 +35,7 @@ export {
   AgentToolError,
   CancelledError,
   NoToolError,
+  NotReplayedError,
   SchemaError,
   TimeoutError,
   ToolPanicError,
