@@ -61,12 +61,12 @@ export class CallContext implements ToolContext {
    * The call, with its idempotency key filled in (`idempotencyKeyOf`): the call as given when
    * it carries a key, otherwise a copy made the first time it is read.
    */
-  get call(): ToolCall {
+  get call(): ToolCall & { readonly idempotencyKey: string } {
     if (!this.keyed) {
       this.ownCall = withIdempotencyKey(this.ownCall);
       this.keyed = true;
     }
-    return this.ownCall;
+    return this.ownCall as ToolCall & { readonly idempotencyKey: string };
   }
 
   get signal(): AbortSignal {

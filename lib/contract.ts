@@ -81,8 +81,10 @@ export interface Session {
 
 /** What a call can reach while it runs. */
 export interface ToolContext {
-  /** The call being run. */
-  readonly call: ToolCall;
+  /**
+   * The call being run, its `idempotencyKey` always filled in: the host's, or else the call id.
+   */
+  readonly call: ToolCall & { readonly idempotencyKey: string };
   /** Aborts when the call is cancelled, and only then: not when it completes or fails. */
   readonly signal: AbortSignal;
   /** Reports progress on this call; ignored once the call has its final result. */

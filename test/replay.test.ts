@@ -28,7 +28,7 @@ function counted(name: string, replay?: Tool['replay']) {
     description: '',
     replay,
     execute: (_args, context) => {
-      keys.push(context.call.idempotencyKey ?? '(none)');
+      keys.push(context.call.idempotencyKey);
       return `${name} ran`;
     },
   });
