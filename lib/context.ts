@@ -61,7 +61,10 @@ export class CallContext implements ToolContext {
    * The call, with its idempotency key filled in (`idempotencyKeyOf`): the call as given when
    * it carries a key, otherwise a copy made the first time it is read.
    */
-  get call(): ToolCall & { readonly idempotencyKey: string } {
+  get call(): ToolCall & {
+    /** The host's key, or else the call id. */
+    readonly idempotencyKey: string;
+  } {
     if (!this.keyed) {
       this.ownCall = withIdempotencyKey(this.ownCall);
       this.keyed = true;

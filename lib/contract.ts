@@ -84,7 +84,10 @@ export interface ToolContext {
   /**
    * The call being run, its `idempotencyKey` always filled in: the host's, or else the call id.
    */
-  readonly call: ToolCall & { readonly idempotencyKey: string };
+  readonly call: ToolCall & {
+    /** The host's key, or else the call id. */
+    readonly idempotencyKey: string;
+  };
   /** Aborts when the call is cancelled, and only then: not when it completes or fails. */
   readonly signal: AbortSignal;
   /** Reports progress on this call; ignored once the call has its final result. */

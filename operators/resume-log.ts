@@ -29,7 +29,14 @@ export interface EndedCall {
   /** The final result of a call that succeeded. */
   readonly result?: ToolResult;
   /** Why the call failed: the Error, or what was saved of it. */
-  readonly error?: Error | { readonly message: string; readonly code?: string };
+  readonly error?:
+    | Error
+    | {
+        /** The error's message, which the model reads. */
+        readonly message: string;
+        /** The error's code, when it had one (`timeout`, `not_replayed`). */
+        readonly code?: string;
+      };
 }
 
 /**
