@@ -50,6 +50,36 @@ describe('executeBatch: resume', () => {
     });
   });
 
+  it('keeps a chain whose first call had finished and whose second is refused', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-----(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const d = cold('-(f|)', toolEvents);
+      const fs = { resource: 'fs' };
+      const jobs = [
+        job(stubTool('a', a, fs), 'a'),
+        job(stubTool('b', b, { ...fs, replay: 'safe' }), 'b'),
+        job(stubTool('c', c, fs), 'c'),
+        job(stubTool('d', d, fs), 'd'),
+      ];
+      const resume = {
+        started: ['a', 'b', 'c'].map((callId) => ({ callId })),
+        ended: [finalEvent(0, 'a', 'before')],
+      };
+      expectObservable(executeBatch(jobs, { resume })).toBe('(ac)-b(d|)', {
+        a: finalEvent(0, 'a', 'before'),
+        c: errorEvent(2, 'c', unsafe('c', 'c')),
+        b: finalEvent(1, 'b', 'done'),
+        d: finalEvent(3, 'd', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe('^----!');
+      expectSubscriptions(c.subscriptions).toBe([]);
+      expectSubscriptions(d.subscriptions).toBe('-----^!');
+    });
+  });
+
   it('keeps a serial batch serial when the sequential tool that made it so had finished', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const s = cold('-(f|)', toolEvents);
