@@ -58,15 +58,16 @@ export class CallContext implements ToolContext {
   }
 
   /**
-   * The call, with its idempotency key filled in (`idempotencyKeyOf`): the call as given when
-   * it carries a key, otherwise a copy made the first time it is read.
+   * The call, with its idempotency key filled in (`idempotencyKeyOf`, qualified by the session id
+   * under an MCP session): the call as given when it carries a key, otherwise a copy made the first
+   * time it is read.
    */
   get call(): ToolCall & {
     /** The host's key, or else the call id. */
     readonly idempotencyKey: string;
   } {
     if (!this.keyed) {
-      this.ownCall = withIdempotencyKey(this.ownCall);
+      this.ownCall = withIdempotencyKey(this.ownCall, this.session?.id);
       this.keyed = true;
     }
     return this.ownCall as ToolCall & { readonly idempotencyKey: string };

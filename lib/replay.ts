@@ -32,6 +32,8 @@ export function replayOf(tool: Tool): Replay {
  *
  * The executor hands every tool its call with the key filled in, so a tool reads
  * `context.call.idempotencyKey` and never needs this function; a host that records calls does.
+ * Under the MCP server a call's id is the JSON-RPC request id, which every connection numbers
+ * anew, so there the key a tool reads is qualified by the session: `<session id>/<request id>`.
  *
  * @param call A call, with or without a key of the host's.
  * @return The key the call runs under; never empty for a call with an id.
@@ -43,12 +45,17 @@ export function idempotencyKeyOf(call: ToolCall): string {
 
 /**
  * `call` with its idempotency key filled in: `call` itself when it carries one, otherwise a copy of
- * its `id` and `args` with the key of {@link idempotencyKeyOf}.
+ * its `id` and `args` with the key of {@link idempotencyKeyOf}, or `<session>/<call id>` for a call
+ * served in an MCP session, whose ids are JSON-RPC request ids that repeat across connections.
  */
-export function withIdempotencyKey(call: ToolCall): ToolCall & { readonly idempotencyKey: string } {
+export function withIdempotencyKey(
+  call: ToolCall,
+  session?: string,
+): ToolCall & { readonly idempotencyKey: string } {
   const key = call.idempotencyKey;
-  return typeof key === 'string' && key !== ''
-    ? (call as ToolCall & { readonly idempotencyKey: string })
-    : // A literal, not a spread: under tsx a spread that adds a key costs microseconds per call.
-      { id: call.id, args: call.args, idempotencyKey: call.id };
+  if (typeof key === 'string' && key !== '')
+    return call as ToolCall & { readonly idempotencyKey: string };
+  const derived = session === undefined ? call.id : `${session}/${call.id}`;
+  // A literal, not a spread: under tsx a spread that adds a key costs microseconds per call.
+  return { id: call.id, args: call.args, idempotencyKey: derived };
 }

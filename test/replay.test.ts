@@ -1,6 +1,9 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
 import { z } from 'zod';
+import { createMcpServer } from '../adapters/mcp-server/index.js';
 import type { Tool, ToolCall } from '../lib/contract.js';
 import { CallContext } from '../lib/context.js';
 import { NotReplayedError } from '../lib/errors.js';
@@ -106,6 +109,47 @@ describe('replay safety', () => {
     );
     expect(seen).to.deep.equal(['t1', 'host-key', 'p1']);
     expect(recorded.map((call) => call.idempotencyKey)).to.deep.equal(['t1']);
+  });
+});
+
+describe('idempotency keys under the MCP server', () => {
+  it('qualifies the derived key by the session, since request ids repeat across connections', async () => {
+    const keys: string[] = [];
+    const charge = tool({
+      name: 'charge',
+      description: '',
+      execute: (_args, context) => {
+        keys.push(context.call.idempotencyKey);
+        return 'ok';
+      },
+    });
+    const sessions: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const server = createMcpServer({ name: 'local', version: '1.0.0' }, [charge]);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'plain', version: '1.0.0' });
+      await client.connect(clientSide);
+      await client.callTool({ name: 'charge', arguments: {} });
+      await client.close();
+    }
+    for (const key of keys) sessions.push(key.slice(0, key.lastIndexOf('/')));
+    expect(keys).to.have.length(2);
+    expect(keys[0].slice(sessions[0].length)).to.equal(keys[1].slice(sessions[1].length));
+    expect(sessions[0]).to.not.equal(sessions[1]);
+    expect(sessions[0]).to.not.equal('');
+  });
+
+  it('derives <session>/<call id> for a context in a session, and keeps a key the host set', () => {
+    const session = { id: 's1' };
+    expect(new CallContext({ id: '7', args: '' }, { session }).call.idempotencyKey).to.equal(
+      's1/7',
+    );
+    const parent = new CallContext({ id: '7', args: '' }, { session });
+    const inner = new CallContext({ id: '7', args: '' }, { parent });
+    expect(inner.call.idempotencyKey).to.equal('s1/7');
+    const keyed = { id: '7', args: '', idempotencyKey: 'k' };
+    expect(new CallContext(keyed, { session }).call.idempotencyKey).to.equal('k');
   });
 });
 
