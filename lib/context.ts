@@ -7,6 +7,7 @@
  */
 import { CancelledError } from './errors.js';
 import { recordOf, type Recordable, type Recorder } from './records.js';
+import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
 import type { ProgressUpdate, Session, ToolCall, ToolContext, ToolResult } from './contract.js';
 
@@ -38,7 +39,8 @@ export interface CallContextOptions {
  * later cancel does nothing, since the signal aborts on cancellation only.
  */
 export class CallContext implements ToolContext {
-  readonly call: ToolCall;
+  private ownCall: ToolCall;
+  private keyed = false; // whether ownCall carries its idempotency key yet
   private readonly sink: ProgressSink | undefined;
   private readonly recorder: Recorder | undefined;
   private readonly parent: ToolContext | undefined;
@@ -48,11 +50,27 @@ export class CallContext implements ToolContext {
   private state: 0 | 1 | 2 = 0; // running, cancelled, finished
 
   constructor(call: ToolCall, options: CallContextOptions = {}) {
-    this.call = call;
+    this.ownCall = call;
     this.sink = options.sink;
     this.recorder = options.recorder;
     this.parent = options.parent;
     this.ownSession = options.session;
+  }
+
+  /**
+   * The call, with its idempotency key filled in (`idempotencyKeyOf`, qualified by the session id
+   * under an MCP session): the call as given when it carries a key, otherwise a copy made the first
+   * time it is read.
+   */
+  get call(): ToolCall & {
+    /** The host's key, or else the call id. */
+    readonly idempotencyKey: string;
+  } {
+    if (!this.keyed) {
+      this.ownCall = withIdempotencyKey(this.ownCall, this.session?.id);
+      this.keyed = true;
+    }
+    return this.ownCall as ToolCall & { readonly idempotencyKey: string };
   }
 
   get signal(): AbortSignal {

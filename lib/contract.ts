@@ -13,6 +13,13 @@ export interface ToolCall {
   readonly id: string;
   /** The raw JSON text of the arguments as the model wrote it; "" means `{}`. */
   readonly args: string;
+  /**
+   * The key a tool passes to the systems it changes so that a second run of this call is not a
+   * second effect (an `Idempotency-Key` header, a unique request id). Set it to keep a key of the
+   * host's; left unset, it is the call id, and a tool reads it filled in on `context.call`.
+   * See `idempotencyKeyOf`.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** What a tool produced. */
@@ -74,8 +81,13 @@ export interface Session {
 
 /** What a call can reach while it runs. */
 export interface ToolContext {
-  /** The call being run. */
-  readonly call: ToolCall;
+  /**
+   * The call being run, its `idempotencyKey` always filled in: the host's, or else the call id.
+   */
+  readonly call: ToolCall & {
+    /** The host's key, or else the call id. */
+    readonly idempotencyKey: string;
+  };
   /** Aborts when the call is cancelled, and only then: not when it completes or fails. */
   readonly signal: AbortSignal;
   /** Reports progress on this call; ignored once the call has its final result. */
@@ -116,6 +128,14 @@ export interface Confinement {
   by: string;
 }
 
+/**
+ * Whether a call that may already have run, because its run was interrupted, can run again:
+ * `'safe'`, a second run has no further effect (a read, a search); `'idempotent'`, the tool passes
+ * `context.call.idempotencyKey` to what it changes, which does the second run once only under the
+ * same key; `'unsafe'`, a second run may repeat the effect (the default).
+ */
+export type Replay = 'safe' | 'unsafe' | 'idempotent';
+
 /** Something the model can call. */
 export interface Tool {
   /** The function name the model calls. */
@@ -143,6 +163,11 @@ export interface Tool {
   readonly annotations?: Annotations;
   /** Whether a call with these arguments will run confined, asked before it runs. */
   confined?(args: string, context: ToolContext): Confinement;
+  /**
+   * Whether a call interrupted mid-run can run again; see {@link Replay} and `replayOf`.
+   * Unset is `'unsafe'`.
+   */
+  readonly replay?: Replay;
   /** Releases what the tool value owns beyond one call; the host's to call, never a batch's. */
   close?(): void | Promise<void>;
 }

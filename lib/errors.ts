@@ -8,7 +8,13 @@
 
 /** The stable codes of this package's errors. */
 export type ErrorCode =
-  'invalid_arguments' | 'tool_panic' | 'cancelled' | 'timeout' | 'no_tool' | 'invalid_schema';
+  | 'invalid_arguments'
+  | 'tool_panic'
+  | 'cancelled'
+  | 'timeout'
+  | 'no_tool'
+  | 'invalid_schema'
+  | 'not_replayed';
 
 /** Base class of every error this package raises; `code` is stable across versions. */
 export class AgentToolError extends Error {
@@ -84,6 +90,23 @@ export class NoToolError extends AgentToolError {
       'no_tool',
       `no tool for call "${callId}"${toolName === undefined ? '' : `: unknown tool "${toolName}"`}`,
     );
+    this.callId = callId;
+    this.toolName = toolName;
+  }
+}
+
+/**
+ * A call of a resumed batch that an earlier run had started and not finished, and that is not run
+ * again because its tool does not say a second run is safe. The message reads, for the model,
+ * `call "<id>" was interrupted and not replayed: <reason>`.
+ */
+export class NotReplayedError extends AgentToolError {
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool's name. */
+  readonly toolName: string;
+  constructor(callId: string, toolName: string, reason: string) {
+    super('not_replayed', `call "${callId}" was interrupted and not replayed: ${reason}`);
     this.callId = callId;
     this.toolName = toolName;
   }

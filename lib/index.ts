@@ -8,6 +8,7 @@ export type {
   Confinement,
   ProgressInfo,
   ProgressUpdate,
+  Replay,
   Session,
   Tool,
   ToolCall,
@@ -16,6 +17,8 @@ export type {
   ToolResult,
 } from './contract.js';
 export { annotationsOf, confinedBy, isSequential, isStrict, resourceOf } from './contract.js';
+export { idempotencyKeyOf, replayOf } from './replay.js';
+export { unwrap, wrap, type WrapOverrides } from './wrap.js';
 export type {
   ContentPart,
   FunctionCallItem,
@@ -32,6 +35,7 @@ export {
   AgentToolError,
   CancelledError,
   NoToolError,
+  NotReplayedError,
   SchemaError,
   TimeoutError,
   ToolPanicError,

@@ -10,6 +10,7 @@ import { toResult } from './result.js';
 import type {
   Annotations,
   Confinement,
+  Replay,
   Tool,
   ToolCall,
   ToolContext,
@@ -31,6 +32,8 @@ export interface ToolProperties {
   confined?: (args: string, context: ToolContext) => Confinement;
   /** Releases what the tool value owns beyond one call; see {@link Tool.close}. */
   close?: () => void | Promise<void>;
+  /** Whether an interrupted call can run again; see {@link Tool.replay}. */
+  replay?: Replay;
 }
 
 /** What {@link rawTool} is built from. */
@@ -60,6 +63,7 @@ export function copyProperties(target: Partial<Tool>, source: ToolProperties): v
     Object.assign(target, { annotations: Object.freeze({ ...source.annotations }) });
   if (source.confined !== undefined) target.confined = source.confined.bind(source);
   if (source.close !== undefined) target.close = source.close.bind(source);
+  if (source.replay !== undefined) Object.assign(target, { replay: source.replay });
 }
 
 /**

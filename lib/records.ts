@@ -25,7 +25,8 @@ export interface Record {
 
 /**
  * Writes one record durably and resolves when it has. Installed once on the executor; called with
- * the call the record belongs to, possibly concurrently for different calls. Its rejection reaches
+ * the call the record belongs to (its `idempotencyKey` filled in), possibly concurrently for
+ * different calls. Its rejection reaches
  * the tool, which decides whether a record it could not write fails the call.
  */
 export type Recorder = (record: Record, call: ToolCall) => void | Promise<void>;

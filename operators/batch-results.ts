@@ -1,5 +1,6 @@
-import type { ExecuteOptions, ExecutionEvent, Job, SettledResult } from './job.js';
+import type { ExecutionEvent, Job, SettledResult } from './job.js';
 import { executeBatch } from './execute-batch.js';
+import type { BatchOptions } from './resume-log.js';
 
 /**
  * Runs a batch and resolves to how each job settled, in job order: `{ result }` or `{ error }`.
@@ -30,12 +31,12 @@ import { executeBatch } from './execute-batch.js';
  * @see {@link executeBatch} for the events as they happen.
  * @see {@link toOutputItems} to send the results back to the model.
  * @param jobs The calls to run.
- * @param options As for {@link executeBatch}.
+ * @param options As for {@link executeBatch}, `resume` included.
  * @return A Promise of one settled entry per job, in job order.
  */
 export function batchResults(
   jobs: readonly Job[],
-  options: ExecuteOptions = {},
+  options: BatchOptions = {},
 ): Promise<SettledResult[]> {
   return new Promise<SettledResult[]>((resolve, reject) => {
     const settled = new Array<SettledResult>(jobs.length);

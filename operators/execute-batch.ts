@@ -2,6 +2,8 @@ import { Observable } from 'rxjs';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
 import { isSerialBatch } from './internal/batch-mode.js';
 import { Engine } from './internal/scheduler-internals.js';
+import { resumeBatch } from './resume-batch.js';
+import { planResume, type BatchOptions } from './resume-log.js';
 
 /**
  * Runs a batch of tool calls, in parallel up to a bound, and emits each call's progress and its
@@ -31,6 +33,14 @@ import { Engine } from './internal/scheduler-internals.js';
  * resources. When a slot frees, the earliest job in job order whose turn has come takes it, so the
  * same timings always give the same schedule.
  *
+ * With `resume`, the records of an earlier, interrupted run of the same jobs, a job that had
+ * finished keeps its final event without running; one that had started and not finished runs again
+ * only when its tool's `replay` is `'safe'`, or `'idempotent'` under the same idempotency key, and
+ * otherwise ends with a NotReplayedError; the others run as new. The kept and refused finals come
+ * first, at subscription, in job order; the jobs that run keep their indices, their order, their
+ * chains and the batch's serial mode. A log entry without a string `callId` throws a TypeError
+ * here.
+ *
  * A call ends at its final event: the engine unsubscribes from the tool then (running its
  * teardown), without waiting for the tool to complete.
  *
@@ -52,13 +62,19 @@ import { Engine } from './internal/scheduler-internals.js';
  * @see {@link batchResults} for the settled results alone, in job order.
  * @see {@link chains} for which jobs run one after another.
  * @param jobs The calls to run; the array is read as the batch runs and must not change meanwhile.
- * @param options Bound, serial mode, recorder, onStart, timeout, signal and scheduler.
+ * @param options Bound, serial mode, recorder, onStart, timeout, signal, scheduler and resume.
  * @return A cold Observable of the batch's progress and final events.
  */
 export function executeBatch(
   jobs: readonly Job[],
-  options: ExecuteOptions = {},
+  options: BatchOptions = {},
 ): Observable<ExecutionEvent> {
+  const resume = options.resume;
+  if (resume !== undefined) return resumeBatch(jobs, planResume(jobs, resume), options, runBatch);
+  return runBatch(jobs, options);
+}
+
+function runBatch(jobs: readonly Job[], options: ExecuteOptions): Observable<ExecutionEvent> {
   return new Observable<ExecutionEvent>((subscriber) => {
     const engine = new Engine(subscriber, options, jobs, isSerialBatch(jobs, options));
     // Attached before the first call runs: a consumer that stops early (take(1) over synchronous

@@ -19,3 +19,11 @@ export { batchResults } from './batch-results.js';
 export { chains } from './chains.js';
 export { jobsFromItems, missingTool } from './jobs-from-items.js';
 export { toOutputItems } from './to-output-items.js';
+export {
+  endedCall,
+  startedCall,
+  type BatchOptions,
+  type EndedCall,
+  type ResumeLog,
+  type StartedCall,
+} from './resume-log.js';

@@ -36,7 +36,7 @@ describe('executeBatch: the recorder', () => {
     expect(written).to.deep.equal([
       [
         { ns: 'shell:process-group', data: '{"pgid":4242}' },
-        { id: 'b1', args: '' },
+        { id: 'b1', args: '', idempotencyKey: 'b1' },
       ],
     ]);
     expect(log).to.deep.equal(['started', 'writing', 'recorded', 'final']);

@@ -5,6 +5,7 @@
 import { expectTypeOf } from 'expect-type';
 import type { Observable, OperatorFunction } from 'rxjs';
 import {
+  type BatchOptions,
   batchResults,
   chains,
   executeBatch,
@@ -62,13 +63,13 @@ const _fine: ExecutionEvent[] = [
 
 // The operators' signatures.
 expectTypeOf(executeBatch).parameters.toEqualTypeOf<
-  [jobs: readonly Job[], options?: ExecuteOptions]
+  [jobs: readonly Job[], options?: BatchOptions]
 >();
 expectTypeOf(executeBatch).returns.toEqualTypeOf<Observable<ExecutionEvent>>();
 expectTypeOf(executeCalls).parameters.toEqualTypeOf<[options?: ExecuteOptions]>();
 expectTypeOf(executeCalls).returns.toEqualTypeOf<OperatorFunction<Job, ExecutionEvent>>();
 expectTypeOf(batchResults).parameters.toEqualTypeOf<
-  [jobs: readonly Job[], options?: ExecuteOptions]
+  [jobs: readonly Job[], options?: BatchOptions]
 >();
 expectTypeOf(batchResults).returns.toEqualTypeOf<Promise<SettledResult[]>>();
 expectTypeOf(chains).returns.toEqualTypeOf<number[][]>();

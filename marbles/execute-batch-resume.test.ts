@@ -1,0 +1,167 @@
+import { expect } from 'chai';
+import { CancelledError, NotReplayedError } from '../lib/errors.js';
+import { executeBatch } from '../operators/execute-batch.js';
+import type { Job } from '../operators/job.js';
+import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
+import { job, testScheduler, toolEvents } from './support.js';
+
+const unsafe = (id: string, tool: string) =>
+  new NotReplayedError(id, tool, `tool "${tool}" is not safe to run twice`);
+
+describe('executeBatch: resume', () => {
+  it('keeps finished jobs, refuses unsafe ones at once, and replays the rest in their chains', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents); // fs, safe: finished before
+      const b = cold('-----(f|)', toolEvents); // fs, safe: started, replayed
+      const c = cold('-(f|)', toolEvents); // fs, unsafe: started, refused
+      const d = cold('-(f|)', toolEvents); // fs, unsafe: never started, runs after b
+      const e = cold('------(f|)', toolEvents); // idempotent: started, replayed under its key
+      const f = cold('-(f|)', toolEvents); // shell: failed before, keeps its error
+      const jobs = [
+        job(stubTool('a', a, { resource: 'fs', replay: 'safe' }), 'a'),
+        job(stubTool('b', b, { resource: 'fs', replay: 'safe' }), 'b'),
+        job(stubTool('c', c, { resource: 'fs' }), 'c'),
+        job(stubTool('d', d, { resource: 'fs' }), 'd'),
+        job(stubTool('e', e, { replay: 'idempotent' }), 'e'),
+        job(stubTool('f', f, { resource: 'shell' }), 'f'),
+      ];
+      const failed = new Error('disk full');
+      const resume = {
+        started: ['a', 'b', 'c', 'e', 'f'].map((callId) => ({ callId })),
+        ended: [
+          finalEvent(0, 'a', 'before'),
+          { callId: 'f', final: true, error: { message: 'disk full' } },
+        ],
+      };
+      expectObservable(executeBatch(jobs, { resume })).toBe('(acf)b(ed|)', {
+        a: finalEvent(0, 'a', 'before'),
+        c: errorEvent(2, 'c', unsafe('c', 'c')),
+        f: errorEvent(5, 'f', failed),
+        b: finalEvent(1, 'b', 'done'),
+        d: finalEvent(3, 'd', 'done'),
+        e: finalEvent(4, 'e', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe('^----!');
+      expectSubscriptions(c.subscriptions).toBe([]);
+      expectSubscriptions(d.subscriptions).toBe('-----^!');
+      expectSubscriptions(e.subscriptions).toBe('^-----!');
+      expectSubscriptions(f.subscriptions).toBe([]);
+    });
+  });
+
+  it('keeps a chain whose first call had finished and whose second is refused', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-----(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const d = cold('-(f|)', toolEvents);
+      const fs = { resource: 'fs' };
+      const jobs = [
+        job(stubTool('a', a, fs), 'a'),
+        job(stubTool('b', b, { ...fs, replay: 'safe' }), 'b'),
+        job(stubTool('c', c, fs), 'c'),
+        job(stubTool('d', d, fs), 'd'),
+      ];
+      const resume = {
+        started: ['a', 'b', 'c'].map((callId) => ({ callId })),
+        ended: [finalEvent(0, 'a', 'before')],
+      };
+      expectObservable(executeBatch(jobs, { resume })).toBe('(ac)-b(d|)', {
+        a: finalEvent(0, 'a', 'before'),
+        c: errorEvent(2, 'c', unsafe('c', 'c')),
+        b: finalEvent(1, 'b', 'done'),
+        d: finalEvent(3, 'd', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe('^----!');
+      expectSubscriptions(c.subscriptions).toBe([]);
+      expectSubscriptions(d.subscriptions).toBe('-----^!');
+    });
+  });
+
+  it('keeps a serial batch serial when the sequential tool that made it so had finished', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const s = cold('-(f|)', toolEvents);
+      const x = cold('--(f|)', toolEvents);
+      const y = cold('--(f|)', toolEvents);
+      const jobs = [
+        job(stubTool('s', s, { sequential: true }), 's'),
+        job(stubTool('x', x, { replay: 'safe' }), 'x'),
+        job(stubTool('y', y), 'y'),
+      ];
+      const resume = { ended: [finalEvent(0, 's', 'before')], started: [{ callId: 's' }] };
+      expectObservable(executeBatch(jobs, { resume })).toBe('s-x-(y|)', {
+        s: finalEvent(0, 's', 'before'),
+        x: finalEvent(1, 'x', 'done'),
+        y: finalEvent(2, 'y', 'done'),
+      });
+      expectSubscriptions(s.subscriptions).toBe([]);
+      expectSubscriptions(x.subscriptions).toBe('^-!');
+      expectSubscriptions(y.subscriptions).toBe('--^-!');
+    });
+  });
+
+  it('takes every unfinished call as started when the log does not say which had started', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b, { replay: 'safe' }), 'b')];
+      expectObservable(executeBatch(jobs, { resume: {} })).toBe('a(b|)', {
+        a: errorEvent(0, 'a', unsafe('a', 'a')),
+        b: finalEvent(1, 'b', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe('^!');
+    });
+  });
+
+  it('treats a call the earlier run cancelled as unfinished', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b), 'b')];
+      const cancelled = new CancelledError();
+      const resume = {
+        started: [{ callId: 'a' }],
+        ended: [errorEvent(0, 'a', cancelled), errorEvent(1, 'b', cancelled)],
+      };
+      expectObservable(executeBatch(jobs, { resume })).toBe('a(b|)', {
+        a: errorEvent(0, 'a', unsafe('a', 'a')),
+        b: finalEvent(1, 'b', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe('^!');
+    });
+  });
+
+  it('gives onStart and the cancelled finals of an aborted resume their batch indices', () => {
+    const started: number[] = [];
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const controller = new AbortController();
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-----(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const jobs: Job[] = [
+        job(stubTool('a', a), 'a'),
+        job(stubTool('b', b, { resource: 'fs' }), 'b'),
+        job(stubTool('c', c, { resource: 'fs' }), 'c'),
+      ];
+      cold('--x').subscribe(() => controller.abort());
+      const cancelled = new CancelledError();
+      const resume = { started: [{ callId: 'a' }], ended: [finalEvent(0, 'a', 'before')] };
+      const onStart = (_job: Job, index: number) => void started.push(index);
+      expectObservable(executeBatch(jobs, { resume, onStart, signal: controller.signal })).toBe(
+        'a-(bc|)',
+        {
+          a: finalEvent(0, 'a', 'before'),
+          b: errorEvent(1, 'b', cancelled),
+          c: errorEvent(2, 'c', cancelled),
+        },
+      );
+      expectSubscriptions(b.subscriptions).toBe('^-!');
+      expectSubscriptions(c.subscriptions).toBe([]);
+    });
+    expect(started).to.deep.equal([1]);
+  });
+});
