@@ -26,6 +26,7 @@ export type {
   InputText,
   JsonSchema,
   OutputItem,
+  OtherItem,
   ToolOutput,
 } from './open-responses.js';
 export {
