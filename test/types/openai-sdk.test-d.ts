@@ -30,3 +30,12 @@ expectTypeOf(jobsFromItems).toBeCallableWith(completed.response.output, toolSet)
 const input: OpenAI.Responses.ResponseInput = [];
 input.push(...toOutputItems(jobs, settled));
 expectTypeOf(toOutputItems(jobs, settled)).items.toExtend<OpenAI.Responses.ResponseInputItem>();
+
+// Items written out by hand, with fields of their own, still fit.
+expectTypeOf(jobsFromItems).toBeCallableWith(
+  [
+    { type: 'message', role: 'assistant', content: [] },
+    { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' },
+  ],
+  toolSet,
+);
