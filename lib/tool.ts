@@ -22,9 +22,20 @@ import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.
  * zod's classes, so a schema of any zod 4 or zod 3 copy (`zod`, `zod/v3`, the standalone `zod@3`
  * package) gives its arguments their types.
  */
-export type ArgsOf<S> = S extends { readonly _zod: { readonly output: infer Out } }
+export type ArgsOf<S> = S extends {
+  /** zod 4's internals. */
+  readonly _zod: {
+    /** The schema's output type. */
+    readonly output: infer Out;
+  };
+}
   ? Out
-  : S extends { readonly _output: infer Out; readonly _def: unknown }
+  : S extends {
+        /** zod 3's output type. */
+        readonly _output: infer Out;
+        /** zod 3's definition. */
+        readonly _def: unknown;
+      }
     ? Out
     : { [key: string]: unknown };
 
