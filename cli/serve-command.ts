@@ -3,7 +3,12 @@
  * stdio by default or on Streamable HTTP with `--http <port>`, where `--token <t>` (or the
  * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`.
  */
-import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server/index.js';
+import {
+  createMcpServer,
+  isLoopbackHost,
+  serveHttp,
+  serveStdio,
+} from '../adapters/mcp-server/index.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet } from '../index.js';
 import type { ServeArgs } from './args.js';
@@ -11,7 +16,6 @@ import { closeServers, connectServers } from './mcp-servers.js';
 import { UsageError } from './usage-error.js';
 
 const INFO = { name: 'agenttool', version: '0.1.0' };
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Resolves when `ended` does or at the first SIGINT, SIGTERM or SIGHUP (a second one exits). */
@@ -58,7 +62,9 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   const fromEnv = process.env.AGENTTOOL_TOKEN;
   // An empty variable is unset; one with whitespace is refused below, as --token is.
   const token = args.token ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
-  if (token === undefined && !LOOPBACK.has(args.host))
+  // Asking for a network address without a token is saying so: the command warns, and serves.
+  const unauthenticated = token === undefined && !isLoopbackHost(args.host);
+  if (unauthenticated)
     process.stderr.write(
       `agenttool: warning: serving on ${args.host} without --token: anyone who can reach the port runs the tools\n`,
     );
@@ -69,6 +75,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     host: args.host,
     token,
     maxSessions: args.maxSessions,
+    allowUnauthenticatedNetwork: unauthenticated,
     factory: () => createMcpServer(INFO, tools),
   }).catch(async (err: unknown) => {
     await closeServers(remotes);

@@ -27,3 +27,15 @@ export {
   type ResumeLog,
   type StartedCall,
 } from './resume-log.js';
+export {
+  batchState,
+  initialCallStates,
+  outputPreview,
+  reduceCallStates,
+  type BatchStateInput,
+  type BatchStateOptions,
+  type CallPhase,
+  type CallStart,
+  type CallState,
+} from './batch-state.js';
+export { executeBatchWithStarts } from './execute-batch-with-starts.js';

@@ -11,6 +11,7 @@ export {
 } from './mcp-http-handler.js';
 export {
   HTTP_DEFAULTS,
+  isLoopbackHost,
   serveHttp,
   type McpHttpServer,
   type ServeHttpOptions,
