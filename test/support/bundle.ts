@@ -34,9 +34,9 @@ export async function bundle(source: string, options: BuildOptions = {}): Promis
   });
   let minified = 0;
   let gzipped = 0;
-  for (const file of result.outputFiles) {
+  for (const file of result.outputFiles ?? []) {
     minified += file.contents.length;
     gzipped += gzipSync(file.contents, { level: 9 }).length;
   }
-  return { minified, gzipped, metafile: result.metafile };
+  return { minified, gzipped, metafile: result.metafile! };
 }
