@@ -69,6 +69,7 @@ export {
   zodValidationError,
   type ArgumentLimits,
   type ArgumentValidator,
+  type ValidatorOptions,
 } from './validation/validation.js';
 export {
   compileZodSchema,
