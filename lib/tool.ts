@@ -12,7 +12,7 @@ import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
 import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
 import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
-import { interpretSchema } from './validation/interpreter/index.js';
+import { toolChecker } from './validation/tool-checker.js';
 import { zodValidationError } from './validation/zod.js';
 import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
 
@@ -64,9 +64,10 @@ type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
  * a JSON Schema that does not compile throws a SchemaError naming the tool, at registration rather
  * than at call time.
  *
- * Each call's arguments are validated against the schema the model saw (by agenttool's JSON Schema
- * interpreter, built once: no code generation, so it works under a Content-Security-Policy without
- * `'unsafe-eval'`; the messages are those of {@link compileValidator}) and then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
+ * Each call's arguments are validated against the schema the model saw (built once: in a browser
+ * bundle by agenttool's JSON Schema interpreter, which generates no code and so works under a
+ * Content-Security-Policy without `'unsafe-eval'`; under Node by ajv where eval is allowed; the
+ * messages are the same) and then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
  * ends the call with a one-line ValidationError the model can retry on, and the function never
  * runs. Under `strict`, a null the model sends for an optional field reaches the function as
  * undefined.
@@ -99,9 +100,9 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
   } else if (source !== undefined) {
     parameters = source as JsonSchema;
   }
-  // Interpreted, never generated code: works under a Content-Security-Policy without
-  // 'unsafe-eval', and keeps ajv out of an app's bundle. The messages are compileValidator's.
-  const validator = validatorOf(interpretSchema(parameters, name), {
+  // Interpreted in browsers (no eval, no ajv in the bundle); ajv's code under Node where allowed.
+  // The messages are the same either way.
+  const validator = validatorOf(toolChecker(parameters, name), {
     tool: name,
     limits: definition.limits,
   });

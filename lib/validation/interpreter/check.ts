@@ -11,24 +11,27 @@ export type Check = (data: unknown, path: string, sink: Sink) => boolean;
 /** A schema that cannot be used, with ajv's way of naming the place (`data/properties/a/type`). */
 export class SchemaProblem extends Error {}
 
-/** Whether `data` is of the JSON type `type`; numbers must be finite, as with ajv's strictNumbers. */
+const TYPE_TESTS: { [type: string]: (data: unknown) => boolean } = {
+  number: (data) => typeof data === 'number' && Number.isFinite(data),
+  integer: (data) => typeof data === 'number' && Number.isFinite(data) && data % 1 === 0,
+  string: (data) => typeof data === 'string',
+  boolean: (data) => typeof data === 'boolean',
+  null: (data) => data === null,
+  array: (data) => Array.isArray(data),
+  object: (data) => typeof data === 'object' && data !== null && !Array.isArray(data),
+};
+
+/**
+ * The test for data of the JSON type `type` (one of the seven names); numbers must be finite, as
+ * with ajv's strictNumbers.
+ */
+export function typeTest(type: string): (data: unknown) => boolean {
+  return TYPE_TESTS[type]!;
+}
+
+/** Whether `data` is of the JSON type `type`. */
 export function isType(type: string, data: unknown): boolean {
-  switch (type) {
-    case 'number':
-      return typeof data === 'number' && Number.isFinite(data);
-    case 'integer':
-      return typeof data === 'number' && Number.isFinite(data) && data % 1 === 0;
-    case 'string':
-      return typeof data === 'string';
-    case 'boolean':
-      return typeof data === 'boolean';
-    case 'null':
-      return data === null;
-    case 'array':
-      return Array.isArray(data);
-    default:
-      return typeof data === 'object' && data !== null && !Array.isArray(data);
-  }
+  return TYPE_TESTS[type]!(data);
 }
 
 /** Runs checks in order and stops at the first that fails, as ajv does without allErrors. */

@@ -8,7 +8,7 @@
  * @module
  */
 import { fail, failAfter } from './failure.js';
-import { dataPath, isType, SchemaProblem, sequence, type Check } from './check.js';
+import { dataPath, SchemaProblem, sequence, typeTest, type Check } from './check.js';
 import { jsonEqual } from './equal.js';
 import { arrayGroup, numberGroup, objectGroup, stringGroup } from './typed-keywords.js';
 import { SchemaRefs, type Schema } from './schema-refs.js';
@@ -74,10 +74,12 @@ export class Compiler {
     const typeFirst = types.length > 0 && !(types.length === 1 && usesGroup(types[0]!));
     if (typeFirst) {
       const declared = schema.type;
+      const tests = types.map(typeTest);
+      const first = tests[0]!;
+      const matches =
+        tests.length === 1 ? first : (data: unknown) => tests.some((test) => test(data));
       steps.push((data, path, sink) =>
-        types.some((t) => isType(t, data))
-          ? true
-          : fail(sink, 'type', path, `${at}/type`, { type: declared }, data),
+        matches(data) ? true : fail(sink, 'type', path, `${at}/type`, { type: declared }, data),
       );
     }
     steps.push(...this.untyped(schema, at));
@@ -85,8 +87,9 @@ export class Compiler {
       if (check === null) continue;
       const reportType = !typeFirst && types.length === 1 && types[0] === type;
       const declared = schema.type;
+      const isOfType = typeTest(type);
       steps.push((data, path, sink) => {
-        if (isType(type, data)) return check(data, path, sink);
+        if (isOfType(data)) return check(data, path, sink);
         return reportType ? fail(sink, 'type', path, `${at}/type`, { type: declared }, data) : true;
       });
     }
@@ -109,8 +112,12 @@ export class Compiler {
       const allowedValues = schema.enum;
       if (!Array.isArray(allowedValues))
         throw new SchemaProblem(`schema is invalid: ${dataPath(at)}/enum must be array`);
+      // Members that are not objects compare by ===, which a Set does (0 and -0 alike).
+      const scalars = allowedValues.every((v) => typeof v !== 'object' || v === null)
+        ? new Set(allowedValues)
+        : undefined;
       steps.push((data, path, sink) =>
-        allowedValues.some((v) => jsonEqual(data, v))
+        (scalars !== undefined ? scalars.has(data) : allowedValues.some((v) => jsonEqual(data, v)))
           ? true
           : fail(sink, 'enum', path, `${at}/enum`, { allowedValues }, data),
       );
