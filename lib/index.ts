@@ -75,6 +75,7 @@ export {
   type ArgumentLimits,
   type ArgumentValidator,
   type PatternEngine,
+  type ValidatorOptions,
 } from './validation/validation.js';
 export {
   compileZodSchema,
@@ -84,3 +85,4 @@ export {
   type CompiledZodSchema,
   type SchemaOptions,
 } from './schema/schema.js';
+export { registerZod3 } from './schema/zod3.js';

@@ -9,11 +9,9 @@ import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
 import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
-import {
-  compileValidator,
-  zodValidationError,
-  type ArgumentLimits,
-} from './validation/validation.js';
+import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
+import { toolChecker } from './validation/tool-checker.js';
+import { zodValidationError } from './validation/zod.js';
 import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
 
 /**
@@ -80,8 +78,10 @@ type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
  * a JSON Schema that does not compile throws a SchemaError naming the tool, at registration rather
  * than at call time.
  *
- * Each call's arguments are validated against the schema the model saw (ajv, compiled once) and
- * then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
+ * Each call's arguments are validated against the schema the model saw (built once: in a browser
+ * bundle by agenttool's JSON Schema interpreter, which generates no code and so works under a
+ * Content-Security-Policy without `'unsafe-eval'`; under Node by ajv where eval is allowed; the
+ * messages are the same) and then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
  * ends the call with a one-line ValidationError the model can retry on, and the function never
  * runs. Under `strict`, a null the model sends for an optional field reaches the function as
  * undefined.
@@ -114,11 +114,13 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
   } else if (source !== undefined) {
     parameters = source as JsonSchema;
   }
-  // A zod-made schema's patterns are the author's, and zod runs them natively when it decodes.
-  const validator = compileValidator(parameters, {
+  // Interpreted in browsers (no eval, no ajv in the bundle); ajv's code under Node where allowed.
+  // The messages are the same either way. A zod-made schema's patterns are the author's, and zod
+  // runs them natively when it decodes; a JSON Schema's are matched in linear time.
+  const patterns = decode === undefined ? 'linear' : 'native';
+  const validator = validatorOf(toolChecker(parameters, name, patterns), {
     tool: name,
     limits: definition.limits,
-    patterns: decode === undefined ? 'linear' : 'native',
   });
 
   const settle = (decoded: Decoded, input: unknown): unknown => {
