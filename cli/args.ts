@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
 import { UsageError } from './usage-error.js';
 
 /** An MCP server to start and consume, from `--mcp "<command>"` and an optional `--prefix`. */
@@ -34,6 +35,8 @@ export interface ServeArgs {
   host: string;
   /** The bearer token HTTP clients must send (`--token`, else the AGENTTOOL_TOKEN variable). */
   token?: string;
+  /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
+  allowOrigins: string[];
   mcp: McpServerSpec[];
 }
 
@@ -109,7 +112,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
 
   const mcp: McpServerSpec[] = [];
   const run: RunArgs = { command: 'run', mcp, sequential: false, list: false, json: false };
-  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', mcp };
+  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp };
   const ui: UiArgs = { command: 'ui', mcp, open: true, sequential: false };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
   const batch = command === 'ui' ? ui : run;
@@ -199,6 +202,16 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         serve.token = token;
         break;
       }
+      case '--allow-origin': {
+        only('serve');
+        const origin = value();
+        if (origin === undefined || parseOrigin(origin) === undefined)
+          throw new UsageError(
+            `--allow-origin takes an origin such as https://app.example, got ${JSON.stringify(origin ?? '')}`,
+          );
+        serve.allowOrigins.push(origin);
+        break;
+      }
       default:
         if (word.startsWith('-') && word !== '-')
           throw new UsageError(`unknown option ${JSON.stringify(word)}`);
@@ -212,5 +225,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('give a turn file or --replay, not both');
   if (serve.token !== undefined && serve.http === undefined)
     throw new UsageError('--token applies to --http only');
+  if (serve.allowOrigins.length > 0 && serve.http === undefined)
+    throw new UsageError('--allow-origin applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

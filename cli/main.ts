@@ -19,6 +19,9 @@ usage:
                                             serve the bundled tools over MCP (stdio by default)
                   [--token <t>]             with --http: clients must send Authorization: Bearer <t>
                                             (default: $AGENTTOOL_TOKEN, else no token)
+                  [--allow-origin <origin>]...
+                                            with --http: pages of this origin may call the server
+                                            from a browser (CORS; e.g. http://localhost:4200)
 
 run options:
   --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable

@@ -1,7 +1,8 @@
 /**
  * `agenttool serve`: the bundled tools (and those of any `--mcp` servers) served over MCP, on
  * stdio by default or on Streamable HTTP with `--http <port>`, where `--token <t>` (or the
- * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`.
+ * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`, and
+ * `--allow-origin <origin>` lets pages of that origin call it from a browser (CORS).
  */
 import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server/index.js';
 import { bundledTools } from './tools/index.js';
@@ -40,6 +41,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     port: args.http,
     host: args.host,
     token,
+    allowedOrigins: args.allowOrigins,
     factory: () => createMcpServer(INFO, tools),
   });
   process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);
