@@ -8,7 +8,10 @@ export async function connectServers(specs: readonly McpServerSpec[]): Promise<M
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
   // The SDK is loaded only when a server is named.
-  const { connectMcp, stdioTransport } = await import('../adapters/mcp-client/index.js');
+  const [{ connectMcp }, { stdioTransport }] = await Promise.all([
+    import('../adapters/mcp-client/index.js'),
+    import('../adapters/mcp-stdio/index.js'),
+  ]);
   try {
     for (const spec of specs) {
       const transport = stdioTransport({

@@ -7,7 +7,8 @@
  * @module
  */
 import { lastValueFrom } from 'rxjs';
-import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client/index.js';
+import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
+import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { annotationsOf, CallContext, definition, type Tool } from '../index.js';
 
 const flag = process.argv.indexOf('--http');

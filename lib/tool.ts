@@ -11,11 +11,9 @@ import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
 import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
-import {
-  compileValidator,
-  zodValidationError,
-  type ArgumentLimits,
-} from './validation/validation.js';
+import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
+import { interpretSchema } from './validation/interpreter/index.js';
+import { zodValidationError } from './validation/zod.js';
 import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
 
 /** What a tool's function receives: zod's output type, or a plain object for a JSON Schema. */
@@ -66,8 +64,9 @@ type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
  * a JSON Schema that does not compile throws a SchemaError naming the tool, at registration rather
  * than at call time.
  *
- * Each call's arguments are validated against the schema the model saw (ajv, compiled once) and
- * then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
+ * Each call's arguments are validated against the schema the model saw (by agenttool's JSON Schema
+ * interpreter, built once: no code generation, so it works under a Content-Security-Policy without
+ * `'unsafe-eval'`; the messages are those of {@link compileValidator}) and then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
  * ends the call with a one-line ValidationError the model can retry on, and the function never
  * runs. Under `strict`, a null the model sends for an optional field reaches the function as
  * undefined.
@@ -100,7 +99,12 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
   } else if (source !== undefined) {
     parameters = source as JsonSchema;
   }
-  const validator = compileValidator(parameters, { tool: name, limits: definition.limits });
+  // Interpreted, never generated code: works under a Content-Security-Policy without
+  // 'unsafe-eval', and keeps ajv out of an app's bundle. The messages are compileValidator's.
+  const validator = validatorOf(interpretSchema(parameters, name), {
+    tool: name,
+    limits: definition.limits,
+  });
 
   const settle = (decoded: Decoded, input: unknown): unknown => {
     if (!decoded.success) throw zodValidationError(decoded.error, input);

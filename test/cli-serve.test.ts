@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { resolve } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
-import { connectMcp, httpTransport, stdioTransport } from '../adapters/mcp-client/index.js';
+import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
+import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
 import { finished, root, startCli } from './support/cli.js';
 

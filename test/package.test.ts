@@ -40,7 +40,7 @@ describe('the package', function () {
   it('every entry point resolves by its package name, with its public names', () => {
     const script = `
       const names = {};
-      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/mcp/client', 'agenttool/mcp/server', 'agenttool/testing']) {
+      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/testing']) {
         names[entry] = Object.keys(await import(entry)).sort();
       }
       console.log(JSON.stringify(names));`;
@@ -66,6 +66,8 @@ describe('the package', function () {
       'toOutputItems',
     ]);
     expect(names['agenttool/mcp/client']).to.include('connectMcp');
+    expect(names['agenttool/mcp/client']).to.not.include('stdioTransport');
+    expect(names['agenttool/mcp/stdio']).to.deep.equal(['stdioTransport']);
     expect(names['agenttool/mcp/server']).to.include.members([
       'createMcpServer',
       'serveStdio',

@@ -5,10 +5,5 @@
  */
 export { connectMcp, McpRemote, type McpClientOptions } from './connect-mcp.js';
 export { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
-export {
-  httpTransport,
-  stdioTransport,
-  type McpTransport,
-  type StdioServerCommand,
-} from './mcp-transports.js';
+export { httpTransport, type McpTransport } from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';

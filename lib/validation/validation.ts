@@ -18,37 +18,33 @@
  *
  * @module
  */
-import { SchemaError, ValidationError } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
-import { ajvValidationError } from './ajv-error.js';
+import { validatorOf, type ArgumentLimits, type ArgumentValidator } from './argument-validator.js';
+import { codeGenerationAllowed } from './code-generation.js';
 import { compileSchema } from './compile.js';
-import { parseArgumentsText } from './json.js';
+import { interpretSchema } from './interpreter/index.js';
+import type { SchemaChecker } from './schema-checker.js';
 
 export { zodValidationError } from './zod.js';
+export {
+  DEFAULT_LIMITS,
+  type ArgumentLimits,
+  type ArgumentValidator,
+} from './argument-validator.js';
 
-/** Limits on raw argument text, checked before it is parsed. */
-export interface ArgumentLimits {
-  /** Most characters (UTF-16 code units) of argument text (default 1 MiB: 1048576). */
-  maxLength?: number;
-  /** Deepest nesting of arrays and objects, the root object counting as 1 (default 256). */
-  maxDepth?: number;
-}
-
-/** The limits used where none are given. */
-export const DEFAULT_LIMITS: Readonly<Required<ArgumentLimits>> = Object.freeze({
-  maxLength: 1_048_576,
-  maxDepth: 256,
-});
-
-/** A compiled validator for one schema. */
-export interface ArgumentValidator {
+/** Options of {@link compileValidator}. */
+export interface ValidatorOptions {
+  /** The tool named in a SchemaError. */
+  tool?: string;
+  /** Limits on the raw argument text (defaults: {@link DEFAULT_LIMITS}). */
+  limits?: ArgumentLimits;
   /**
-   * Parses raw argument text ("" or whitespace is `{}`) and checks it against the schema; returns
-   * the parsed value, unchanged by validation (no defaults, no coercion), or throws a
-   * ValidationError for the first problem. Checks run in this order: length, nesting depth, JSON
-   * syntax, root is an object, no `__proto__` key anywhere, the schema.
+   * Whether ajv may generate code (`new Function`) for the schema. Default: whether this
+   * environment allows it, tried once. When false, agenttool's interpreter checks the schema,
+   * with the same messages, and nothing is evaluated: what a page under a Content-Security-Policy
+   * without `'unsafe-eval'` needs.
    */
-  parse(raw: string): unknown;
+  codeGeneration?: boolean;
 }
 
 /**
@@ -63,6 +59,11 @@ export interface ArgumentValidator {
  * by the schema must be the object's own: `constructor` is not supplied by Object.prototype.
  * Numbers JSON cannot hold (1e400 parses as Infinity) fail a `number` or `integer` type.
  *
+ * ajv generates a function for the schema where code generation is allowed; elsewhere (or with
+ * `codeGeneration: false`) agenttool's interpreter checks it, with the same messages. The
+ * interpreter resolves references inside the schema only and refuses `unevaluatedProperties` and
+ * `unevaluatedItems` holding a schema.
+ *
  * ## Example
  * ```ts
  * const validator = compileValidator(
@@ -75,48 +76,19 @@ export interface ArgumentValidator {
  */
 export function compileValidator(
   schema: JsonSchema | undefined,
-  options: { tool?: string; limits?: ArgumentLimits } = {},
+  options: ValidatorOptions = {},
 ): ArgumentValidator {
-  const maxLength = limitOf(options.limits?.maxLength, 'maxLength');
-  const maxDepth = limitOf(options.limits?.maxDepth, 'maxDepth');
   const tool = options.tool ?? '';
+  const generate = options.codeGeneration ?? codeGenerationAllowed();
+  const check = generate ? ajvChecker(schema, tool) : interpretSchema(schema, tool);
+  return validatorOf(check, { tool, limits: options.limits });
+}
+
+/** ajv's validators for `schema` as a SchemaChecker. */
+function ajvChecker(schema: JsonSchema | undefined, tool: string): SchemaChecker {
   const schemaCheck = compileSchema(schema, tool);
-  // A `$ref` cycle that consumes no data (`{"$ref":"#"}`) compiles, then recurses without end on
-  // any value: refuse it here, where the commonest form shows on the simplest value.
-  if (endlessOn({}, schemaCheck.current()))
-    throw new SchemaError(tool, 'the schema refers to itself without end (a $ref cycle)');
-  return {
-    parse(raw: string): unknown {
-      const value = parseArgumentsText(raw, maxLength, maxDepth);
-      const check = schemaCheck.current();
-      let valid: boolean;
-      try {
-        valid = check(value) as boolean;
-      } catch (err) {
-        // The same cycle deeper in the schema, reached only by some values: no crash, one line.
-        if (!(err instanceof RangeError)) throw err;
-        throw new ValidationError('', 'cannot be checked: the schema refers to itself without end');
-      }
-      if (!valid) throw ajvValidationError(check.errors, value);
-      return value;
-    },
+  return (value) => {
+    const check = schemaCheck.current();
+    return check(value) ? undefined : (check.errors ?? []);
   };
-}
-
-/** Whether checking `value` recurses until the stack runs out. */
-function endlessOn(value: unknown, check: (value: unknown) => unknown): boolean {
-  try {
-    check(value);
-    return false;
-  } catch (err) {
-    return err instanceof RangeError;
-  }
-}
-
-function limitOf(value: number | undefined, name: keyof ArgumentLimits): number {
-  if (value === undefined) return DEFAULT_LIMITS[name];
-  if (typeof value !== 'number' || !(value >= 1)) {
-    throw new RangeError(`argument limit ${name} must be a positive number, got ${String(value)}`);
-  }
-  return value;
 }
