@@ -65,8 +65,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<string> {
   const errors: string[] = [];
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   logger.subscribe((entry) => {
-    if (entry.level === 'error' || entry.level === 'fatal') errors.push(entry.message);
-    if (entry.level !== 'debug' && entry.level !== 'info') log(entry.message);
+    // eslint-disable-next-line no-control-regex
+    const message = entry.message.replace(/\x1b\[[0-9;]*m/g, '');
+    if (entry.level === 'error' || entry.level === 'fatal') errors.push(message);
+    if (entry.level !== 'debug' && entry.level !== 'info') log(message);
   });
   const outputPath = resolve(APP_ROOT, options.outputPath ?? 'dist');
   const architect = new Architect(host);
