@@ -26,6 +26,7 @@ export type {
   InputText,
   JsonSchema,
   OutputItem,
+  OtherItem,
   ToolOutput,
 } from './open-responses.js';
 export {
@@ -54,7 +55,7 @@ export {
   type ResultExtras,
 } from './result.js';
 export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
-export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
+export { definition, FUNCTION_NAME, NO_ARGUMENTS, ToolSet } from './tool-set.js';
 export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
 export {
   checksOwnArguments,

@@ -87,13 +87,24 @@ export interface FunctionCallOutputItem {
   output: ToolOutput;
 }
 
-/** Any item of a response's output: function calls are the ones this package acts on. */
-export type OutputItem =
-  | FunctionCallItem
+/**
+ * Any item of a response's output: function calls are the ones this package acts on. Typed
+ * structurally, so the item types of an SDK (the `openai` package's `ResponseOutputItem`, say)
+ * fit as they are, and so does an item written out with fields of its own.
+ */
+export type OutputItem = FunctionCallItem | OtherItem;
+
+/** An output item of another kind (`message`, `reasoning`, ...): only its `type` is read. */
+export type OtherItem =
   | {
-      /** The item's kind: `message`, `reasoning`, ... */
-      type: string;
-      [key: string]: unknown;
+      /** The item's kind. */
+      readonly type: string;
+    }
+  | {
+      /** The item's kind. */
+      readonly type: string;
+      /** Whatever else the item holds, passed through untouched. */
+      readonly [key: string]: unknown;
     };
 
 /** A JSON Schema object, as served to the model. */

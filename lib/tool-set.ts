@@ -13,6 +13,9 @@ export const NO_ARGUMENTS: JsonSchema = Object.freeze({
   required: Object.freeze([]),
 }) as JsonSchema;
 
+/** The function names the Responses API accepts: 1 to 64 ASCII letters, digits, `_` and `-`. */
+export const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
  * The function tool that describes `tool` on a request: `strict` is present only when true, and
  * `parameters` is never null (a tool without arguments gets the empty object schema).
@@ -70,13 +73,21 @@ export class ToolSet implements Iterable<Tool> {
     return this.list.map(definition);
   }
 
-  /** Throws for an empty name or a name used twice, naming each. */
+  /**
+   * Throws for a name a model provider would refuse, or a name used twice, naming each problem in
+   * one message. A function name is what the Responses API accepts ({@link FUNCTION_NAME}): 1 to
+   * 64 letters, digits, `_` and `-`.
+   */
   validate(): void {
     const seen = new Set<string>();
     const problems: string[] = [];
     this.list.forEach((tool, i) => {
       if (typeof tool.name !== 'string' || tool.name === '')
         problems.push(`tool ${i} has an empty name`);
+      else if (!FUNCTION_NAME.test(tool.name))
+        problems.push(
+          `tool name ${JSON.stringify(tool.name.length > 80 ? `${tool.name.slice(0, 79)}…` : tool.name)} is not a function name (1 to 64 letters, digits, "_" and "-")`,
+        );
       else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
       else seen.add(tool.name);
     });

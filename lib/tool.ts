@@ -4,8 +4,6 @@
  * @module
  */
 import type { Observable } from 'rxjs';
-import type * as z4 from 'zod';
-import type * as z3 from 'zod/v3';
 import { callObservable, type ResultMapping } from './execution.js';
 import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
@@ -16,11 +14,16 @@ import { interpretSchema } from './validation/interpreter/index.js';
 import { zodValidationError } from './validation/zod.js';
 import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
 
-/** What a tool's function receives: zod's output type, or a plain object for a JSON Schema. */
-export type ArgsOf<S> = S extends z4.ZodType
-  ? z4.output<S>
-  : S extends z3.ZodTypeAny
-    ? z3.output<S>
+/**
+ * What a tool's function receives: zod's output type, or a plain object for a JSON Schema. Read
+ * from the schema's own type (zod 4's `_zod.output`, zod 3's `_output`) rather than by matching
+ * zod's classes, so a schema of any zod 4 or zod 3 copy (`zod`, `zod/v3`, the standalone `zod@3`
+ * package) gives its arguments their types.
+ */
+export type ArgsOf<S> = S extends { readonly _zod: { readonly output: infer Out } }
+  ? Out
+  : S extends { readonly _output: infer Out; readonly _def: unknown }
+    ? Out
     : { [key: string]: unknown };
 
 /** What a tool's function may return: a value or a Promise of one, an async generator, an Observable. */
@@ -34,7 +37,7 @@ export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined'>
   /** What the tool does, for the model. */
   description: string;
   /**
-   * A zod object schema (v4, or v3 from `zod/v3`), or a plain JSON Schema object served as given.
+   * A zod object schema (v4, or v3 from `zod/v3` or the `zod@3` package), or a plain JSON Schema object served as given.
    * Undefined means the tool takes no arguments.
    */
   parameters?: S;

@@ -16,3 +16,15 @@ export { batchResults } from './batch-results.js';
 export { chains } from './chains.js';
 export { jobsFromItems, missingTool } from './jobs-from-items.js';
 export { toOutputItems } from './to-output-items.js';
+export {
+  batchState,
+  initialCallStates,
+  outputPreview,
+  reduceCallStates,
+  type BatchStateInput,
+  type BatchStateOptions,
+  type CallPhase,
+  type CallStart,
+  type CallState,
+} from './batch-state.js';
+export { executeBatchWithStarts } from './execute-batch-with-starts.js';

@@ -199,6 +199,19 @@ describe('definition and ToolSet', () => {
     );
   });
 
+  it('validate refuses names the Responses API refuses: only letters, digits, _ and -, at most 64', () => {
+    const fine = ['read_file', 'get-sum', 'every__echo', 'A1', 'x'.repeat(64)];
+    expect(() => new ToolSet(fine.map((name) => plain(name))).validate()).not.to.throw();
+    const bad = ['bad name!', 'dotted.name', 'x'.repeat(65), 'café', 'a/b'];
+    for (const name of bad)
+      expect(() => new ToolSet([plain('ok'), plain(name)]).validate(), name).to.throw(
+        `tool set: tool name ${JSON.stringify(name)} is not a function name (1 to 64 letters, digits, "_" and "-")`,
+      );
+    expect(() => new ToolSet([plain('bad name!'), plain('')]).validate()).to.throw(
+      'tool set: tool name "bad name!" is not a function name (1 to 64 letters, digits, "_" and "-"); tool 1 has an empty name',
+    );
+  });
+
   it('close closes every tool that can be closed, even after a failure, and joins the failures', async () => {
     const closed: string[] = [];
     const closing = (name: string, fail: boolean) =>

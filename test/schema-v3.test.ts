@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
+import { z as standalone3 } from 'zod3';
+import { batchResults } from '../operators/batch-results.js';
+import { tool } from '../lib/tool.js';
 import {
   compileZodSchema,
   schemaOf,
@@ -194,6 +197,35 @@ describe('schemaOf (zod 3)', () => {
       expect(text(v3, { strict: true })).to.equal(text(v4, { strict: true }));
     });
   }
+
+  it('reads schemas of the standalone zod 3 package as it reads zod/v3, and decodes with them', async () => {
+    const made = standalone3.object({
+      query: standalone3.string().describe('words'),
+      limit: standalone3.number().int().min(1).default(20),
+      since: standalone3.date().optional(),
+    });
+    const twin = z3.object({
+      query: z3.string().describe('words'),
+      limit: z3.number().int().min(1).default(20),
+      since: z3.date().optional(),
+    });
+    expect(text(made)).to.equal(text(twin));
+    expect(text(made, { strict: true })).to.equal(text(twin, { strict: true }));
+    const search = tool({
+      name: 'search',
+      description: '',
+      parameters: made,
+      execute: ({ query, limit, since }) => `${query} ${limit} ${since?.getUTCFullYear()}`,
+    });
+    const settled = await batchResults([
+      { tool: search, call: { id: 'a', args: '{"query":"x","since":"2024-05-01T00:00:00Z"}' } },
+      { tool: search, call: { id: 'b', args: '{"query":"x","limit":0}' } },
+    ]);
+    expect(settled[0]).to.deep.equal({ result: { output: 'x 20 2024' } });
+    expect((settled[1] as { error: Error }).error.message).to.equal(
+      'invalid arguments: limit: expected a number >= 1, got 0',
+    );
+  });
 
   it('writes the canonical form itself, not merely the same as zod 4', () => {
     const schema = z3.object({

@@ -4,15 +4,16 @@
  * typecheck against @angular/core's own types.
  */
 import { expect } from 'chai';
-import { NEVER, of } from 'rxjs';
+import { map, NEVER, of } from 'rxjs';
 import { CancelledError, type ProgressInfo } from '../index.js';
 import { final, progress, stubTool } from '../testing/index.js';
 import { job, testScheduler } from '../marbles/support.js';
-import { callViews, type CallView } from '../examples/angular-agent.component.js';
+import type { CallPhase, CallState } from '../index.js';
+import { callStates } from '../examples/angular-agent.component.js';
 
 const half: ProgressInfo = { progress: 1, total: 2, message: 'half way' };
 
-describe('the Angular example: callViews', () => {
+describe('the Angular example: callStates', () => {
   it('shows the rows waiting, then after each start, progress and end', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const a = cold('-----p----(f|)', {
@@ -24,28 +25,31 @@ describe('the Angular example: callViews', () => {
         job(stubTool('a', a, { resource: 'r' }), 'a'),
         job(stubTool('b', b, { resource: 'r' }), 'b'),
       ];
-      const row = (callId: string, phase: CallView['phase'], extra: Partial<CallView> = {}) => ({
+      // What the template reads of each call.
+      const shown = (calls: readonly CallState[]) =>
+        calls.map(({ callId, phase, message, progress, settled }) => ({
+          callId,
+          phase,
+          message,
+          ...(progress && { progress }),
+          ...(settled && { settled }),
+        }));
+      const row = (callId: string, phase: CallPhase, extra: Partial<CallState> = {}) => ({
         callId,
-        name: callId,
         phase,
-        text: '',
+        message: '',
         ...extra,
       });
-      expectObservable(callViews(jobs)).toBe('(wx)-p----(ey)--(z|)', {
+      const aDone = { message: 'A', progress: half, settled: { result: { output: 'A' } } };
+      expectObservable(callStates(jobs).pipe(map(shown))).toBe('(wx)-p----(ey)--(z|)', {
         w: [row('a', 'waiting'), row('b', 'waiting')],
         x: [row('a', 'running'), row('b', 'waiting')],
-        p: [row('a', 'running', { text: 'half way', progress: half }), row('b', 'waiting')],
-        e: [
-          row('a', 'done', { text: 'A', progress: half, settled: { result: { output: 'A' } } }),
-          row('b', 'waiting'),
-        ],
-        y: [
-          row('a', 'done', { text: 'A', progress: half, settled: { result: { output: 'A' } } }),
-          row('b', 'running'),
-        ],
+        p: [row('a', 'running', { message: 'half way', progress: half }), row('b', 'waiting')],
+        e: [row('a', 'done', aDone), row('b', 'waiting')],
+        y: [row('a', 'done', aDone), row('b', 'running')],
         z: [
-          row('a', 'done', { text: 'A', progress: half, settled: { result: { output: 'A' } } }),
-          row('b', 'done', { text: 'B', settled: { result: { output: 'B' } } }),
+          row('a', 'done', aDone),
+          row('b', 'done', { message: 'B', settled: { result: { output: 'B' } } }),
         ],
       });
     });
@@ -55,9 +59,9 @@ describe('the Angular example: callViews', () => {
     const controller = new AbortController();
     const never = stubTool('slow', NEVER);
     const jobs = [job(never, 'x'), job(stubTool('quick', of(final('ok'))), 'y')];
-    const seen: (readonly CallView[])[] = [];
+    const seen: (readonly CallState[])[] = [];
     const done = new Promise<void>((resolve) =>
-      callViews(jobs, controller.signal).subscribe({
+      callStates(jobs, controller.signal).subscribe({
         next: (rows) => seen.push(rows),
         complete: resolve,
       }),
@@ -71,8 +75,8 @@ describe('the Angular example: callViews', () => {
 
   it('emits a new array on each change and keeps the rows that did not change', () => {
     const jobs = [job(stubTool('a', of(final('A'))), 'a'), job(stubTool('b', NEVER), 'b')];
-    const seen: (readonly CallView[])[] = [];
-    const subscription = callViews(jobs).subscribe((rows) => seen.push(rows));
+    const seen: (readonly CallState[])[] = [];
+    const subscription = callStates(jobs).subscribe((rows) => seen.push(rows));
     subscription.unsubscribe();
     // waiting; a started; a done; b started.
     expect(seen.map((rows) => rows.map((r) => r.phase))).to.deep.equal([

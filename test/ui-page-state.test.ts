@@ -92,7 +92,7 @@ describe('web front: the page state', () => {
       [2, 120],
     ]);
     expect(rows[0]!.output).to.equal('ok');
-    expect(rows[2]!.error).to.equal('call cancelled by the user');
+    expect(rows[2]!.error?.message).to.equal('call cancelled by the user');
   });
 
   it('starts afresh on a new batch record, as when the turn is run again', () => {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { request } from 'node:http';
-import { ToolSet, type OutputItem } from '../index.js';
+import { ToolSet, type FunctionCallItem, type OutputItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
 import { CANCELLED_BY_USER } from '../cli/ui/call-cancellation.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
@@ -15,7 +15,7 @@ import type { RunSource } from '../cli/ui/run-source.js';
 import { startUiServer, type UiServer, type UiServerOptions } from '../cli/ui/ui-server.js';
 import { EventStreamReader } from './ui-support.js';
 
-const call = (id: string, name: string, args: object): OutputItem => ({
+const call = (id: string, name: string, args: object): FunctionCallItem => ({
   type: 'function_call',
   call_id: id,
   name,

@@ -11,7 +11,7 @@ import { isV3Schema, readV3, v3JsonSchema } from './v3.js';
 import { isV4Schema, readV4 } from './v4.js';
 import { v4JsonSchema } from './v4-json.js';
 
-/** A zod v4 schema (`zod`) or a zod v3 schema (`zod/v3`). */
+/** A zod v4 schema (`zod`) or a zod v3 schema (`zod/v3`, or the standalone `zod@3` package). */
 export type AnyZodSchema =
   | {
       /** zod 4's internals; their presence marks a zod 4 schema. */

@@ -24,7 +24,7 @@ interface RowView {
   output: HTMLElement;
   cancel: HTMLButtonElement;
   /** What `output` shows, so it is rebuilt only when it changes. */
-  shown: ToolOutput | string | undefined;
+  shown: ToolOutput | Error | string | undefined;
 }
 
 /** The resource chain a call is in, in words (the terminal's ⛓ is missing from many fonts). */
@@ -96,8 +96,8 @@ function updateRow(
   if (shown !== view.shown) {
     view.shown = shown;
     view.output.replaceChildren(
-      ...(typeof row.error === 'string'
-        ? [element('pre', 'error', row.error)]
+      ...(row.error !== undefined
+        ? [element('pre', 'error', row.error.message)]
         : row.output === undefined
           ? []
           : renderOutput(row.output)),

@@ -1,0 +1,258 @@
+/**
+ * A batch as a view shows it: one state per call (name, arguments, phase, progress, elapsed time,
+ * output or error), folded from the engine's events. The terminal, the web front and an Angular or
+ * React component all draw from it.
+ *
+ * @module
+ */
+import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+// Straight to the files rather than the barrels: a web page bundles this operator, and the barrels
+// would pull the validators (zod, ajv) into it.
+import { resourceOf, type ProgressInfo, type ToolResult } from '../lib/contract.js';
+import type { ToolOutput } from '../lib/open-responses.js';
+import { chains } from './chains.js';
+import type { ExecutionEvent, Job, SettledResult } from './job.js';
+
+/** Where a call is: not started yet, running, or ended one of three ways. */
+export type CallPhase = 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/**
+ * One call of a batch as a view shows it. A state never changes: a change to a call is a new
+ * object, and a call that did not change keeps its object, so a view can compare by reference.
+ */
+export interface CallState {
+  /** The job's position in the batch. */
+  readonly index: number;
+  /** The call's id, as the function_call_output echoes it. */
+  readonly callId: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The call's arguments, as the model sent them (JSON text). */
+  readonly args: string;
+  /** The resource the call waits on, `""` when none. */
+  readonly resource: string;
+  /** The job before it in its resource chain (see {@link chains}), or -1. */
+  readonly after: number;
+  /** Where the call is. */
+  readonly phase: CallPhase;
+  /** When it started, in ms since the batch began; -1 until then (and for a call that never ran). */
+  readonly startedAt: number;
+  /** When it ended, in ms since the batch began; -1 until then. */
+  readonly endedAt: number;
+  /**
+   * How long it ran, in ms: from its start to its end once it ended, to its latest event while it
+   * runs; 0 for a call that has not started.
+   */
+  readonly elapsed: number;
+  /** The last progress numbers, when the tool reported any. */
+  readonly progress?: ProgressInfo;
+  /**
+   * One line for the call: its last progress text while it runs, then its output's text or its
+   * error's message; whitespace folded, at most 200 characters.
+   */
+  readonly message: string;
+  /** The final output of a call that succeeded. */
+  readonly output?: ToolOutput;
+  /** Why the call failed (a `CancelledError` when it was cancelled). */
+  readonly error?: Error;
+  /** How the call settled, once it has: what {@link toOutputItems} takes, in job order. */
+  readonly settled?: SettledResult;
+}
+
+/**
+ * A call started: it had its slot and its turn, and its tool is being subscribed. The engine tells
+ * this through `ExecuteOptions.onStart`; {@link executeBatchWithStarts} puts it in the stream.
+ */
+export interface CallStart {
+  /** The job's position in the batch. */
+  readonly index: number;
+  /** The job's call id. */
+  readonly callId: string;
+  /** Always true: what tells a start from an ExecutionEvent. */
+  readonly started: true;
+}
+
+/** What {@link batchState} folds: the engine's events, and optionally when each call started. */
+export type BatchStateInput = ExecutionEvent | CallStart;
+
+/** How the batch runs (for the resource chains) and which clock times it. */
+export interface BatchStateOptions {
+  /** The batch runs one call at a time (as `ExecuteOptions.sequential`): one chain, no resources. */
+  sequential?: boolean;
+  /** The batch's bound (as `ExecuteOptions.maxParallel`): 1 makes it serial. */
+  maxParallel?: number;
+  /** Its `now()` times the calls; defaults to rxjs's `asyncScheduler` (virtual under TestScheduler). */
+  scheduler?: SchedulerLike;
+}
+
+/** An output on one line: whitespace folded, cut at 200 characters, non-text parts as `[image]`. */
+export function outputPreview(output: ToolOutput | undefined): string {
+  if (output === undefined) return '';
+  const text =
+    typeof output === 'string'
+      ? output
+      : output
+          .map((part) =>
+            part.type === 'input_text' ? part.text : `[${part.type.replace('input_', '')}]`,
+          )
+          .join(' ');
+  const folded = text.replace(/\s+/g, ' ').trim();
+  return folded.length > 200 ? `${folded.slice(0, 199)}…` : folded;
+}
+
+/** The calls of `jobs` before anything ran: all waiting, with their resource chains. */
+export function initialCallStates(
+  jobs: readonly Job[],
+  options: BatchStateOptions = {},
+): readonly CallState[] {
+  const after = new Array<number>(jobs.length).fill(-1);
+  const runAs = { sequential: options.sequential === true, maxParallel: options.maxParallel };
+  for (const chain of chains(jobs, runAs))
+    for (let i = 1; i < chain.length; i++) after[chain[i]!] = chain[i - 1]!;
+  return jobs.map((job, index) => ({
+    index,
+    callId: job.call.id,
+    name: job.tool.name,
+    args: job.call.args,
+    resource: resourceOf(job.tool),
+    after: after[index]!,
+    phase: 'waiting',
+    startedAt: -1,
+    endedAt: -1,
+    elapsed: 0,
+    message: '',
+  }));
+}
+
+function isProgressInfo(details: unknown): details is ProgressInfo {
+  return (
+    typeof details === 'object' &&
+    details !== null &&
+    typeof (details as ProgressInfo).progress === 'number'
+  );
+}
+
+function isCancelled(error: Error): boolean {
+  return (error as { code?: unknown }).code === 'cancelled';
+}
+
+/** The call after `input` at `at` ms; the same object when nothing changed. */
+function nextCall(call: CallState, input: BatchStateInput, at: number): CallState {
+  if ('started' in input) {
+    if (call.phase !== 'waiting') return call;
+    return { ...call, phase: 'running', startedAt: at };
+  }
+  if (call.endedAt >= 0) return call; // nothing of a call comes after its final event
+  const result: ToolResult | undefined = 'result' in input ? input.result : undefined;
+  const error: Error | undefined = 'error' in input ? input.error : undefined;
+  // Without a start in the stream, a call counts as started at its first progress.
+  const startedAt = call.startedAt >= 0 || input.final ? call.startedAt : at;
+  const elapsed = startedAt >= 0 ? at - startedAt : 0;
+  if (!input.final) {
+    if (result === undefined) return call;
+    const progress = isProgressInfo(result.details) ? result.details : call.progress;
+    const line = outputPreview(result.output);
+    const message = line === '' ? call.message : line;
+    return {
+      ...call,
+      phase: 'running',
+      startedAt,
+      elapsed,
+      message,
+      ...(progress && { progress }),
+    };
+  }
+  const ended = { ...call, startedAt, endedAt: at, elapsed };
+  if (error !== undefined)
+    return {
+      ...ended,
+      phase: isCancelled(error) ? 'cancelled' : 'failed',
+      message: error.message.replace(/\s+/g, ' ').trim(),
+      error,
+      settled: { error },
+    };
+  const done = result ?? { output: '' };
+  return {
+    ...ended,
+    phase: 'done',
+    message: outputPreview(done.output),
+    output: done.output,
+    settled: { result: done },
+  };
+}
+
+/**
+ * Folds one input, at `at` ms since the batch began, into the calls: a new array with a new state
+ * for the call that changed, or `calls` itself when nothing did (an index out of range, an event
+ * after a call's final, a kind of event a view has nothing to show for).
+ */
+export function reduceCallStates(
+  calls: readonly CallState[],
+  input: BatchStateInput,
+  at: number,
+): readonly CallState[] {
+  const call = calls[input.index];
+  if (call === undefined) return calls;
+  const next = nextCall(call, input, at);
+  if (next === call) return calls;
+  const copy = calls.slice();
+  copy[input.index] = next;
+  return copy;
+}
+
+/**
+ * Folds a batch's events into the state of each of its calls, for a view to draw.
+ *
+ * ```
+ *   events      --s--p---f--|        s: a CallStart of job 0, p: its progress, f: its final
+ *
+ *               batchState(jobs)
+ *
+ *   states      w-r--R---d--|        w: every call waiting (on subscription), r: job 0 running,
+ *                                    R: with p's progress, elapsed 3, d: done, elapsed 7
+ * ```
+ *
+ * Emits the calls before anything ran as soon as it is subscribed, then a new array after each
+ * input that changed a call, and completes or errors with the source. Calls stay in job order,
+ * and a call that did not change keeps its object (signals and `@for ... track` redraw only what
+ * moved). Times are ms since the subscription, by `options.scheduler`'s `now()`.
+ *
+ * The engine's events alone say when a call progresses and ends; a call counts as running from
+ * its first progress. Feed {@link CallStart}s too (with {@link executeBatchWithStarts}) to see a
+ * call leave `waiting` the moment it starts and to time it from there. A final event ends the call:
+ * `done` with its output, `cancelled` for a `CancelledError`, `failed` for any other error.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const calls = toSignal(executeBatchWithStarts(jobs, { signal }).pipe(batchState(jobs)), {
+ *   initialValue: [],
+ * });
+ * ```
+ *
+ * @param jobs The batch's jobs, as given to `executeBatch`: names, arguments and resource chains.
+ * @param options The batch's `sequential` and `maxParallel` (for the chains) and the clock.
+ * @return An operator from the batch's events to the state of every call.
+ */
+export function batchState(
+  jobs: readonly Job[],
+  options: BatchStateOptions = {},
+): OperatorFunction<BatchStateInput, readonly CallState[]> {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return (source) =>
+    new Observable<readonly CallState[]>((subscriber) => {
+      const began = scheduler.now();
+      let calls = initialCallStates(jobs, options);
+      subscriber.next(calls);
+      return source.subscribe({
+        next: (input) => {
+          const next = reduceCallStates(calls, input, scheduler.now() - began);
+          if (next === calls) return;
+          calls = next;
+          subscriber.next(calls);
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => subscriber.complete(),
+      });
+    });
+}
