@@ -6,11 +6,13 @@
  * validation error, the remote calls' results, and not one CSP violation.
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { serveApp, type AppServer } from '../examples/angular-app/serve.js';
 import { builtAngularApp } from './support/angular-app.js';
-import { startCli } from './support/cli.js';
+import { root, startCli } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
 
 const TOKEN = 'angular-app-test-token';
@@ -129,12 +131,24 @@ describe('the Angular example app in Chromium, under script-src self', function 
 
   it('cancels the slow call from the page', async () => {
     expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
-    await page.click('[data-action="cancel-page"]');
+    await page.click('[data-panel="page"] [data-action="cancel"]');
     await page.waitForSelector(`${row('wait')}[data-phase="cancelled"]`);
     expect(await page.textContent(`${row('wait')} .text`)).to.match(/cancelled/);
     // Cancelling touched nothing that had ended.
     expect(await page.getAttribute(row('count'), 'data-phase')).to.equal('done');
-    expect(await page.isDisabled('[data-action="run-page"]')).to.equal(false);
+    expect(await page.isDisabled('[data-panel="page"] [data-action="cancel"]')).to.equal(true);
+    // Every call ended, so the items for the model are there, in the model's order.
+    const outputs = (await page.textContent('[data-outputs]'))!.split('\n');
+    expect(outputs.map((line) => line.split(':')[0])).to.deep.equal([
+      'count',
+      'wait',
+      'greet-bad',
+      'greet',
+    ]);
+    expect(outputs[1]).to.match(/^wait: "Error: .*cancelled/);
+    expect(outputs[2]).to.equal(
+      'greet-bad: "Error: invalid arguments: name: expected string, got 42"',
+    );
   });
 
   it('calls the tools of agenttool serve --http on another origin, with the token', async () => {
@@ -151,6 +165,8 @@ describe('the Angular example app in Chromium, under script-src self', function 
     expect(await page.textContent(`${row('remote-bad')} .text`)).to.match(
       /invalid arguments: to: expected integer, got "five"/,
     );
+    await mkdir(join(root, 'test-output'), { recursive: true });
+    await page.screenshot({ path: join(root, 'test-output', 'angular-app.png'), fullPage: true });
   });
 
   it('logged no CSP violation and no error on the way', () => {

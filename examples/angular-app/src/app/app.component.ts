@@ -1,28 +1,17 @@
 /**
- * The page: a model turn run over tools in the page, and a call of an MCP server's tools over
- * Streamable HTTP. Each batch is an Observable of rows, made a signal by `toSignal`; a new run
- * replaces the previous one (`switchMap` unsubscribes, which cancels its calls).
+ * The page: a model turn run over tools in the page, and one run over the tools of an MCP server
+ * reached over Streamable HTTP (another origin, a bearer token). Each panel hands a turn and a
+ * ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back.
  */
-import { ChangeDetectionStrategy, Component, computed } from '@angular/core';
+import { ChangeDetectionStrategy, Component, signal } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
-import { catchError, defer, finalize, map, of, startWith, Subject, switchMap } from 'rxjs';
-import { jobsFromItems, ToolSet, type OutputItem } from 'agenttool';
-import { connectMcp, httpTransport } from 'agenttool/mcp/client';
-import { CallListComponent } from './call-list.component';
-import { callRows, type CallRow } from './call-rows';
-import { countTo, greet, PAGE_TURN, wait } from './page-tools';
+import { catchError, map, Observable, of, startWith, Subject, switchMap } from 'rxjs';
+import { ToolSet, type FunctionCallOutputItem, type OutputItem } from 'agenttool';
+import { connectMcp, httpTransport, type McpRemote } from 'agenttool/mcp/client';
+import { PAGE_TURN, pageTools } from './page-tools';
+import { ToolCallsComponent } from './tool-calls.component';
 
-const PAGE_TOOLS = new ToolSet([countTo, wait, greet]);
-
-/** What the remote panel shows. */
-interface RemoteView {
-  readonly phase: 'idle' | 'connecting' | 'connected' | 'failed';
-  readonly tools: readonly string[];
-  readonly calls: readonly CallRow[];
-  readonly error?: string;
-}
-
-/** The remote server's calls: one with progress, one the server's schema refuses. */
+/** Calls of the tools `agenttool serve` offers: one with progress, one the server refuses. */
 const REMOTE_TURN: readonly OutputItem[] = [
   {
     type: 'function_call',
@@ -33,50 +22,72 @@ const REMOTE_TURN: readonly OutputItem[] = [
   { type: 'function_call', call_id: 'remote-bad', name: 'slow_count', arguments: '{"to":"five"}' },
 ];
 
-const busy = (calls: readonly CallRow[]): boolean =>
-  calls.some((call) => call.phase === 'waiting' || call.phase === 'running');
+/** What the remote panel shows. */
+type Remote =
+  | { readonly phase: 'idle' | 'connecting' }
+  | { readonly phase: 'connected'; readonly tools: ToolSet }
+  | { readonly phase: 'failed'; readonly error: string };
+
+/** A connection to the server at `url`, closed when unsubscribed. */
+function connection(url: string, token: string): Observable<McpRemote> {
+  return new Observable<McpRemote>((subscriber) => {
+    let remote: McpRemote | undefined;
+    let closed = false;
+    const headers = token === '' ? {} : { headers: { Authorization: `Bearer ${token}` } };
+    connectMcp(httpTransport(url, headers)).then(
+      (opened) => {
+        if (closed) void opened.close();
+        else subscriber.next((remote = opened));
+      },
+      (err: unknown) => subscriber.error(err),
+    );
+    return () => {
+      closed = true;
+      void remote?.close();
+    };
+  });
+}
 
 @Component({
   selector: 'app-root',
-  imports: [CallListComponent],
+  imports: [ToolCallsComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
     <h1>agenttool in Angular</h1>
     <section data-panel="page">
       <h2>Tools in the page</h2>
-      <button data-action="run-page" (click)="pageRuns.next()" [disabled]="pageBusy()">
-        Run the turn
-      </button>
-      <button data-action="cancel-page" (click)="controller.abort()" [disabled]="!pageBusy()">
-        Cancel
-      </button>
-      <app-call-list [calls]="pageCalls()" />
+      <button data-action="run-page" (click)="pageTurn.set(turn)">Run the turn</button>
+      @if (pageTurn(); as turn) {
+        <app-tool-calls [turn]="turn" [tools]="pageTools" (outputs)="pageOutputs.set($event)" />
+      }
+      <pre data-outputs>{{ pageOutputs() ? describe(pageOutputs()!) : '' }}</pre>
     </section>
     <section data-panel="remote">
       <h2>Tools of an MCP server</h2>
       <form
-        (submit)="$event.preventDefault(); remoteRuns.next({ url: url.value, token: token.value })"
+        (submit)="$event.preventDefault(); connect.next({ url: url.value, token: token.value })"
       >
         <label>Server <input #url name="url" size="36" value="http://127.0.0.1:3000/mcp" /></label>
         <label>Token <input #token name="token" type="password" /></label>
-        <button data-action="connect" [disabled]="remote().phase === 'connecting'">
-          Connect and call
-        </button>
+        <button data-action="connect">Connect and run</button>
       </form>
-      <p [attr.data-remote-phase]="remote().phase">
-        @switch (remote().phase) {
+      @let server = remote();
+      <p [attr.data-remote-phase]="server.phase">
+        @switch (server.phase) {
           @case ('connecting') {
             Connecting…
           }
           @case ('connected') {
-            Connected: {{ remote().tools.length }} tools.
+            Connected: {{ server.tools.size }} tools.
           }
           @case ('failed') {
-            Failed: {{ remote().error }}
+            Failed: {{ server.error }}
           }
         }
       </p>
-      <app-call-list [calls]="remote().calls" />
+      @if (server.phase === 'connected') {
+        <app-tool-calls [turn]="remoteTurn" [tools]="server.tools" />
+      }
     </section>
   `,
   styles: `
@@ -89,59 +100,42 @@ const busy = (calls: readonly CallRow[]): boolean =>
     section {
       margin-bottom: 2em;
     }
+    pre {
+      white-space: pre-wrap;
+      color: #444;
+    }
   `,
 })
 export class AppComponent {
-  /** Aborted by Cancel: every unfinished call of the page's batch ends as cancelled. */
-  protected controller = new AbortController();
-  protected readonly pageRuns = new Subject<void>();
-  protected readonly remoteRuns = new Subject<{ url: string; token: string }>();
+  protected readonly turn = PAGE_TURN;
+  protected readonly remoteTurn = REMOTE_TURN;
+  protected readonly pageTools = pageTools;
+  /** The turn being run in the page; a new array runs it again. */
+  protected readonly pageTurn = signal<readonly OutputItem[] | undefined>(undefined);
+  protected readonly pageOutputs = signal<FunctionCallOutputItem[] | undefined>(undefined);
+  protected readonly connect = new Subject<{ url: string; token: string }>();
 
-  readonly pageCalls = toSignal(
-    this.pageRuns.pipe(
-      switchMap(() => {
-        this.controller = new AbortController();
-        return callRows(jobsFromItems(PAGE_TURN, PAGE_TOOLS), this.controller.signal);
-      }),
-    ),
-    { initialValue: [] },
-  );
-  readonly pageBusy = computed(() => busy(this.pageCalls()));
-
-  readonly remote = toSignal(
-    this.remoteRuns.pipe(
+  /** The latest connection asked for; asking again closes the previous one. */
+  protected readonly remote = toSignal(
+    this.connect.pipe(
       switchMap(({ url, token }) =>
-        defer(() =>
-          connectMcp(
-            httpTransport(
-              url,
-              token === '' ? {} : { headers: { Authorization: `Bearer ${token}` } },
-            ),
-          ),
-        ).pipe(
-          switchMap((server) => {
-            const tools = new ToolSet(server.tools);
-            return callRows(jobsFromItems(REMOTE_TURN, tools)).pipe(
-              map((calls): RemoteView => ({
-                phase: 'connected',
-                tools: server.tools.map((t) => t.name),
-                calls,
-              })),
-              finalize(() => void server.close()),
-            );
-          }),
-          startWith<RemoteView>({ phase: 'connecting', tools: [], calls: [] }),
+        connection(url, token).pipe(
+          map((server): Remote => ({ phase: 'connected', tools: new ToolSet(server.tools) })),
+          startWith<Remote>({ phase: 'connecting' }),
           catchError((err: unknown) =>
-            of<RemoteView>({
+            of<Remote>({
               phase: 'failed',
-              tools: [],
-              calls: [],
               error: err instanceof Error ? err.message : String(err),
             }),
           ),
         ),
       ),
     ),
-    { initialValue: { phase: 'idle', tools: [], calls: [] } as RemoteView },
+    { initialValue: { phase: 'idle' } as Remote },
   );
+
+  /** The output items as the model will read them: one line per call. */
+  protected describe(items: readonly FunctionCallOutputItem[]): string {
+    return items.map((item) => `${item.call_id}: ${JSON.stringify(item.output)}`).join('\n');
+  }
 }

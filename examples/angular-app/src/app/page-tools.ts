@@ -3,7 +3,7 @@
  * long enough to cancel, and one call has arguments the schema refuses.
  */
 import { z } from 'zod';
-import { tool, type OutputItem } from 'agenttool';
+import { tool, ToolSet, type OutputItem } from 'agenttool';
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -68,3 +68,6 @@ export const PAGE_TURN: readonly OutputItem[] = [
   call('greet-bad', 'greet', { name: 42 }),
   call('greet', 'greet', { name: 'Ada' }),
 ];
+
+/** The page's tools, as the turn's calls name them. */
+export const pageTools = new ToolSet([countTo, wait, greet]);
