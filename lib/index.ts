@@ -79,3 +79,4 @@ export {
   type CompiledZodSchema,
   type SchemaOptions,
 } from './schema/schema.js';
+export { registerZod3 } from './schema/zod3.js';

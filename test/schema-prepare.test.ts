@@ -2,6 +2,10 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
 import { compileZodSchema, type AnyZodSchema, type SchemaOptions } from '../lib/schema/schema.js';
+import { registerZod3 } from '../lib/schema/zod3.js';
+
+// What importing the package does under Node; these tests load lib/ directly.
+registerZod3();
 
 const at = '2024-05-06T07:08:09.000Z';
 

@@ -11,6 +11,10 @@ import {
   type SchemaOptions,
 } from '../lib/schema/schema.js';
 import { SchemaError } from '../lib/errors.js';
+import { registerZod3 } from '../lib/schema/zod3.js';
+
+// What importing the package does under Node; these tests load lib/ directly.
+registerZod3();
 
 const text = (schema: AnyZodSchema, options?: SchemaOptions): string =>
   JSON.stringify(schemaOf(schema, options));

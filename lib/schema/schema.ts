@@ -7,7 +7,8 @@ import { describeThrown, SchemaError } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
 import { canonicalSchema } from './canonical.js';
 import { compilePreparer, requireObjectRoot } from './prepare.js';
-import { isV3Schema, readV3, v3JsonSchema } from './v3.js';
+import { isV3Schema, readV3 } from './v3.js';
+import { v3Converter } from './v3-support.js';
 import { isV4Schema, readV4 } from './v4.js';
 import { v4JsonSchema } from './v4-json.js';
 
@@ -90,10 +91,16 @@ export function compileZodSchema(
   const v4 = isV4Schema(schema);
   if (!v4 && !isV3Schema(schema)) throw new SchemaError(tool, 'not a zod schema');
   const read = v4 ? readV4 : readV3;
+  const v3JsonSchema = v3Converter();
+  if (!v4 && v3JsonSchema === undefined)
+    throw new SchemaError(
+      tool,
+      "a zod 3 schema needs zod 3 support: call registerZod3() from 'agenttool' first",
+    );
   try {
     requireObjectRoot(schema, read, tool);
     const prepare = compilePreparer(schema, read, { strict, tool });
-    const json = canonicalSchema(v4 ? v4JsonSchema(schema) : v3JsonSchema(schema), {
+    const json = canonicalSchema(v4 ? v4JsonSchema(schema) : v3JsonSchema!(schema), {
       strict,
       tool,
     });

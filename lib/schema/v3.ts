@@ -1,16 +1,13 @@
 /**
- * zod 3 schemas (`zod/v3`): the version-neutral node view, and JSON Schema through
- * zod-to-json-schema, set up so that the canonical form matches what zod 4 gives for the same
- * schema.
+ * zod 3 schemas (`zod/v3`): recognising one and its version-neutral node view. Its JSON Schema is
+ * in v3-json.ts, loaded only where zod 3 support is registered.
  *
  * @module
  */
-import type { ZodSchema, ZodTypeDef } from 'zod/v3';
-import { ignoreOverride, zodToJsonSchema } from 'zod-to-json-schema';
-import type { JsonSchema } from '../open-responses.js';
 import type { SchemaField, SchemaNode } from './node.js';
 
-interface V3Def {
+/** A zod 3 schema's `_def`, as far as it is read here. */
+export interface V3Def {
   readonly typeName: string;
   readonly description?: string;
   readonly [key: string]: unknown;
@@ -38,7 +35,7 @@ const maxUnwrap = 64;
  * Whether a property may be left out, by zod 4's rule, so that both versions agree: only
  * `.optional()` and `.default()` make a property optional (not `z.any()`, not `.catch()`).
  */
-function isOptional(schema: unknown, depth = 0): boolean {
+export function isOptional(schema: unknown, depth = 0): boolean {
   if (depth > maxUnwrap) return false;
   const def = defOf(schema);
   switch (def.typeName) {
@@ -151,35 +148,4 @@ export function readV3(schema: unknown): SchemaNode {
     default:
       return { kind: 'refused', what: refused[def.typeName] ?? `a zod "${def.typeName}" schema` };
   }
-}
-
-/**
- * The JSON Schema zod-to-json-schema generates for the input side, inlined (recursion is refused
- * before this runs), with `required` by the rule of {@link isOptional} and `z.literal(null)` as
- * the null type.
- */
-export function v3JsonSchema(schema: unknown): JsonSchema {
-  return zodToJsonSchema(schema as ZodSchema, {
-    target: 'jsonSchema7',
-    $refStrategy: 'none',
-    removeAdditionalStrategy: 'strict',
-    effectStrategy: 'input',
-    pipeStrategy: 'input',
-    dateStrategy: 'format:date-time',
-    emailStrategy: 'format:email',
-    override: (def: ZodTypeDef) => {
-      const d = def as V3Def;
-      if (d.typeName !== 'ZodLiteral' || d.value !== null) return ignoreOverride;
-      return d.description === undefined
-        ? { type: 'null' }
-        : { type: 'null', description: d.description };
-    },
-    postProcess: (json, def: ZodTypeDef) => {
-      const d = def as V3Def;
-      if (d.typeName !== 'ZodObject' || json === undefined || !('properties' in json)) return json;
-      const shape = (d.shape as () => Readonly<Record<string, unknown>>)();
-      const required = Object.keys(json.properties).filter((key) => !isOptional(shape[key]));
-      return { ...json, required };
-    },
-  }) as JsonSchema;
 }

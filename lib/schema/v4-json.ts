@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { z } from 'zod';
+// zod's core, not `zod`: the classic API would bring all of zod's locales into a bundle.
+import { toJSONSchema, type $ZodType } from 'zod/v4/core';
 import type { JsonSchema } from '../open-responses.js';
 import { defOf, internals, type V4Def } from './v4.js';
 
@@ -16,7 +17,7 @@ import { defOf, internals, type V4Def } from './v4.js';
  */
 export function v4JsonSchema(schema: unknown): JsonSchema {
   const done = new Map<unknown, JsonSchema>();
-  return z.toJSONSchema(schema as z.core.$ZodType, {
+  return toJSONSchema(schema as $ZodType, {
     io: 'input',
     target: 'draft-2020-12',
     unrepresentable: 'any',

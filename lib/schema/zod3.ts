@@ -1,0 +1,19 @@
+/**
+ * Support for zod 3 schemas (`zod/v3`) in `tool()`, `schemaOf` and `compileZodSchema`.
+ *
+ * @module
+ */
+import { setV3Converter } from './v3-support.js';
+import { v3JsonSchema } from './v3-json.js';
+
+/**
+ * Lets zod 3 schemas be used wherever zod 4 ones are; calling it again changes nothing.
+ *
+ * Under Node, importing `agenttool` calls it. A browser bundle (the package's `browser` export
+ * condition) does not, so that zod 3 and zod-to-json-schema weigh nothing in an app that uses
+ * zod 4: an app with zod 3 schemas calls it once, before it builds a tool from one. Without it, a
+ * zod 3 schema is refused with a SchemaError that names this function.
+ */
+export function registerZod3(): void {
+  setV3Converter(v3JsonSchema);
+}
