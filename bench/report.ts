@@ -4,8 +4,8 @@
  * @module
  */
 
-/** The unit a measure is in; `ns/call` and `ms` are costs (lower is better), the rest rates. */
-export type Unit = 'ns/call' | 'ns/event' | 'events/s' | 'calls/s' | 'ms' | 'B/call';
+/** The unit a measure is in; `ns/call`, `ms`, `B/call` and `KB` are costs (lower is better), the rest rates. */
+export type Unit = 'ns/call' | 'ns/event' | 'events/s' | 'calls/s' | 'ms' | 'B/call' | 'KB';
 
 /** One number of one side. */
 export interface Measure {

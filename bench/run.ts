@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every scenario, each side by side with its baseline, then the table.
  *
- *   npm run bench                          all six scenarios, the table on stdout
+ *   npm run bench                          all seven scenarios, the table on stdout
  *   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
  *   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
  *   npm run bench -- --only=1,2            some scenarios only
@@ -26,6 +26,7 @@ import { progressScenario } from './scenarios/progress.js';
 import { scaleScenario } from './scenarios/scale.js';
 import type { Scale } from './scenarios/scale-options.js';
 import { typedCallScenario } from './scenarios/typed-call.js';
+import { bundleSizeScenario } from './scenarios/bundle-size.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -34,6 +35,7 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['progress throughput', progressScenario],
   ['MCP in memory', mcpMemoryScenario],
   ['MCP over Streamable HTTP', mcpHttpScenario],
+  ['bundle size', bundleSizeScenario],
 ];
 
 function option(name: string): string | undefined {

@@ -88,7 +88,7 @@ export interface ToolContext {
    */
   record(details: Recordable): Promise<void>;
   /** The MCP client session the call arrived on; undefined outside the MCP server. */
-  readonly session?: Session;
+  readonly session?: Session | undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './support/cli.js';
+import { buildPackage } from './support/package.js';
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, { types: string; default: string } | string>;
@@ -13,20 +14,7 @@ describe('the package', function () {
   this.timeout(120_000);
 
   before(() => {
-    try {
-      execFileSync(
-        process.execPath,
-        [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-        {
-          cwd: root,
-          encoding: 'utf8',
-        },
-      );
-    } catch (err) {
-      throw new Error(
-        `npm run build failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`,
-      );
-    }
+    buildPackage();
   });
 
   it('npm run build emits JavaScript and a .d.ts for every entry point', () => {
@@ -86,5 +74,50 @@ describe('the package', function () {
       execFileSync(process.execPath, [bin, 'run', '--list'], { cwd: root, encoding: 'utf8' }),
     );
     expect(list.map((d: { name: string }) => d.name)).to.include('bash');
+  });
+
+  it('ships no source maps, a LICENSE, and says where it comes from', () => {
+    const maps = (readdirSync(join(root, 'dist'), { recursive: true }) as string[]).filter((f) =>
+      f.endsWith('.map'),
+    );
+    expect(maps).to.deep.equal([]);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      license: string;
+      repository: { url: string };
+      homepage: string;
+    };
+    expect(pkg.license).to.equal('MIT');
+    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).to.match(
+      /^MIT License\n\nCopyright \(c\) \d{4} agenttool contributors\n/,
+    );
+    expect(pkg.repository.url).to.match(/^git\+https:\/\/github\.com\//);
+    expect(pkg.homepage).to.match(/^https:\/\/github\.com\/.*#readme$/);
+  });
+
+  it('npm run build starts from an empty dist/', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts['build']).to.match(/^npm run clean --silent && /);
+    const stale = join(root, 'dist', 'stale.js');
+    execFileSync('node', ['-e', `require('fs').writeFileSync(${JSON.stringify(stale)}, '')`]);
+    execFileSync('npm', ['run', 'clean', '--silent'], { cwd: root });
+    expect(existsSync(stale)).to.equal(false);
+    // The other tests read dist/: build it again.
+    buildPackage({ again: true });
+  });
+
+  it('zod, rxjs and the MCP SDK are peers only, the SDK optional', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    for (const peer of ['zod', 'rxjs', '@modelcontextprotocol/sdk']) {
+      expect(pkg.dependencies, peer).to.not.have.property(peer);
+      expect(pkg.peerDependencies, peer).to.have.property(peer);
+    }
+    expect(pkg.peerDependenciesMeta['@modelcontextprotocol/sdk']?.optional).to.equal(true);
+    expect(pkg.peerDependenciesMeta['zod']).to.equal(undefined);
   });
 });

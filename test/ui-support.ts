@@ -1,15 +1,13 @@
 /**
- * Helpers of the web front's tests: the system Chromium under playwright-core (never a
- * downloaded browser), and a reader of the server's event stream.
+ * Helpers of the web front's tests: a Chromium under playwright-core (see support/browser.ts for
+ * which), and a reader of the server's event stream.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import type { StreamRecord } from '../cli/ui/run-records.js';
-
-export const CHROMIUM = '/usr/bin/chromium';
+import { findChromium } from './support/browser.js';
 
 /** A headless Chromium with a fresh profile; `close()` also removes the profile. */
 export interface TestBrowser {
@@ -18,19 +16,15 @@ export interface TestBrowser {
 }
 
 /**
- * Launches /usr/bin/chromium headless with a profile of its own and no background traffic.
- * Throws, saying how to install it, when it is missing: the browser test must not pass unseen.
+ * Launches a Chromium ({@link findChromium}) headless with a profile of its own and no background
+ * traffic. Throws when none can be found: the browser test must not pass unseen.
  */
 export async function launchChromium(): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `${CHROMIUM} is missing: the browser test needs Debian's chromium ` +
-        '(apt-get update && apt-get install -y chromium; .ci/run installs it)',
-    );
+  const found = await findChromium();
   const profile = await mkdtemp(join(tmpdir(), 'agenttool-chromium-'));
   // A persistent context is how playwright takes a --user-data-dir: this one is new and removed.
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: found.executablePath,
     headless: true,
     viewport: { width: 1400, height: 900 },
     args: [
@@ -41,6 +35,7 @@ export async function launchChromium(): Promise<TestBrowser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...found.args,
     ],
   });
   return {

@@ -9,7 +9,7 @@ export interface Bundled {
   minified: number;
   /** Gzipped bytes (level 9) of all output files, each compressed alone. */
   gzipped: number;
-  /** esbuild's record of the inputs and outputs. */
+  /** esbuild's record of the inputs (all it read) and outputs (what each holds). */
   metafile: Metafile;
 }
 

@@ -1,0 +1,55 @@
+/**
+ * The package as it ships, built and packed once per test run and shared by the tests that need
+ * it (entry points, bundle size, publint and attw, consumer type checks).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { root } from './cli.js';
+
+let built = false;
+let tarball: string | undefined;
+
+/** Builds dist/ as `npm run build` does (cleaned first), once per process unless `again`. */
+export function buildPackage(options: { again?: boolean } = {}): void {
+  if (built && options.again !== true) return;
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  try {
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: root, encoding: 'utf8' },
+    );
+  } catch (err) {
+    throw new Error(`the build failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`);
+  }
+  built = true;
+}
+
+/** The path of the package's tarball (`npm pack` of the built dist/), made once per process. */
+export function packedPackage(): string {
+  if (tarball !== undefined) return tarball;
+  buildPackage();
+  const out = mkdtempSync(join(root, 'test-output', 'pack-'));
+  const json = execFileSync(
+    'npm',
+    ['pack', '--ignore-scripts', '--json', '--pack-destination', out],
+    { cwd: root, encoding: 'utf8' },
+  );
+  const [{ filename }] = JSON.parse(json) as [{ filename: string }];
+  tarball = join(out, filename);
+  return tarball;
+}
+
+/**
+ * A folder inside test-output/ where `import 'agenttool'` resolves to the built package as an
+ * installed one would (through its exports), and zod and rxjs to the repository's.
+ */
+export function consumerFolder(name: string): string {
+  buildPackage();
+  const dir = join(root, 'test-output', name);
+  const link = join(dir, 'node_modules', 'agenttool');
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  if (!existsSync(link)) symlinkSync(root, link, 'dir');
+  return dir;
+}
