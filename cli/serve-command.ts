@@ -4,14 +4,18 @@
  * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`, and
  * `--allow-origin <origin>` lets pages of that origin call it from a browser (CORS).
  */
-import { createMcpServer, serveHttp, serveStdio } from '../adapters/mcp-server/index.js';
+import {
+  createMcpServer,
+  isLoopbackHost,
+  serveHttp,
+  serveStdio,
+} from '../adapters/mcp-server/index.js';
 import { bundledTools } from './tools/index.js';
 import { ToolSet } from '../index.js';
 import type { ServeArgs } from './args.js';
 import { closeServers, connectServers } from './mcp-servers.js';
 
 const INFO = { name: 'agenttool', version: '0.1.0' };
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** Serves until stdin ends (stdio) or until SIGINT/SIGTERM (HTTP); resolves to the exit status. */
 export async function serveCommand(args: ServeArgs): Promise<number> {
@@ -33,7 +37,9 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   const fromEnv = process.env.AGENTTOOL_TOKEN;
   const token =
     args.token ?? (fromEnv === undefined || fromEnv.trim() === '' ? undefined : fromEnv);
-  if (token === undefined && !LOOPBACK.has(args.host))
+  // Asking for a network address without a token is saying so: the command warns, and serves.
+  const unauthenticated = token === undefined && !isLoopbackHost(args.host);
+  if (unauthenticated)
     process.stderr.write(
       `agenttool: warning: serving on ${args.host} without --token: anyone who can reach the port runs the tools\n`,
     );
@@ -42,6 +48,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     host: args.host,
     token,
     allowedOrigins: args.allowOrigins,
+    allowUnauthenticatedNetwork: unauthenticated,
     factory: () => createMcpServer(INFO, tools),
   });
   process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);

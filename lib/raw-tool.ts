@@ -81,7 +81,7 @@ export function rawTool(definition: RawToolDefinition): Tool {
     final: (value) =>
       typeof value === 'object' && value !== null && 'output' in value
         ? (value as ToolResult)
-        : toResult(value),
+        : toResult(value, definition.name),
   };
   const execute = definition.execute;
   // One function per tool, not per call: the call is read from its own context.

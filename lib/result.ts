@@ -105,18 +105,39 @@ export function isMadeResult(value: unknown): value is ToolResult {
  * Converts what a tool function returned into the result the model sees: a string is text; a
  * result made with {@link textResult} or {@link partsResult} is used as is; parts made with
  * {@link parts}, or one part made with a part helper, are parts; undefined is empty text; anything
- * else is JSON text. A value JSON cannot express (a BigInt, a cycle) throws.
+ * else is JSON text.
+ *
+ * @param value What the function returned.
+ * @param tool The tool's name, for the messages below.
+ * @throws the value itself when it is an Error: an Error returned is the tool's failure, as one
+ *   thrown is. A TypeError of one line naming the tool for a value JSON cannot express (a BigInt, a
+ *   cycle, a function).
  */
-export function toResult(value: unknown): ToolResult {
+export function toResult(value: unknown, tool?: string): ToolResult {
   if (typeof value === 'string') return { output: value };
   if (value === undefined) return { output: '' };
+  if (value instanceof Error) throw value;
   if (typeof value === 'object' && value !== null && made.has(value)) {
     if (Array.isArray(value)) return { output: value as ContentPart[] };
     if ('output' in value) return value as ToolResult;
     return { output: [value as ContentPart] };
   }
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError(`cannot express ${typeof value} as JSON`);
+  let json: string | undefined;
+  let why = `it is a ${typeof value}`;
+  try {
+    json = JSON.stringify(value);
+  } catch (err) {
+    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+    why = /circular/i.test(first)
+      ? 'it is circular'
+      : /bigint/i.test(first)
+        ? 'it holds a BigInt'
+        : first;
+  }
+  if (json === undefined) {
+    const who = tool === undefined ? 'a tool' : `tool ${JSON.stringify(tool)}`;
+    throw new TypeError(`${who} returned a value JSON cannot express: ${why}`);
+  }
   return { output: json };
 }
 

@@ -124,7 +124,11 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
       : settle(decoded, value);
   };
 
-  const mapping: ResultMapping = { tool: name, observableOfEvents: false, final: toResult };
+  const mapping: ResultMapping = {
+    tool: name,
+    observableOfEvents: false,
+    final: (value) => toResult(value, name),
+  };
   const fn = definition.execute;
   // One function per tool, not per call: the call's arguments are read from its own context.
   const run = (inner: ToolContext): unknown => {

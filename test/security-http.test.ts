@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
-import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
+import {
+  createMcpServer,
+  isLoopbackHost,
+  serveHttp,
+  type McpHttpServer,
+} from '../adapters/mcp-server/index.js';
 import { rawTool, textResult } from '../index.js';
 import { initializeRequest } from './support/mcp-messages.js';
 
@@ -291,5 +296,43 @@ describe('who may connect to the Streamable HTTP server', function () {
       );
       expect(error, JSON.stringify(options)).to.be.instanceOf(RangeError);
     }
+  });
+
+  describe('an address that is not loopback', () => {
+    const factory = () => createMcpServer({ name: 'x', version: '1' }, []);
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: a server that gets past the check fails to
+    // bind it (EADDRNOTAVAIL), so nothing listens beyond loopback while this runs.
+    const outcome = (options: Parameters<typeof serveHttp>[0]) =>
+      serveHttp(options).then(
+        async (server) => {
+          await server.close();
+          return 'listening';
+        },
+        (err: Error) => err.message,
+      );
+
+    it('is refused without a token, in one line saying why and how to allow it', async () => {
+      for (const host of ['0.0.0.0', '::', '192.0.2.1'])
+        expect(await outcome({ factory, host })).to.equal(
+          `serveHttp: refusing to serve on ${host} without a token: anyone who can reach the port would run the tools (set token, or allowUnauthenticatedNetwork: true)`,
+        );
+    });
+
+    it('is served with a token, or when the caller allows an unauthenticated network', async () => {
+      const host = '192.0.2.1';
+      expect(await outcome({ factory, host, token: 't0ken' })).to.match(/EADDRNOTAVAIL/);
+      expect(await outcome({ factory, host, allowUnauthenticatedNetwork: true })).to.match(
+        /EADDRNOTAVAIL/,
+      );
+    });
+
+    it('is not needed for loopback, however it is spelt', async () => {
+      for (const host of ['127.0.0.1', 'localhost'])
+        expect(await outcome({ factory, host }), host).to.equal('listening');
+      for (const host of ['::1', '[::1]', '127.0.0.2', '::ffff:127.0.0.1', 'LOCALHOST'])
+        expect(isLoopbackHost(host), host).to.equal(true);
+      for (const host of ['0.0.0.0', '::', '192.0.2.1', 'localhost.example', '128.0.0.1'])
+        expect(isLoopbackHost(host), host).to.equal(false);
+    });
   });
 });

@@ -138,6 +138,38 @@ describe('tool(): failures', () => {
     const { error } = await runTool(noArgs(() => ({ big: 10n })));
     expect(error).to.be.instanceOf(TypeError);
   });
+
+  it('an Error returned, or resolved, is the tool failure with that error, never "{}"', async () => {
+    const refused = new Error('quota exceeded');
+    for (const t of [
+      noArgs(() => refused),
+      noArgs(async () => refused),
+      noArgs(() => of('working', refused)),
+      rawTool({ name: 't', description: '', execute: async () => refused as never }),
+    ]) {
+      const { events, error } = await runTool(t);
+      expect(error).to.equal(refused);
+      expect(events.filter((event) => event.final)).to.deep.equal([]);
+    }
+  });
+
+  it('an output JSON cannot express fails with one line naming the tool and why', async () => {
+    const circular: { self?: unknown } = {};
+    circular.self = circular;
+    const cases: [unknown, string][] = [
+      [circular, 'tool "t" returned a value JSON cannot express: it is circular'],
+      [{ big: 10n }, 'tool "t" returned a value JSON cannot express: it holds a BigInt'],
+      [() => 1, 'tool "t" returned a value JSON cannot express: it is a function'],
+    ];
+    for (const [value, message] of cases) {
+      const { error } = await runTool(noArgs(() => value));
+      expect((error as Error).message).to.equal(message);
+    }
+    const raw = rawTool({ name: 'r', description: '', execute: async () => circular as never });
+    expect(((await runTool(raw)).error as Error).message).to.equal(
+      'tool "r" returned a value JSON cannot express: it is circular',
+    );
+  });
 });
 
 describe('tool(): what the model sees', () => {

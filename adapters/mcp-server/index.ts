@@ -5,5 +5,10 @@
  */
 export { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
 export { McpHttpHandler, type McpHttpHandlerOptions } from './mcp-http-handler.js';
-export { serveHttp, type McpHttpServer, type ServeHttpOptions } from './serve-http.js';
+export {
+  isLoopbackHost,
+  serveHttp,
+  type McpHttpServer,
+  type ServeHttpOptions,
+} from './serve-http.js';
 export { serveStdio } from './serve-stdio.js';

@@ -15,10 +15,16 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
   port?: number;
   /**
    * The interface to listen on (default `127.0.0.1`, this machine only). Use `0.0.0.0` to serve
-   * other machines, and then set `token`: without one, anyone who can reach the port runs the
-   * tools.
+   * other machines, and then set `token`: without one, serveHttp refuses an address that is not
+   * loopback, unless {@link ServeHttpOptions.allowUnauthenticatedNetwork} says otherwise.
    */
   host?: string;
+  /**
+   * Serve on an address that is not loopback without a `token`, so that anyone who can reach the
+   * port runs the tools (default false: such a server is refused). For a network you trust, or a
+   * proxy in front that authenticates.
+   */
+  allowUnauthenticatedNetwork?: boolean;
 }
 
 /** A running Streamable HTTP server. */
@@ -34,6 +40,19 @@ export interface McpHttpServer {
 }
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+/** Whether listening on `host` serves this machine alone: `localhost`, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)
+  );
+}
 
 function bracketed(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
@@ -54,7 +73,9 @@ function boundHosts(host: string, port: number): string[] {
 /**
  * Listens for MCP clients over Streamable HTTP, each client in its own session with its own Server
  * from `options.factory`. Resolves once listening; rejects when the port cannot be bound, or with
- * a RangeError for an empty token, a malformed allowed host or a body cap below 1 byte. This is
+ * a RangeError for an empty token, a malformed allowed host or a body cap below 1 byte, and with an
+ * Error for an address that is not loopback without a `token` (unless `allowUnauthenticatedNetwork`
+ * is set), before a port is taken. This is
  * how tools run on other machines: behind an ordinary HTTP load balancer, with sticky routing on
  * the `mcp-session-id` header, since a session lives in one process.
  *
@@ -65,6 +86,16 @@ function boundHosts(host: string, port: number): string[] {
  */
 export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
+  if (
+    options.token === undefined &&
+    options.allowUnauthenticatedNetwork !== true &&
+    !isLoopbackHost(host)
+  )
+    return Promise.reject(
+      new Error(
+        `serveHttp: refusing to serve on ${host} without a token: anyone who can reach the port would run the tools (set token, or allowUnauthenticatedNetwork: true)`,
+      ),
+    );
   try {
     // Checked now, so that a bad option fails before a port is taken.
     new McpHttpHandler({ ...options, sessionIdleTimeout: 0 });

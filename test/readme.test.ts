@@ -1,0 +1,150 @@
+/**
+ * The README's TypeScript runs as written. Every ```ts block of README.md is written to a file of
+ * its own (under test-output/readme/), compiled against this package with the project's compiler
+ * options, and then run, one after another, in this process.
+ *
+ * The rule for a block:
+ * - `agenttool` and its subpaths (`agenttool/mcp/server`, ...) resolve to this repository's
+ *   sources, as package.json's `exports` map them; a relative import (`./examples/mcp-tools.js`)
+ *   resolves from the README's folder; anything else from node_modules.
+ * - Every block is compiled, on its own: it imports what it uses, and declares what it takes from
+ *   outside (`declare const response: OpenAI.Responses.Response; // the model's turn`).
+ * - Every block is run, unless its fence says `no_run` (```ts no_run), as rustdoc has it: for a
+ *   block that declares values (they do not exist at run time), needs a browser or Angular, starts
+ *   another process or listens beyond loopback. A block that runs ends on its own: it closes what
+ *   it opens. Its console output is kept, and shown only when it fails.
+ *
+ * A failure names the README line it is about: `README.md:123: ...`.
+ */
+import { expect } from 'chai';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const outDir = join(root, 'test-output', 'readme');
+
+interface Block {
+  /** The README line of the block's first line of code (1-based). */
+  line: number;
+  code: string;
+  run: boolean;
+  file: string;
+}
+
+function readBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```ts(?:\s+(.*))?$/.exec(lines[i]!);
+    if (open === null) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
+    const code = lines.slice(start, end).join('\n');
+    const line = start + 1;
+    const run = !(open[1] ?? '').split(/[\s,]+/).includes('no_run');
+    blocks.push({ line, code, run, file: join(outDir, `readme-line-${line}.ts`) });
+    i = end;
+  }
+  return blocks;
+}
+
+/** `agenttool` and its subpaths to the sources, from package.json's `exports`. */
+const packageEntries: Map<string, string> = (() => {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, { default?: string } | string>;
+  };
+  const entries = new Map<string, string>();
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    const built = typeof target === 'string' ? target : target.default;
+    if (built === undefined || !built.startsWith('./dist/') || !built.endsWith('.js')) continue;
+    entries.set(key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`, built.slice(7));
+  }
+  return entries;
+})();
+
+/** The block with its imports pointing at files, line for line. */
+function rewriteImports(code: string): string {
+  return code.replace(/(from\s+|import\s*\(\s*)(['"])([^'"]+)\2/g, (all, head, quote, spec) => {
+    let target: string | undefined;
+    const entry = packageEntries.get(spec as string);
+    if (entry !== undefined) target = join(root, entry);
+    else if ((spec as string).startsWith('.')) target = resolve(root, spec as string);
+    if (target === undefined) return all as string;
+    const path = relative(outDir, target).split('\\').join('/');
+    return `${head}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
+  });
+}
+
+const blocks = readBlocks(readme);
+const diagnostics = new Map<string, string[]>();
+
+function where(block: Block, offsetLine: number): string {
+  return `README.md:${block.line + offsetLine}`;
+}
+
+describe('README: every TypeScript block compiles and the runnable ones run', function () {
+  this.timeout(180_000);
+
+  before(function () {
+    rmSync(outDir, { recursive: true, force: true });
+    mkdirSync(outDir, { recursive: true });
+    // `export {}` keeps each block a module of its own, as a file of a user's would be.
+    for (const block of blocks)
+      writeFileSync(block.file, `${rewriteImports(block.code)}\nexport {};\n`);
+    const config = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
+    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+    const program = ts.createProgram(
+      blocks.map((block) => block.file),
+      { ...parsed.options, noEmit: true, declaration: false, sourceMap: false },
+    );
+    for (const block of blocks) {
+      const source = program.getSourceFile(block.file);
+      const found = source === undefined ? [] : ts.getPreEmitDiagnostics(program, source);
+      diagnostics.set(
+        block.file,
+        found.map((d) => {
+          const at =
+            d.file !== undefined && d.start !== undefined
+              ? d.file.getLineAndCharacterOfPosition(d.start)
+              : undefined;
+          const text = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
+          return at === undefined ? text : `${where(block, at.line)}:${at.character + 1}: ${text}`;
+        }),
+      );
+    }
+  });
+
+  it('finds the blocks', () => {
+    expect(blocks.length).to.be.greaterThan(5);
+    expect(blocks.filter((block) => block.run).length).to.be.greaterThan(3);
+  });
+
+  for (const block of blocks) {
+    const first = block.code.split('\n').find((line) => line.trim() !== '') ?? '';
+    it(`${where(block, 0)} compiles${block.run ? ' and runs' : ''}: ${first.slice(0, 60)}`, async () => {
+      const problems = diagnostics.get(block.file) ?? [];
+      if (problems.length > 0)
+        expect.fail(`the block at ${where(block, 0)} does not compile:\n${problems.join('\n')}`);
+      if (!block.run) return;
+      const printed: string[] = [];
+      const saved = { log: console.log, error: console.error, warn: console.warn };
+      const keep = (...args: unknown[]) => void printed.push(args.map(String).join(' '));
+      Object.assign(console, { log: keep, error: keep, warn: keep });
+      try {
+        await import(pathToFileURL(block.file).href);
+      } catch (err) {
+        expect.fail(
+          `the block at ${where(block, 0)} threw when run: ${err instanceof Error ? err.stack : String(err)}\n` +
+            `(a block that cannot run here says so: \`\`\`ts no_run)\n${printed.join('\n')}`,
+        );
+      } finally {
+        Object.assign(console, saved);
+      }
+    });
+  }
+});
