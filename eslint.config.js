@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'docs/', 'test-output/', 'test/support/*.cjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      '**/dist/',
+      'docs/',
+      'test-output/',
+      'test/support/*.cjs',
+      '**/.angular/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

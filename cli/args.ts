@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
 import { UsageError } from './usage-error.js';
 
 /** An MCP server to start and consume, from `--mcp "<command>"` and an optional `--prefix`. */
@@ -36,6 +37,8 @@ export interface ServeArgs {
   token?: string;
   /** With `--http`: client sessions open at once, at most (`--max-sessions`; default 1000). */
   maxSessions?: number;
+  /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
+  allowOrigins: string[];
   mcp: McpServerSpec[];
 }
 
@@ -111,7 +114,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
 
   const mcp: McpServerSpec[] = [];
   const run: RunArgs = { command: 'run', mcp, sequential: false, list: false, json: false };
-  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', mcp };
+  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp };
   const ui: UiArgs = { command: 'ui', mcp, open: true, sequential: false };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
   const batch = command === 'ui' ? ui : run;
@@ -205,6 +208,16 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         only('serve');
         serve.maxSessions = integer(flag, value(), 1);
         break;
+      case '--allow-origin': {
+        only('serve');
+        const origin = value();
+        if (origin === undefined || parseOrigin(origin) === undefined)
+          throw new UsageError(
+            `--allow-origin takes an origin such as https://app.example, got ${JSON.stringify(origin ?? '')}`,
+          );
+        serve.allowOrigins.push(origin);
+        break;
+      }
       default:
         if (word.startsWith('-') && word !== '-')
           throw new UsageError(`unknown option ${JSON.stringify(word)}`);
@@ -220,5 +233,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--token applies to --http only');
   if (serve.maxSessions !== undefined && serve.http === undefined)
     throw new UsageError('--max-sessions applies to --http only');
+  if (serve.allowOrigins.length > 0 && serve.http === undefined)
+    throw new UsageError('--allow-origin applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

@@ -23,6 +23,9 @@ usage:
                   [--token <t>]             with --http: clients must send Authorization: Bearer <t>
                                             (default: $AGENTTOOL_TOKEN, else no token)
                   [--max-sessions <n>]      with --http: at most n client sessions (default 1000)
+                  [--allow-origin <origin>]...
+                                            with --http: pages of this origin may call the server
+                                            from a browser (CORS; e.g. http://localhost:4200)
 
 run options:
   --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable

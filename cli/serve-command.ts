@@ -1,7 +1,8 @@
 /**
  * `agenttool serve`: the bundled tools (and those of any `--mcp` servers) served over MCP, on
  * stdio by default or on Streamable HTTP with `--http <port>`, where `--token <t>` (or the
- * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`.
+ * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`, and
+ * `--allow-origin <origin>` lets pages of that origin call it from a browser (CORS).
  */
 import {
   createMcpServer,
@@ -75,6 +76,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     host: args.host,
     token,
     maxSessions: args.maxSessions,
+    allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
     factory: () => createMcpServer(INFO, tools),
   }).catch(async (err: unknown) => {

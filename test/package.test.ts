@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { root } from './support/cli.js';
 import { buildPackage } from './support/package.js';
@@ -99,12 +107,15 @@ describe('the package', function () {
       scripts: Record<string, string>;
     };
     expect(pkg.scripts['build']).to.match(/^npm run clean --silent && /);
-    const stale = join(root, 'dist', 'stale.js');
-    execFileSync('node', ['-e', `require('fs').writeFileSync(${JSON.stringify(stale)}, '')`]);
-    execFileSync('npm', ['run', 'clean', '--silent'], { cwd: root });
+    // The clean script, run where npm runs it, in a scratch folder: the other test files, running
+    // at the same time, read the real dist/.
+    const scratch = mkdtempSync(join(root, 'test-output', 'clean-'));
+    const stale = join(scratch, 'dist', 'stale.js');
+    mkdirSync(join(scratch, 'dist'));
+    writeFileSync(stale, '');
+    execFileSync('sh', ['-c', pkg.scripts['clean']!], { cwd: scratch });
     expect(existsSync(stale)).to.equal(false);
-    // The other tests read dist/: build it again.
-    buildPackage({ again: true });
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   it('zod, rxjs and the MCP SDK are peers only, the SDK optional', () => {

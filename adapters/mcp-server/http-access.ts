@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { parseOrigin } from './http-cors.js';
 
 /** The rules a request must pass before anything else is read. */
 export interface HttpAccessOptions {
@@ -13,7 +14,10 @@ export interface HttpAccessOptions {
   token?: string;
   /** Host header values accepted besides the loopback names: `name` (any port) or `name:port`. */
   allowedHosts?: readonly string[];
-  /** Origins accepted besides loopback ones and the request's own. */
+  /**
+   * Origins accepted besides loopback ones and the request's own, each an http(s) origin such as
+   * `https://app.example` (no wildcard, no path).
+   */
   allowedOrigins?: readonly string[];
 }
 
@@ -69,29 +73,41 @@ export class HttpAccess {
   private readonly origins: ReadonlySet<string>;
   private readonly token: Buffer | undefined;
 
-  /** @throws RangeError for an empty token, one with whitespace, or a malformed allowed host. */
+  /** @throws RangeError for an empty token, one with whitespace, a malformed allowed host or allowed origin. */
   constructor(options: HttpAccessOptions) {
     for (const entry of [...LOOPBACK_HOSTS, ...(options.allowedHosts ?? [])]) {
       const host = parseHost(entry);
       if (host === undefined) throw new RangeError(`allowedHosts: not a host: ${entry}`);
       this.hosts.add(host.port === '' ? host.hostname : `${host.hostname}:${host.port}`);
     }
-    this.origins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase()));
+    this.origins = new Set(
+      (options.allowedOrigins ?? []).map((entry) => {
+        const origin = parseOrigin(entry);
+        if (origin === undefined) throw new RangeError(`allowedOrigins: not an origin: ${entry}`);
+        return origin;
+      }),
+    );
     const token = options.token;
     if (token !== undefined) checkToken(token);
     // Hashed, so that the comparison takes the same time whatever the length of the guess.
     this.token = token === undefined ? undefined : digest(token);
   }
 
-  /** Undefined when the request may go on, else why it may not. */
-  check(headers: IncomingHttpHeaders): Refusal | undefined {
+  /**
+   * Undefined when the request may go on, else why it may not. With `token: false` the token is
+   * not asked for: a CORS preflight, which a browser sends without it, runs nothing.
+   */
+  check(
+    headers: IncomingHttpHeaders,
+    { token = true }: { token?: boolean } = {},
+  ): Refusal | undefined {
     const host = headers.host === undefined ? undefined : parseHost(headers.host);
     if (host === undefined || !this.hostAllowed(host.hostname, host.port))
       return { status: 403, message: 'Forbidden: host not allowed' };
     const origin = headers.origin;
     if (origin !== undefined && !this.originAllowed(origin, headers.host!))
       return { status: 403, message: 'Forbidden: origin not allowed' };
-    if (this.token !== undefined) {
+    if (token && this.token !== undefined) {
       const header = headers.authorization;
       const given = header === undefined ? undefined : BEARER.exec(header)?.[1];
       if (given === undefined)

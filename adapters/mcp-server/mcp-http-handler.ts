@@ -10,6 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
 import { messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
+import { HttpCors, isPreflight } from './http-cors.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -56,6 +57,14 @@ export interface McpHttpHandlerOptions {
    * (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) and the request's own (a page
    * served from the Host it calls). A request with any other Origin, `null` included, is 403.
    * Requests without an Origin (every non-browser client) are not affected.
+   *
+   * The listed origins (and only they: not loopback ones) are also answered CORS, so that a page
+   * served from one can call the server with its token: a preflight gets 204 with
+   * `Access-Control-Allow-Headers: Authorization, Content-Type, Mcp-Session-Id,
+   * Mcp-Protocol-Version, Last-Event-ID`, and every answer `Access-Control-Allow-Origin` with that
+   * origin and `Access-Control-Expose-Headers: Mcp-Session-Id, WWW-Authenticate`. Each entry is an
+   * http(s) origin (`https://app.example`, `http://localhost:4200`); `*` is refused, and no
+   * cookie is ever allowed (`Access-Control-Allow-Credentials` is never sent).
    */
   allowedOrigins?: readonly string[];
   /**
@@ -156,10 +165,11 @@ export class McpHttpHandler {
   private readonly maxSessions: number;
   /** Initialize requests being handled, whose session is not in `sessions` yet. */
   private opening = 0;
+  private readonly cors: HttpCors;
 
   /**
-   * @throws RangeError for an empty token or one with whitespace, a malformed allowed host, a cap
-   *   below 1 byte or a `maxSessions` below 1.
+   * @throws RangeError for an empty token or one with whitespace, a malformed allowed host or
+   *   origin, a cap below 1 byte or a `maxSessions` below 1.
    */
   constructor(private readonly options: McpHttpHandlerOptions) {
     this.path = options.path ?? '/mcp';
@@ -168,6 +178,7 @@ export class McpHttpHandler {
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     if (!(this.maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
     this.access = new HttpAccess(options);
+    this.cors = new HttpCors(options.allowedOrigins);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
     if (this.idle > 0) {
       this.sweeper = setInterval(() => this.sweep(), Math.min(this.idle, 60_000));
@@ -203,7 +214,11 @@ export class McpHttpHandler {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refusal = this.access.check(req.headers);
+    // CORS first, so that a listed origin's page can read even a refusal; a preflight carries
+    // no token and runs nothing.
+    const preflight = isPreflight(req);
+    this.cors.decorate(req, res);
+    const refusal = this.access.check(req.headers, { token: !preflight });
     if (refusal !== undefined) {
       sendError(res, refusal.status, -32000, refusal.message, refusal.headers);
       return;
@@ -211,6 +226,10 @@ export class McpHttpHandler {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== this.path) {
       res.writeHead(404).end();
+      return;
+    }
+    if (preflight) {
+      this.cors.preflight(req, res);
       return;
     }
     const header = req.headers['mcp-session-id'];

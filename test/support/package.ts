@@ -10,8 +10,14 @@ import { root } from './cli.js';
 let built = false;
 let tarball: string | undefined;
 
-/** Builds dist/ as `npm run build` does (cleaned first), once per process unless `again`. */
+/**
+ * Builds dist/ as `npm run build` does (cleaned first), once per process unless `again`. Skipped
+ * when `AGENTTOOL_DIST_BUILT` is set: `npm test` builds dist/ once before mocha starts, since its
+ * test files run two at a time in separate processes and one's clean would pull dist/ from under
+ * the other.
+ */
 export function buildPackage(options: { again?: boolean } = {}): void {
+  if (process.env['AGENTTOOL_DIST_BUILT'] && options.again !== true) built = true;
   if (built && options.again !== true) return;
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   try {

@@ -1,0 +1,141 @@
+/**
+ * The page: a model turn run over tools in the page, and one run over the tools of an MCP server
+ * reached over Streamable HTTP (another origin, a bearer token). Each panel hands a turn and a
+ * ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back.
+ */
+import { ChangeDetectionStrategy, Component, signal } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
+import { catchError, map, Observable, of, startWith, Subject, switchMap } from 'rxjs';
+import { ToolSet, type FunctionCallOutputItem, type OutputItem } from 'agenttool';
+import { connectMcp, httpTransport, type McpRemote } from 'agenttool/mcp/client';
+import { PAGE_TURN, pageTools } from './page-tools';
+import { ToolCallsComponent } from './tool-calls.component';
+
+/** Calls of the tools `agenttool serve` offers: one with progress, one the server refuses. */
+const REMOTE_TURN: readonly OutputItem[] = [
+  {
+    type: 'function_call',
+    call_id: 'remote-count',
+    name: 'slow_count',
+    arguments: '{"to":5,"step_ms":120}',
+  },
+  { type: 'function_call', call_id: 'remote-bad', name: 'slow_count', arguments: '{"to":"five"}' },
+];
+
+/** What the remote panel shows. */
+type Remote =
+  | { readonly phase: 'idle' | 'connecting' }
+  | { readonly phase: 'connected'; readonly tools: ToolSet }
+  | { readonly phase: 'failed'; readonly error: string };
+
+/** A connection to the server at `url`, closed when unsubscribed. */
+function connection(url: string, token: string): Observable<McpRemote> {
+  return new Observable<McpRemote>((subscriber) => {
+    let remote: McpRemote | undefined;
+    let closed = false;
+    const headers = token === '' ? {} : { headers: { Authorization: `Bearer ${token}` } };
+    connectMcp(httpTransport(url, headers)).then(
+      (opened) => {
+        if (closed) void opened.close();
+        else subscriber.next((remote = opened));
+      },
+      (err: unknown) => subscriber.error(err),
+    );
+    return () => {
+      closed = true;
+      void remote?.close();
+    };
+  });
+}
+
+@Component({
+  selector: 'app-root',
+  imports: [ToolCallsComponent],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  template: `
+    <h1>agenttool in Angular</h1>
+    <section data-panel="page">
+      <h2>Tools in the page</h2>
+      <button data-action="run-page" (click)="pageTurn.set(turn)">Run the turn</button>
+      @if (pageTurn(); as turn) {
+        <app-tool-calls [turn]="turn" [tools]="pageTools" (outputs)="pageOutputs.set($event)" />
+      }
+      <pre data-outputs>{{ pageOutputs() ? describe(pageOutputs()!) : '' }}</pre>
+    </section>
+    <section data-panel="remote">
+      <h2>Tools of an MCP server</h2>
+      <form
+        (submit)="$event.preventDefault(); connect.next({ url: url.value, token: token.value })"
+      >
+        <label>Server <input #url name="url" size="36" value="http://127.0.0.1:3000/mcp" /></label>
+        <label>Token <input #token name="token" type="password" /></label>
+        <button data-action="connect">Connect and run</button>
+      </form>
+      @let server = remote();
+      <p [attr.data-remote-phase]="server.phase">
+        @switch (server.phase) {
+          @case ('connecting') {
+            Connecting…
+          }
+          @case ('connected') {
+            Connected: {{ server.tools.size }} tools.
+          }
+          @case ('failed') {
+            Failed: {{ server.error }}
+          }
+        }
+      </p>
+      @if (server.phase === 'connected') {
+        <app-tool-calls [turn]="remoteTurn" [tools]="server.tools" />
+      }
+    </section>
+  `,
+  styles: `
+    :host {
+      display: block;
+      font-family: system-ui, sans-serif;
+      max-width: 60em;
+      margin: 1em auto;
+    }
+    section {
+      margin-bottom: 2em;
+    }
+    pre {
+      white-space: pre-wrap;
+      color: #444;
+    }
+  `,
+})
+export class AppComponent {
+  protected readonly turn = PAGE_TURN;
+  protected readonly remoteTurn = REMOTE_TURN;
+  protected readonly pageTools = pageTools;
+  /** The turn being run in the page; a new array runs it again. */
+  protected readonly pageTurn = signal<readonly OutputItem[] | undefined>(undefined);
+  protected readonly pageOutputs = signal<FunctionCallOutputItem[] | undefined>(undefined);
+  protected readonly connect = new Subject<{ url: string; token: string }>();
+
+  /** The latest connection asked for; asking again closes the previous one. */
+  protected readonly remote = toSignal(
+    this.connect.pipe(
+      switchMap(({ url, token }) =>
+        connection(url, token).pipe(
+          map((server): Remote => ({ phase: 'connected', tools: new ToolSet(server.tools) })),
+          startWith<Remote>({ phase: 'connecting' }),
+          catchError((err: unknown) =>
+            of<Remote>({
+              phase: 'failed',
+              error: err instanceof Error ? err.message : String(err),
+            }),
+          ),
+        ),
+      ),
+    ),
+    { initialValue: { phase: 'idle' } as Remote },
+  );
+
+  /** The output items as the model will read them: one line per call. */
+  protected describe(items: readonly FunctionCallOutputItem[]): string {
+    return items.map((item) => `${item.call_id}: ${JSON.stringify(item.output)}`).join('\n');
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The example Angular app (examples/angular-app) in Chromium, as its users run it: built with
+ * Angular's application builder, served under `Content-Security-Policy: script-src 'self'`, it
+ * runs a model turn over tools in the page and calls the tools of `agenttool serve --http` on
+ * another origin with a bearer token. What a user sees: progress moving, a call cancelled, a
+ * validation error, the remote calls' results, and not one CSP violation.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { serveApp, type AppServer } from '../examples/angular-app/serve.js';
+import { builtAngularApp } from './support/angular-app.js';
+import { root, startCli } from './support/cli.js';
+import { launchChromium, type TestBrowser } from './ui-support.js';
+
+const TOKEN = 'angular-app-test-token';
+
+/** Starts `agenttool serve --http 0` and resolves to the URL it prints. */
+async function serveTools(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = startCli(['serve', '--http', '0', ...args]);
+  let text = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      text += d;
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', () => reject(new Error(`agenttool serve exited: ${text}`)));
+  });
+  return { child, url };
+}
+
+/**
+ * Records every value each progress bar takes, by call id, from now on. Passed as text: the
+ * test's own functions are rewritten by its TypeScript loader in ways a page cannot run.
+ */
+const WATCH_PROGRESS = `
+  window.seen = {};
+  new MutationObserver((mutations) => {
+    for (const m of mutations) {
+      const bars = m.type === 'attributes' ? [m.target]
+        : [...m.addedNodes].flatMap((n) => n instanceof Element ? [...n.querySelectorAll('progress')] : []);
+      for (const bar of bars) {
+        const id = bar.closest('tr')?.getAttribute('data-call-id');
+        const value = bar.getAttribute('data-progress');
+        if (id != null && value !== null) (window.seen[id] ??= []).push(Number(value));
+      }
+    }
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-progress'] });
+`;
+
+async function progressSeen(page: Page, id: string): Promise<number[]> {
+  return page.evaluate(
+    (callId) => (window as unknown as { seen: Record<string, number[]> }).seen[callId] ?? [],
+    id,
+  );
+}
+
+/** Progress that moved: at least three values strictly between 0 and 1, never going back. */
+function expectMoving(values: number[]): void {
+  expect(new Set(values.filter((v) => v > 0 && v < 1)).size, values.join(' ')).to.be.at.least(3);
+  expect(values, 'never goes back').to.deep.equal([...values].sort((a, b) => a - b));
+}
+
+const row = (id: string) => `tr[data-call-id="${id}"]`;
+
+describe('the Angular example app in Chromium, under script-src self', function () {
+  this.timeout(60_000);
+  let app: AppServer;
+  let tools: { child: ChildProcess; url: string };
+  let chrome: TestBrowser;
+  let page: Page;
+  const violations: string[] = [];
+  const consoleErrors: string[] = [];
+
+  before(async function () {
+    // The first build of the package and the app; later runs in the same process reuse it.
+    this.timeout(400_000);
+    const folder = await builtAngularApp();
+    app = await serveApp(folder);
+    tools = await serveTools(['--token', TOKEN, '--allow-origin', app.url.origin]);
+    chrome = await launchChromium();
+    page = await chrome.context.newPage();
+    // Installed before any page script runs; CSP does not apply to what the test injects.
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(
+          `CSP violation: ${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`,
+        );
+      });
+    });
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      const text = message.text();
+      (/CSP violation|Content Security Policy/i.test(text) ? violations : consoleErrors).push(text);
+    });
+    page.on('pageerror', (err) => consoleErrors.push(err.message));
+    await page.goto(app.url.href);
+    await page.waitForSelector('[data-action="run-page"]:not([disabled])');
+  });
+
+  after(async () => {
+    await chrome?.close();
+    tools?.child.kill('SIGTERM');
+    await app?.close();
+  });
+
+  it('is served with the policy, and the page runs under it', async () => {
+    const response = await page.request.get(app.url.href);
+    expect(response.headers()['content-security-policy']).to.equal("script-src 'self'");
+    expect(await page.textContent('h1')).to.equal('agenttool in Angular');
+  });
+
+  it('runs the turn in the page: progress moves, bad arguments show the validation error', async () => {
+    await page.evaluate(WATCH_PROGRESS);
+    await page.click('[data-action="run-page"]');
+    await page.waitForSelector(`${row('count')}[data-phase="done"]`);
+    expectMoving(await progressSeen(page, 'count'));
+    expect((await progressSeen(page, 'count')).at(-1)).to.equal(1);
+    expect(await page.textContent(`${row('count')} .text`)).to.equal('counted to 8');
+
+    expect(await page.getAttribute(row('greet-bad'), 'data-phase')).to.equal('failed');
+    expect(await page.textContent(`${row('greet-bad')} .text`)).to.equal(
+      'invalid arguments: name: expected string, got 42',
+    );
+    expect(await page.getAttribute(row('greet'), 'data-phase')).to.equal('done');
+    expect(await page.textContent(`${row('greet')} .text`)).to.equal('Hello, Ada!');
+  });
+
+  it('cancels the slow call from the page', async () => {
+    expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
+    await page.click('[data-panel="page"] [data-action="cancel"]');
+    await page.waitForSelector(`${row('wait')}[data-phase="cancelled"]`);
+    expect(await page.textContent(`${row('wait')} .text`)).to.match(/cancelled/);
+    // Cancelling touched nothing that had ended.
+    expect(await page.getAttribute(row('count'), 'data-phase')).to.equal('done');
+    expect(await page.isDisabled('[data-panel="page"] [data-action="cancel"]')).to.equal(true);
+    // Every call ended, so the items for the model are there, in the model's order.
+    const outputs = (await page.textContent('[data-outputs]'))!.split('\n');
+    expect(outputs.map((line) => line.split(':')[0])).to.deep.equal([
+      'count',
+      'wait',
+      'greet-bad',
+      'greet',
+    ]);
+    expect(outputs[1]).to.match(/^wait: "Error: .*cancelled/);
+    expect(outputs[2]).to.equal(
+      'greet-bad: "Error: invalid arguments: name: expected string, got 42"',
+    );
+  });
+
+  it('calls the tools of agenttool serve --http on another origin, with the token', async () => {
+    await page.fill('input[name="url"]', tools.url);
+    await page.fill('input[name="token"]', TOKEN);
+    await page.click('[data-action="connect"]');
+    await page.waitForSelector(`${row('remote-count')}[data-phase="done"]`);
+    expect(await page.textContent('[data-remote-phase="connected"]')).to.match(
+      /Connected: \d+ tools/,
+    );
+    expect(await page.textContent(`${row('remote-count')} .text`)).to.equal('counted to 5');
+    expectMoving(await progressSeen(page, 'remote-count'));
+    await page.waitForSelector(`${row('remote-bad')}[data-phase="failed"]`);
+    expect(await page.textContent(`${row('remote-bad')} .text`)).to.match(
+      /invalid arguments: to: expected integer, got "five"/,
+    );
+    await mkdir(join(root, 'test-output'), { recursive: true });
+    await page.screenshot({ path: join(root, 'test-output', 'angular-app.png'), fullPage: true });
+  });
+
+  it('logged no CSP violation and no error on the way', () => {
+    expect(violations).to.deep.equal([]);
+    expect(consoleErrors).to.deep.equal([]);
+  });
+
+  it('says why when the token is wrong: the refusal is readable across origins', async () => {
+    await page.fill('input[name="token"]', 'not-the-token');
+    await page.click('[data-action="connect"]');
+    await page.waitForSelector('[data-remote-phase="failed"]');
+    expect(await page.textContent('[data-remote-phase="failed"]')).to.match(
+      /Unauthorized: invalid token/,
+    );
+    expect(violations).to.deep.equal([]);
+  });
+});
