@@ -222,8 +222,6 @@ describe('MCP client: the host claims, the server hints', () => {
     const call = { id: 'x', args: '{}' };
     expect(annotationsOf(l!)).to.deep.equal({
       readOnlyHint: true,
-      destructiveHint: true,
-      idempotentHint: false,
       openWorldHint: true,
     });
     // The host said sequential; the server's say-so cannot undo it or claim a sandbox.

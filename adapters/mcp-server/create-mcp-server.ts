@@ -9,7 +9,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Implementation,
   type Tool as McpTool,
@@ -23,6 +22,7 @@ import {
   type ArgumentLimits,
   type ArgumentValidator,
 } from '../../lib/validation/validation.js';
+import { RemoteTool } from '../mcp-client/remote-tool.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 
@@ -44,7 +44,12 @@ interface Entry {
   readonly validator: ArgumentValidator | undefined;
 }
 
-/** The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. */
+/**
+ * The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. A remote
+ * tool (from `connectMcp`) is listed as its server listed it (title, annotations, outputSchema,
+ * `_meta`, ...), under its local name, so a proxy hop changes nothing a client sees; only an
+ * `execution` that offers tasks is left out, since this server runs none.
+ */
 function listingOf(tool: Tool): McpTool {
   const parameters = definition(tool).parameters;
   if (parameters.type !== 'object')
@@ -52,6 +57,15 @@ function listingOf(tool: Tool): McpTool {
       tool.name,
       'MCP serves object schemas only ("type": "object" at the root)',
     );
+  if (tool instanceof RemoteTool) {
+    const listing: McpTool = { ...tool.definition, name: tool.name };
+    if (
+      listing.execution?.taskSupport !== undefined &&
+      listing.execution.taskSupport !== 'forbidden'
+    )
+      delete listing.execution;
+    return listing;
+  }
   const listing: McpTool = {
     name: tool.name,
     description: tool.description,
@@ -60,6 +74,14 @@ function listingOf(tool: Tool): McpTool {
   const annotations = annotationsToMcp(tool.annotations);
   if (annotations !== undefined) listing.annotations = annotations;
   return listing;
+}
+
+/**
+ * A JSON-RPC error with `code` whose message is `message` as it is: the SDK's McpError would put
+ * `MCP error <code>: ` in the message sent, and the client's McpError adds it again.
+ */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
 /**
@@ -83,6 +105,10 @@ function listingOf(tool: Tool): McpTool {
  *
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
+ *
+ * Proxying: a remote tool (from `connectMcp`) is listed as its server listed it, and its results,
+ * failures (`isError`) included, are the server's results as they came (content,
+ * `structuredContent`, `_meta`), so serving remote tools changes nothing a client sees.
  *
  * @throws SchemaError for a schema the validator cannot compile or that is not an object schema;
  *   Error for an empty or duplicate tool name.
@@ -136,7 +162,7 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const entry = entries.get(name);
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+    if (entry === undefined) throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
     const args = request.params.arguments;
     let text: string;
     try {
@@ -154,6 +180,7 @@ export function createMcpServer(
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
+      passThrough: entry.tool instanceof RemoteTool,
     };
     return runServedCall(served);
   });

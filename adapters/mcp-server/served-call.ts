@@ -15,6 +15,7 @@ import { CancelledError, ToolPanicError } from '../../lib/errors.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
+import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -27,6 +28,36 @@ export interface ServedCall {
   readonly signal: AbortSignal;
   readonly progressToken: ProgressToken | undefined;
   readonly notify: (notification: ServerNotification) => Promise<void>;
+  /**
+   * The tool is a remote MCP tool: its final result's details and its RemoteToolError's details
+   * are the server's CallToolResult, sent as they came.
+   */
+  readonly passThrough?: boolean;
+}
+
+function isCallToolResult(value: unknown): value is CallToolResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as { content?: unknown }).content)
+  );
+}
+
+/** The MCP result of a final event: a remote tool's result as it came, else its output mapped. */
+function resultOf(served: ServedCall, result: ToolResult): CallToolResult {
+  if (served.passThrough === true && isCallToolResult(result.details)) return result.details;
+  return { content: contentFromOutput(result.output) };
+}
+
+/** The MCP result of a failure: a remote tool's `isError` result as it came, else `failure`. */
+function failureOf(served: ServedCall, err: unknown): CallToolResult {
+  if (
+    served.passThrough === true &&
+    err instanceof RemoteToolError &&
+    isCallToolResult(err.details)
+  )
+    return err.details;
+  return failure(err instanceof Error ? err : new ToolPanicError(served.tool.name, err));
 }
 
 /** A failed call's MCP result: `Error: <message>` as text, `isError` set. */
@@ -111,11 +142,10 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
     try {
       subscription = tool.execute(call, context).subscribe({
         next: (event) => {
-          if (event.final) settle({ content: contentFromOutput(event.result.output) });
+          if (event.final) settle(resultOf(served, event.result));
           else sink?.progress(event.result);
         },
-        error: (err: unknown) =>
-          settle(failure(err instanceof Error ? err : new ToolPanicError(tool.name, err))),
+        error: (err: unknown) => settle(failureOf(served, err)),
         // Completion after the final event is the normal end: build the error only for a
         // contract break, since an Error's stack costs more than the rest of a call.
         complete: () => {
