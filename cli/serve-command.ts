@@ -14,7 +14,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** Serves until stdin ends (stdio) or until SIGINT/SIGTERM (HTTP); resolves to the exit status. */
 export async function serveCommand(args: ServeArgs): Promise<number> {
-  const remotes = await connectServers(args.mcp);
+  const remotes = await connectServers(args.mcp, args.roots);
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
   tools.validate();
   if (args.http === undefined) {

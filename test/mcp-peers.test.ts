@@ -156,6 +156,7 @@ describe('MCP client and proxy against an SDK-built peer (McpServer in memory)',
     expect((await proxy.listTools()).tools).to.deep.equal(listed);
     const calls = [
       { name: 'weather', arguments: { city: 'Chicago' } },
+      { name: 'weather', arguments: { city: 5 } },
       { name: 'bare_structure', arguments: {} },
       { name: 'picture', arguments: {} },
       { name: 'broken', arguments: {} },

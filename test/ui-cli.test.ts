@@ -54,6 +54,7 @@ describe('agenttool ui: options', () => {
     expect(parseArgs(['ui'])).to.deep.equal({
       command: 'ui',
       mcp: [],
+      roots: [],
       open: true,
       sequential: false,
     });
@@ -73,6 +74,7 @@ describe('agenttool ui: options', () => {
       port: 8080,
       open: false,
       mcp: [],
+      roots: [],
       maxParallel: 2,
       sequential: true,
     });

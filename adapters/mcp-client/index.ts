@@ -12,3 +12,5 @@ export {
   type StdioServerCommand,
 } from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';
+export type { McpRoot, McpRoots } from './client-roots.js';
+export type { McpLogMessage } from './server-log.js';

@@ -106,9 +106,10 @@ function protocolError(code: number, message: string): Error {
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
  *
- * Proxying: a remote tool (from `connectMcp`) is listed as its server listed it, and its results,
- * failures (`isError`) included, are the server's results as they came (content,
- * `structuredContent`, `_meta`), so serving remote tools changes nothing a client sees.
+ * Proxying: a remote tool (from `connectMcp`) is listed as its server listed it, its arguments are
+ * left for its server to check, and its results, failures (`isError`) included, are the server's
+ * results as they came (content, `structuredContent`, `_meta`), so serving remote tools changes
+ * nothing a client sees.
  *
  * @throws SchemaError for a schema the validator cannot compile or that is not an object schema;
  *   Error for an empty or duplicate tool name.
@@ -124,6 +125,13 @@ export function createMcpServer(
     if (typeof tool.name !== 'string' || tool.name === '')
       throw new Error('mcp server: a tool has an empty name');
     if (entries.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
+    // A remote tool's server checks its own arguments and answers in its own words; a proxy that
+    // answered for it would change what the client sees.
+    if (tool instanceof RemoteTool) {
+      listings.push(listingOf(tool));
+      entries.set(tool.name, { tool, validator: undefined });
+      continue;
+    }
     const validator = compileValidator(tool.parameters, {
       tool: tool.name,
       limits: options.limits,
