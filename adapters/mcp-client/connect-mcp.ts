@@ -43,8 +43,9 @@ export interface McpClientOptions {
   confined?: Readonly<Record<string, string>>;
   /**
    * How long (ms) a call of a tool that is not read-only waits, after its answer, for a
-   * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Skipped
-   * for servers that do not advertise listChanged.
+   * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Only a
+   * server that advertises listChanged and has sent at least one such notification in this
+   * session is waited for; a call of any other server returns as soon as it has its answer.
    */
   notificationGrace?: number;
   /** The name and version this client gives the server (default `agenttool` and its version). */
