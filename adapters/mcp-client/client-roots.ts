@@ -12,6 +12,7 @@ import { isObservable, type Observable, type Subscription } from 'rxjs';
 export interface McpRoot {
   /** A `file://` URI (MCP allows no other scheme); `pathToFileURL(dir).href` makes one. */
   uri: string;
+  /** A name for the root, for the server to show. */
   name?: string;
 }
 
