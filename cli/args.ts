@@ -7,11 +7,22 @@
 import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
 import { UsageError } from './usage-error.js';
 
-/** An MCP server to start and consume, from `--mcp "<command>"` and an optional `--prefix`. */
+/**
+ * An MCP server to consume: one to start, from `--mcp "<command>"` (with `--env NAME=VALUE`), or
+ * one at a URL, from `--mcp-url <url>` (with `--header "Name: value"`); either with `--prefix`.
+ * `--prefix`, `--env` and `--header` apply to the server named just before them.
+ */
 export interface McpServerSpec {
+  /** The program to start (stdio); "" for a server at a URL. */
   command: string;
   args: string[];
+  /** The Streamable HTTP endpoint of a server at a URL; undefined for a stdio server. */
+  url?: string;
   prefix?: string;
+  /** A stdio server's variables, set on top of the user's environment. */
+  env?: Record<string, string>;
+  /** Headers a URL server gets on every request (an `Authorization`, say). */
+  headers?: Record<string, string>;
 }
 
 /** The options of `agenttool run`. */
@@ -20,6 +31,8 @@ export interface RunArgs {
   /** The turn file; undefined or "-" reads JSONL (or one JSON document) from stdin. */
   input?: string;
   mcp: McpServerSpec[];
+  /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
+  roots: string[];
   maxParallel?: number;
   sequential: boolean;
   timeout?: number;
@@ -40,6 +53,8 @@ export interface ServeArgs {
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
   allowOrigins: string[];
   mcp: McpServerSpec[];
+  /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
+  roots: string[];
 }
 
 /** The options of `agenttool ui`. */
@@ -54,6 +69,8 @@ export interface UiArgs {
   /** Open the page in a browser (default true; `--no-open`). */
   open: boolean;
   mcp: McpServerSpec[];
+  /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
+  roots: string[];
   maxParallel?: number;
   sequential: boolean;
   timeout?: number;
@@ -113,9 +130,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError(`unknown command ${JSON.stringify(command)} (try: agenttool help)`);
 
   const mcp: McpServerSpec[] = [];
-  const run: RunArgs = { command: 'run', mcp, sequential: false, list: false, json: false };
-  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp };
-  const ui: UiArgs = { command: 'ui', mcp, open: true, sequential: false };
+  const roots: string[] = [];
+  const run: RunArgs = { command: 'run', mcp, roots, sequential: false, list: false, json: false };
+  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp, roots };
+  const ui: UiArgs = { command: 'ui', mcp, roots, open: true, sequential: false };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
   const batch = command === 'ui' ? ui : run;
   for (let i = 0; i < rest.length; i++) {
@@ -139,11 +157,46 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         mcp.push({ command: cmd!, args });
         break;
       }
+      case '--mcp-url': {
+        const url = value();
+        if (url === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url))
+          throw new UsageError('--mcp-url takes an http:// or https:// URL');
+        mcp.push({ command: '', args: [], url });
+        break;
+      }
+      case '--env': {
+        const pair = value();
+        const last = mcp.at(-1);
+        if (last === undefined || last.url !== undefined)
+          throw new UsageError('--env sets a variable of the --mcp server before it');
+        const match = pair === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(pair);
+        if (match === null) throw new UsageError('--env takes NAME=VALUE');
+        (last.env ??= {})[match[1]!] = match[2]!;
+        break;
+      }
+      case '--header': {
+        const line = value();
+        const last = mcp.at(-1);
+        if (last?.url === undefined)
+          throw new UsageError('--header sets a header of the --mcp-url server before it');
+        const match =
+          line === undefined ? null : /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/s.exec(line);
+        if (match === null || /[\r\n]/.test(match[2]!))
+          throw new UsageError('--header takes "Name: value" on one line');
+        (last.headers ??= {})[match[1]!] = match[2]!.trim();
+        break;
+      }
+      case '--root': {
+        const dir = value();
+        if (dir === undefined || dir === '') throw new UsageError('--root needs a directory');
+        roots.push(dir);
+        break;
+      }
       case '--prefix': {
         const prefix = value();
         const last = mcp.at(-1);
         if (last === undefined)
-          throw new UsageError('--prefix names the prefix of the --mcp before it');
+          throw new UsageError('--prefix names the prefix of the --mcp or --mcp-url before it');
         if (prefix === undefined || !/^[A-Za-z0-9_-]+$/.test(prefix))
           throw new UsageError('--prefix takes letters, digits, "_" or "-"');
         last.prefix = prefix;

@@ -18,7 +18,7 @@ usage:
   agenttool run [turn.json | -] [options]   replay a model turn's function_call items
   agenttool ui [turn.json | --replay run.jsonl] [options]
                                             watch a turn run live in a web page (loopback)
-  agenttool serve [--http <port>] [--host <addr>] [--mcp "<command>" [--prefix <p>]]...
+  agenttool serve [--http <port>] [--host <addr>] [--mcp ... | --mcp-url ...]... [--root <dir>]...
                                             serve the bundled tools over MCP (stdio by default)
                   [--token <t>]             with --http: clients must send Authorization: Bearer <t>
                                             (default: $AGENTTOOL_TOKEN, else no token)
@@ -28,8 +28,14 @@ usage:
                                             from a browser (CORS; e.g. http://localhost:4200)
 
 run options:
-  --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable
-  --prefix <p>         name the tools of the --mcp before it <p>__<name>
+  --mcp "<command>"    also offer the tools of this MCP server (stdio); repeatable; it gets
+                       the user's environment
+  --env NAME=VALUE     set a variable for the --mcp before it; repeatable
+  --mcp-url <url>      also offer the tools of the MCP server at this URL (Streamable HTTP)
+  --header "N: v"      send this header to the --mcp-url before it; repeatable
+  --prefix <p>         name the tools of the --mcp or --mcp-url before it <p>__<name>
+  --root <dir>         a root offered to every MCP server; repeatable (default: the working
+                       directory)
   --max-parallel <n>   at most n calls at once (default 8)
   --sequential         one call at a time, in model order
   --timeout <ms>       cancel a call that runs longer
@@ -40,7 +46,8 @@ The turn is Open Responses output items: a JSON array, a response object with "o
 Lines on stdin. The function_call_output items are printed on stdout in model order.
 Exit status: 0 every call succeeded, 1 a call failed or was cancelled, 2 bad input.
 
-ui options (and run's --mcp, --prefix, --max-parallel, --sequential, --timeout):
+ui options (and run's --mcp, --env, --mcp-url, --header, --prefix, --root, --max-parallel,
+--sequential, --timeout):
   --replay <file>      show a saved "agenttool run --json" output instead of running a turn
   --port <n>           listen on this port (default: any free one); the address is printed
   --no-open            do not open the page in a browser

@@ -1,42 +1,79 @@
-/** Starting the MCP servers named with `--mcp` and consuming their tools. */
-import type { McpRemote } from '../adapters/mcp-client/index.js';
+/** Starting (or reaching) the MCP servers named with `--mcp` / `--mcp-url` and consuming their tools. */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
 import type { McpServerSpec } from './args.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
 
-/** Connects every server in order; on a failure, closes those already open and throws. */
-export async function connectServers(specs: readonly McpServerSpec[]): Promise<McpRemote[]> {
+/** How a server is named in messages: its command line or its URL. */
+export function describeServer(spec: McpServerSpec): string {
+  return spec.url !== undefined
+    ? `--mcp-url ${spec.url}`
+    : `--mcp ${[spec.command, ...spec.args].join(' ')}`;
+}
+
+/** The user's environment as strings, with the server's own `--env` variables on top. */
+function environment(spec: McpServerSpec): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined) env[name] = value;
+  return { ...env, ...spec.env };
+}
+
+/** The roots offered to every server: each `--root` directory, else the working directory. */
+export function rootsOf(dirs: readonly string[]): McpRoot[] {
+  const chosen = dirs.length === 0 ? [process.cwd()] : dirs;
+  return chosen.map((dir) => {
+    const path = resolve(dir);
+    return { uri: pathToFileURL(path).href, name: path };
+  });
+}
+
+/**
+ * Connects every server in order; on a failure, closes those already open and throws. A stdio
+ * server gets the user's environment plus its `--env` variables; a URL server gets its `--header`s
+ * on every request. Every server is offered `roots` (default: the working directory).
+ */
+export async function connectServers(
+  specs: readonly McpServerSpec[],
+  roots: readonly string[] = [],
+): Promise<McpRemote[]> {
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
   // The SDK is loaded only when a server is named.
-  const [{ connectMcp }, { stdioTransport }] = await Promise.all([
+  const [{ connectMcp, httpTransport }, { stdioTransport }] = await Promise.all([
     import('../adapters/mcp-client/index.js'),
     import('../adapters/mcp-stdio/index.js'),
   ]);
+  const offered = rootsOf(roots);
   try {
     for (const spec of specs) {
-      const transport = stdioTransport({
-        command: spec.command,
-        args: spec.args,
-        stderr: 'ignore',
-      });
-      const name = [spec.command, ...spec.args].join(' ');
+      const transport: McpTransport =
+        spec.url !== undefined
+          ? httpTransport(spec.url, spec.headers === undefined ? {} : { headers: spec.headers })
+          : stdioTransport({
+              command: spec.command,
+              args: spec.args,
+              env: environment(spec),
+              stderr: 'ignore',
+            });
+      const name = describeServer(spec);
       // A fault that fails no call (a tool left out, a malformed message): one warning line.
       const onerror = (err: Error): void =>
         void process.stderr.write(
-          `agenttool: warning: --mcp ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}\n`,
+          `agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}\n`,
         );
       try {
         remotes.push(
           await connectMcp(transport, {
             onerror,
+            roots: offered,
             ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
           }),
         );
       } catch (err) {
-        throw new UsageError(
-          `--mcp ${[spec.command, ...spec.args].join(' ')}: ${(err as Error).message}`,
-        );
+        throw new UsageError(`${describeServer(spec)}: ${(err as Error).message}`);
       }
     }
     return remotes;

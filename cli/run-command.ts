@@ -33,7 +33,7 @@ export const EXIT_BAD_INPUT = 2;
 /** Runs the command; resolves to the exit status. Bad input throws a UsageError (exit 2). */
 export async function runCommand(args: RunArgs): Promise<number> {
   const items = args.list ? [] : await readTurn(args.input);
-  const remotes = await connectServers(args.mcp);
+  const remotes = await connectServers(args.mcp, args.roots);
   try {
     const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
     tools.validate();
@@ -150,9 +150,15 @@ function shellWord(word: string): string {
 export function uiCommandLine(args: RunArgs): string {
   const words = ['agenttool', 'ui', args.input ?? '-'];
   for (const spec of args.mcp) {
-    words.push('--mcp', [spec.command, ...spec.args].map(shellWord).join(' '));
+    if (spec.url !== undefined) words.push('--mcp-url', spec.url);
+    else words.push('--mcp', [spec.command, ...spec.args].map(shellWord).join(' '));
+    for (const [name, value] of Object.entries(spec.env ?? {}))
+      words.push('--env', `${name}=${value}`);
+    for (const [name, value] of Object.entries(spec.headers ?? {}))
+      words.push('--header', `${name}: ${value}`);
     if (spec.prefix !== undefined) words.push('--prefix', spec.prefix);
   }
+  for (const root of args.roots) words.push('--root', root);
   if (args.sequential) words.push('--sequential');
   if (args.maxParallel !== undefined) words.push('--max-parallel', String(args.maxParallel));
   if (args.timeout !== undefined) words.push('--timeout', String(args.timeout));

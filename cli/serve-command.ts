@@ -37,7 +37,7 @@ async function untilSignal(ended: Promise<void>): Promise<void> {
  * closed.
  */
 export async function serveCommand(args: ServeArgs): Promise<number> {
-  const remotes = await connectServers(args.mcp);
+  const remotes = await connectServers(args.mcp, args.roots);
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
   tools.validate();
   if (args.http === undefined) {

@@ -98,10 +98,20 @@ describe('MCP client: the tool list over time', function () {
   };
 
   it('a call whose server announces a new list just after answering returns with that list in place', async () => {
-    const { state, remote } = await open(true, { notificationGrace: 5_000 });
+    const { state, remote } = await open(true, { notificationGrace: 60_000 });
+    // The server shows it sends list changes; from then on a call waits for one.
     state.tools.push(def('notify_later'));
-    await remote.refresh();
+    const listed = new Promise<void>((resolve) => (state.onList = resolve));
+    await state.server.sendToolListChanged();
+    await listed;
+    await remote.await();
     expect(await namesAtFinal(remote, find(remote, 'notify_later'))).to.include('added_later');
+  });
+
+  it('a server that advertises listChanged but has never sent one is not waited for', async () => {
+    // A grace of an hour: the call can only return within the test's time if it does not wait.
+    const { remote } = await open(true, { notificationGrace: 3_600_000 });
+    expect((await runTool(find(remote, 'plain'))).events.at(-1)?.result.output).to.equal('plain');
   });
 
   it('a notification that arrives before the answer is reflected before the call returns', async () => {
@@ -222,8 +232,6 @@ describe('MCP client: the host claims, the server hints', () => {
     const call = { id: 'x', args: '{}' };
     expect(annotationsOf(l!)).to.deep.equal({
       readOnlyHint: true,
-      destructiveHint: true,
-      idempotentHint: false,
       openWorldHint: true,
     });
     // The host said sequential; the server's say-so cannot undo it or claim a sandbox.

@@ -197,13 +197,11 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
     expect(events.map((e) => e.result.output)).to.deep.equal(['one', 'two', '', 'done']);
   });
 
-  it('serves exactly the annotation hints a tool states; the client fills in MCP defaults', async () => {
+  it('serves exactly the annotation hints a tool states; the client fills in the MCP defaults that apply', async () => {
     const remote = await open(local);
     expect(annotationsOf(find(remote, 'raw'))).to.deep.equal(annotationsOf(raw));
     expect(annotationsOf(find(remote, 'add'))).to.deep.equal({
       readOnlyHint: true,
-      destructiveHint: true,
-      idempotentHint: false,
       openWorldHint: true,
     });
     expect(annotationsOf(find(remote, 'echo'))).to.deep.equal({});

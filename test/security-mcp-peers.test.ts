@@ -41,7 +41,8 @@ const behaviours: Record<string, (id: number, token: unknown, send: Send) => voi
     for (let i = 0; i < 20_000; i++) nested = [nested];
     send({
       id,
-      result: { content: [{ type: 'text', text: 'deep' }], structuredContent: { nested } },
+      // No content: the structure itself is what the model would read.
+      result: { content: [], structuredContent: { nested } },
     });
   },
   huge_image: (id, _token, send) =>

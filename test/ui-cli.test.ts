@@ -62,6 +62,7 @@ describe('agenttool ui: options', () => {
     expect(parseArgs(['ui'])).to.deep.equal({
       command: 'ui',
       mcp: [],
+      roots: [],
       open: true,
       sequential: false,
     });
@@ -81,6 +82,7 @@ describe('agenttool ui: options', () => {
       port: 8080,
       open: false,
       mcp: [],
+      roots: [],
       maxParallel: 2,
       sequential: true,
     });

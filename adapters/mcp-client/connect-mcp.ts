@@ -10,14 +10,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
   type Implementation,
+  type LoggingMessageNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
+import { offerRoots, type McpRoots } from './client-roots.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
@@ -27,6 +30,7 @@ import {
   type RemoteClaims,
   type RemoteHost,
 } from './remote-tool.js';
+import { logMessage, type McpLogMessage } from './server-log.js';
 
 /** Options of {@link connectMcp}; every field is optional. */
 export interface McpClientOptions {
@@ -40,8 +44,9 @@ export interface McpClientOptions {
   confined?: Readonly<Record<string, string>>;
   /**
    * How long (ms) a call of a tool that is not read-only waits, after its answer, for a
-   * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Skipped
-   * for servers that do not advertise listChanged.
+   * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Only a
+   * server that advertises listChanged and has sent at least one such notification in this
+   * session is waited for; a call of any other server returns as soon as it has its answer.
    */
   notificationGrace?: number;
   /** The name and version this client gives the server (default `agenttool` and its version). */
@@ -59,6 +64,20 @@ export interface McpClientOptions {
    * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name).
    */
   onerror?: (error: Error) => void;
+  /**
+   * The roots offered to the server (MCP's `roots/list`): a list, a function asked each time, or
+   * an Observable whose every new list is announced (`notifications/roots/list_changed`). Each is
+   * a `file://` URI. Without it, the client declares no roots capability.
+   */
+  roots?: McpRoots;
+  /**
+   * Receives every log message the server sends (`notifications/message`), with `tool` set when a
+   * call also received it as progress. A message reaches a call as a progress event (the text as
+   * output, `{ level, logger, data }` as details) when exactly one call of this session is
+   * running, since MCP does not say which request a log message belongs to. Without `onLog`, a
+   * message no call received is written to stderr as one line, so none is lost.
+   */
+  onLog?: (message: McpLogMessage) => void;
 }
 
 const DEFAULT_GRACE = 50;
@@ -100,6 +119,7 @@ export class McpRemote {
     client: Client,
     private readonly transport: OrderedTransport,
     private readonly options: McpClientOptions,
+    private readonly roots?: { close(): void },
   ) {
     this.client = client;
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
@@ -122,6 +142,9 @@ export class McpRemote {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (!this.closed) this.refreshes.notified();
     });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
+      this.log(notification.params),
+    );
     client.onclose = () => this.disconnected();
   }
 
@@ -188,7 +211,24 @@ export class McpRemote {
     this.end(closedError());
   }
 
+  /** A server log message: to the one running call as progress, to `onLog`, else to stderr. */
+  private log(params: LoggingMessageNotification['params']): void {
+    let tool: string | undefined;
+    if (this.inFlight.size === 1) {
+      const [call] = this.inFlight;
+      if (call!.log(params)) tool = call!.tool;
+    }
+    const onLog = this.options.onLog;
+    if (onLog !== undefined) onLog(logMessage(params, tool));
+    else if (tool === undefined) {
+      const message = logMessage(params, undefined);
+      const from = this.serverInfo.name === '' ? 'mcp' : `mcp ${this.serverInfo.name}`;
+      process.stderr.write(`${from}: ${message.level}: ${oneLine(message.text)}\n`);
+    }
+  }
+
   private end(reason: Error): void {
+    this.roots?.close();
     const calls = [...this.inFlight];
     this.inFlight.clear();
     for (const call of calls) call.fail(reason);
@@ -278,12 +318,16 @@ function endSession(transport: Transport): Promise<void> {
  * progress; its progress notifications become progress events in the order the server sent them,
  * including one sent just before the result. Unsubscribing from a call sends MCP's cancellation.
  *
- * A remote's annotations are hints: they are mapped with MCP's defaults and never make a tool
- * sequential, resource-bound or confined, nor undo what the host claims in `options`.
+ * A remote's annotations are hints: they are reported as the server stated them (with MCP's defaults
+ * where they apply) and never make a tool sequential, resource-bound or confined, nor undo what
+ * the host claims in `options`.
  *
  * A tool whose name is empty, longer than 128 characters, or holds control or invisible characters
  * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to
  * `options.onerror`: a name reaches terminals, logs and the model's function list as it is.
+ *
+ * With `roots`, the client declares the roots capability and answers `roots/list`; the server's
+ * log messages go to the running call or `onLog` (see {@link McpClientOptions}).
  */
 export async function connectMcp(
   transport: Transport,
@@ -292,12 +336,16 @@ export async function connectMcp(
   const ordered = new OrderedTransport(transport);
   const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
   if (options.onerror !== undefined) client.onerror = options.onerror;
+  let roots: ReturnType<typeof offerRoots> | undefined;
   try {
+    if (options.roots !== undefined) roots = offerRoots(client, options.roots);
     await client.connect(ordered);
-    const remote = new McpRemote(client, ordered, options);
+    roots?.connected();
+    const remote = new McpRemote(client, ordered, options, roots);
     await remote.refresh();
     return remote;
   } catch (err) {
+    roots?.close();
     await client.close().catch(() => undefined);
     throw new McpCallError('', `mcp: connect: ${oneLine(describeThrown(err))}`, err);
   }

@@ -59,13 +59,16 @@ export class RefreshTracker {
 
   /**
    * What a call that has its answer waits for before returning: a pending refresh, or else, for a
-   * tool that is not read-only, up to the grace for a notification (and then its refresh).
+   * tool that is not read-only of a server that has sent a notification before, up to the grace
+   * for a notification (and then its refresh).
    * Undefined when there is nothing to wait for. Never rejects.
    */
   afterCall(readOnly: boolean): Promise<unknown> | undefined {
     if (this.closedBy !== undefined) return undefined;
     if (this.reflected < this.received) return this.settled();
-    if (readOnly || this.grace <= 0) return undefined;
+    // Only a server that has sent a notification in this session is waited for: one that never
+    // does would cost every call the whole grace for nothing.
+    if (readOnly || this.grace <= 0 || this.received === 0) return undefined;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.graceWaiters.delete(wake);

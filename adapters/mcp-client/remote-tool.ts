@@ -4,7 +4,12 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Progress, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  LoggingMessageNotification,
+  Progress,
+  Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Observable } from 'rxjs';
 import { CancelledError, ValidationError } from '../../lib/errors.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
@@ -21,12 +26,15 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { logText } from './server-log.js';
 
 /** A call waiting for its answer, which the connection fails when it closes. */
 export interface InFlightCall {
   /** The local name of the tool called. */
   readonly tool: string;
   fail(error: Error): void;
+  /** Emits a server log message as a progress event; false when the call has ended. */
+  log(params: LoggingMessageNotification['params']): boolean;
 }
 
 /** What a remote tool needs from the connection it came from. */
@@ -145,6 +153,13 @@ export class RemoteTool implements Tool {
           if (done) return;
           done = true;
           subscriber.error(error);
+        },
+        log: (params) => {
+          if (done) return false;
+          const details: Record<string, unknown> = { level: params.level, data: params.data };
+          if (params.logger !== undefined) details.logger = params.logger;
+          subscriber.next({ final: false, result: { output: logText(params.data), details } });
+          return true;
         },
       };
       host.inFlight.add(waiting);

@@ -9,7 +9,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Implementation,
   type Tool as McpTool,
@@ -23,6 +22,7 @@ import {
   type ArgumentLimits,
   type ArgumentValidator,
 } from '../../lib/validation/validation.js';
+import { RemoteTool } from '../mcp-client/remote-tool.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 
@@ -93,7 +93,12 @@ function reportOnStderr(error: Error): void {
   process.stderr.write(`mcp server: ${oneLine(error.message)}${left}\n`);
 }
 
-/** The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. */
+/**
+ * The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. A remote
+ * tool (from `connectMcp`) is listed as its server listed it (title, annotations, outputSchema,
+ * `_meta`, ...), under its local name, so a proxy hop changes nothing a client sees; only an
+ * `execution` that offers tasks is left out, since this server runs none.
+ */
 function listingOf(tool: Tool): McpTool {
   const parameters = definition(tool).parameters;
   if (parameters.type !== 'object')
@@ -101,6 +106,15 @@ function listingOf(tool: Tool): McpTool {
       tool.name,
       'MCP serves object schemas only ("type": "object" at the root)',
     );
+  if (tool instanceof RemoteTool) {
+    const listing: McpTool = { ...tool.definition, name: tool.name };
+    if (
+      listing.execution?.taskSupport !== undefined &&
+      listing.execution.taskSupport !== 'forbidden'
+    )
+      delete listing.execution;
+    return listing;
+  }
   const listing: McpTool = {
     name: tool.name,
     description: tool.description,
@@ -109,6 +123,14 @@ function listingOf(tool: Tool): McpTool {
   const annotations = annotationsToMcp(tool.annotations);
   if (annotations !== undefined) listing.annotations = annotations;
   return listing;
+}
+
+/**
+ * A JSON-RPC error with `code` whose message is `message` as it is: the SDK's McpError would put
+ * `MCP error <code>: ` in the message sent, and the client's McpError adds it again.
+ */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
 /**
@@ -137,6 +159,11 @@ function listingOf(tool: Tool): McpTool {
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
  *
+ * Proxying: a remote tool (from `connectMcp`) is listed as its server listed it, its arguments are
+ * left for its server to check, and its results, failures (`isError`) included, are the server's
+ * results as they came (content, `structuredContent`, `_meta`), so serving remote tools changes
+ * nothing a client sees.
+ *
  * @throws Error for an empty or duplicate tool name.
  */
 export function createMcpServer(
@@ -160,6 +187,13 @@ export function createMcpServer(
       throw new Error('mcp server: a tool has an empty name');
     if (names.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
     names.add(tool.name);
+    // A remote tool's server checks its own arguments and answers in its own words; a proxy that
+    // answered for it would change what the client sees.
+    if (tool instanceof RemoteTool) {
+      listings.push(listingOf(tool));
+      entries.set(tool.name, { tool, validator: undefined });
+      continue;
+    }
     const prepared = prepare(tool, options.limits, report);
     if ('problem' in prepared) continue;
     listings.push(prepared.listing);
@@ -193,7 +227,7 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const entry = entries.get(name);
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+    if (entry === undefined) throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
     const args = request.params.arguments;
     let text: string;
     try {
@@ -212,6 +246,7 @@ export function createMcpServer(
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
       report,
+      passThrough: entry.tool instanceof RemoteTool,
     };
     return runServedCall(served);
   });

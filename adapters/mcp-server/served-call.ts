@@ -15,6 +15,7 @@ import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
+import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -29,6 +30,36 @@ export interface ServedCall {
   readonly notify: (notification: ServerNotification) => Promise<void>;
   /** Told of a fault that belongs to no result: the tool's teardown threw. Must not throw. */
   readonly report: (error: Error) => void;
+  /**
+   * The tool is a remote MCP tool: its final result's details and its RemoteToolError's details
+   * are the server's CallToolResult, sent as they came.
+   */
+  readonly passThrough?: boolean;
+}
+
+function isCallToolResult(value: unknown): value is CallToolResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as { content?: unknown }).content)
+  );
+}
+
+/** The MCP result of a final event: a remote tool's result as it came, else its output mapped. */
+function resultOf(served: ServedCall, result: ToolResult): CallToolResult {
+  if (served.passThrough === true && isCallToolResult(result.details)) return result.details;
+  return { content: contentFromOutput(result.output) };
+}
+
+/** The MCP result of a failure: a remote tool's `isError` result as it came, else `failure`. */
+function failureOf(served: ServedCall, err: unknown): CallToolResult {
+  if (
+    served.passThrough === true &&
+    err instanceof RemoteToolError &&
+    isCallToolResult(err.details)
+  )
+    return err.details;
+  return failure(err instanceof Error ? err : new ToolPanicError(served.tool.name, err));
 }
 
 /** The ToolPanicError for a teardown of `tool` that threw `thrown` (rxjs wraps it). */
@@ -137,11 +168,11 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
             sink?.progress(event.result);
             return;
           }
-          settle({ content: contentFromOutput(event.result.output) });
+          settle(resultOf(served, event.result));
           end();
         },
         error: (err: unknown) => {
-          settle(failure(err instanceof Error ? err : new ToolPanicError(tool.name, err)));
+          settle(failureOf(served, err));
           end();
         },
         // Completion after the final event is the normal end: build the error only for a

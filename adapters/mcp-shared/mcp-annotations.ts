@@ -1,6 +1,6 @@
 /**
- * Annotations in both directions. MCP's hints are hints: the client maps them with MCP's defaults
- * and nothing else reads them as permission; the server serves exactly the hints a tool states.
+ * Annotations in both directions. MCP's hints are hints: the client reports what the server stated
+ * (with MCP's defaults where they mean something) and nothing else reads them as permission; the server serves exactly the hints a tool states.
  *
  * @module
  */
@@ -8,11 +8,13 @@ import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk
 import type { Annotations } from '../../lib/contract.js';
 
 /**
- * A remote tool's annotations with MCP's defaults: when the server sends an annotations block,
- * every hint is present, an absent one taking MCP's default (readOnly false, destructive true,
- * idempotent false, openWorld true); when it sends none, the tool states nothing (undefined, or the
- * title alone). Only the five known fields are read, so nothing else a server puts there reaches
- * the host.
+ * A remote tool's annotations as the server stated them, with MCP's defaults where a default means
+ * something. When the server sends an annotations block: `readOnlyHint` (default false) and
+ * `openWorldHint` (default true) are always present; `destructiveHint` (default true) and
+ * `idempotentHint` (default false) take their defaults only for a tool that is not read-only,
+ * since MCP gives them meaning only then; a read-only tool carries them only as the server stated
+ * them. When the server sends no block, the tool states nothing (undefined, or the title alone).
+ * Only the five known fields are read, so nothing else a server puts there reaches the host.
  */
 export function annotationsFromMcp(tool: McpTool): Annotations | undefined {
   const block = tool.annotations;
@@ -20,9 +22,13 @@ export function annotationsFromMcp(tool: McpTool): Annotations | undefined {
   if (block === undefined) return title === undefined ? undefined : Object.freeze({ title });
   const annotations: Annotations = {};
   if (title !== undefined) annotations.title = title;
-  annotations.readOnlyHint = block.readOnlyHint === true;
-  annotations.destructiveHint = block.destructiveHint !== false;
-  annotations.idempotentHint = block.idempotentHint === true;
+  const readOnly = block.readOnlyHint === true;
+  annotations.readOnlyHint = readOnly;
+  if (typeof block.destructiveHint === 'boolean')
+    annotations.destructiveHint = block.destructiveHint;
+  else if (!readOnly) annotations.destructiveHint = true;
+  if (typeof block.idempotentHint === 'boolean') annotations.idempotentHint = block.idempotentHint;
+  else if (!readOnly) annotations.idempotentHint = false;
   annotations.openWorldHint = block.openWorldHint !== false;
   return Object.freeze(annotations);
 }

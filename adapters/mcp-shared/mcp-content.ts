@@ -59,13 +59,22 @@ export function partFromBlock(block: ContentBlock): ContentPart {
   }
 }
 
+/** Whether content blocks carry nothing for the model: none, or only empty text. */
+function carriesNothing(blocks: readonly ContentBlock[]): boolean {
+  return blocks.every((block) => block.type === 'text' && block.text === '');
+}
+
 /**
- * What the model sees of a successful MCP call: the content blocks as parts, then
- * `structuredContent` as JSON text; a result of text alone is one string with the texts joined by
- * "\n". `details` holds the raw MCP result.
+ * What the model sees of a successful MCP call: the content blocks the server sent, as parts; a
+ * result of text alone is one string with the texts joined by "\n". `structuredContent` is not
+ * added again (MCP asks a server that returns it to send it as text too): it becomes the output,
+ * as JSON text, only when the content carries nothing (no blocks, or only empty text). `details`
+ * holds the raw MCP result, `structuredContent` included, for the host.
  */
 export function resultFromMcp(result: CallToolResult): ToolResult {
   const blocks = result.content ?? [];
+  if (result.structuredContent !== undefined && carriesNothing(blocks))
+    return { output: JSON.stringify(result.structuredContent), details: result };
   const parts: ContentPart[] = [];
   let textOnly = true;
   for (const block of blocks) {
@@ -73,8 +82,6 @@ export function resultFromMcp(result: CallToolResult): ToolResult {
     if (part.type !== 'input_text') textOnly = false;
     parts.push(part);
   }
-  if (result.structuredContent !== undefined)
-    parts.push({ type: 'input_text', text: JSON.stringify(result.structuredContent) });
   const output: ToolOutput = textOnly
     ? parts.map((part) => (part as { text: string }).text).join('\n')
     : parts;

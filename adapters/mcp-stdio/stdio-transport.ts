@@ -13,7 +13,10 @@ export interface StdioServerCommand {
   command: string;
   /** Its arguments. */
   args?: string[];
-  /** Added to the SDK's small default environment (PATH, HOME, ...), not to the whole of ours. */
+  /**
+   * Added to the SDK's small default environment (PATH, HOME, ...), not to the whole of ours:
+   * pass `{ ...process.env, ...more }` to give the server the user's environment (the CLI does).
+   */
   env?: Record<string, string>;
   /** Its working directory (default: ours). */
   cwd?: string;

@@ -8,8 +8,8 @@
  *   `McpServer.registerTool` serving the same function, both called by the SDK's `Client`.
  *
  * The tool is read-only on purpose: after a call of a tool that is not, our client waits up to
- * `notificationGrace` (50 ms) for a list-changed notification, by design, and `McpServer`
- * advertises listChanged.
+ * `notificationGrace` (50 ms) for a list-changed notification, by design, once the server has
+ * sent one (this one never does, so either kind of tool would do).
  *
  * @module
  */

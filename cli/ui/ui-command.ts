@@ -83,7 +83,7 @@ async function serve(source: RunSource, args: UiArgs): Promise<number> {
 export async function uiCommand(args: UiArgs): Promise<number> {
   if (args.replay !== undefined) return serve(await replaySource(args.replay), args);
   const items = await readTurn(args.input);
-  const remotes = await connectServers(args.mcp);
+  const remotes = await connectServers(args.mcp, args.roots);
   try {
     const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
     tools.validate();

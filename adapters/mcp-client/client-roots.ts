@@ -1,0 +1,84 @@
+/**
+ * The roots a client offers a server (MCP's `roots/list`): declared, answered, and announced when
+ * they change.
+ *
+ * @module
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { isObservable, type Observable, type Subscription } from 'rxjs';
+
+/** One root: a `file://` URI the server may work in, and a name to show for it. */
+export interface McpRoot {
+  /** A `file://` URI (MCP allows no other scheme); `pathToFileURL(dir).href` makes one. */
+  uri: string;
+  /** A name for the root, for the server to show. */
+  name?: string;
+}
+
+/**
+ * The roots a client offers: a fixed list; a function asked on every `roots/list` (it may return
+ * a Promise); or an Observable whose latest list is the answer and whose every later list is
+ * announced to the server with `notifications/roots/list_changed`.
+ */
+export type McpRoots =
+  | readonly McpRoot[]
+  | (() => readonly McpRoot[] | Promise<readonly McpRoot[]>)
+  | Observable<readonly McpRoot[]>;
+
+/** The roots as MCP sends them; a root that is not a `file://` URI is refused with a clear error. */
+function checked(roots: readonly McpRoot[]): { uri: string; name?: string }[] {
+  return roots.map((root) => {
+    if (typeof root?.uri !== 'string' || !root.uri.startsWith('file://'))
+      throw new TypeError(`roots: ${JSON.stringify(root?.uri)} is not a file:// URI`);
+    return root.name === undefined ? { uri: root.uri } : { uri: root.uri, name: root.name };
+  });
+}
+
+/**
+ * Offers `roots` on `client`, which must not be connected yet: declares the `roots` capability
+ * (with `listChanged` for an Observable) and answers `roots/list`. Call `connected()` once the
+ * session is open (later lists from an Observable are announced from then on) and `close()` when
+ * it ends. A fixed list is checked at once (throws TypeError for a URI that is not `file://`).
+ */
+export function offerRoots(client: Client, roots: McpRoots): { connected(): void; close(): void } {
+  let answer: () => Promise<{ uri: string; name?: string }[]>;
+  let subscription: Subscription | undefined;
+  let open = false;
+  if (isObservable(roots)) {
+    let latest: readonly McpRoot[] | undefined;
+    let first: (() => void) | undefined;
+    const arrived = new Promise<void>((resolve) => (first = resolve));
+    subscription = roots.subscribe({
+      next: (list) => {
+        const later = latest !== undefined;
+        latest = list;
+        first?.();
+        if (later && open) client.sendRootsListChanged().catch(() => undefined);
+      },
+      error: () => first?.(),
+    });
+    answer = async () => {
+      await arrived;
+      return checked(latest ?? []);
+    };
+    client.registerCapabilities({ roots: { listChanged: true } });
+  } else if (typeof roots === 'function') {
+    answer = async () => checked(await roots());
+    client.registerCapabilities({ roots: {} });
+  } else {
+    const fixed = checked(roots as readonly McpRoot[]);
+    answer = () => Promise.resolve(fixed);
+    client.registerCapabilities({ roots: {} });
+  }
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: await answer() }));
+  return {
+    connected: () => {
+      open = true;
+    },
+    close: () => {
+      open = false;
+      subscription?.unsubscribe();
+    },
+  };
+}
