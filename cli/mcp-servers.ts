@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
+import { FUNCTION_NAME, type Tool } from '../index.js';
 import type { McpServerSpec } from './args.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
@@ -84,6 +85,24 @@ export async function connectServers(
 }
 
 /** Closes every remote, ignoring failures: the host is on its way out. */
+/**
+ * The remote tools a model can be offered: a name the Responses API refuses (over 64 characters,
+ * or with characters such as `.` or `/` that MCP allows) is left out with one warning line each,
+ * so one such tool does not stop the turn.
+ */
+export function modelTools(remotes: readonly McpRemote[]): Tool[] {
+  return remotes.flatMap((remote) =>
+    remote.tools.filter((tool) => {
+      if (FUNCTION_NAME.test(tool.name)) return true;
+      const name = tool.name.length > 80 ? `${tool.name.slice(0, 79)}…` : tool.name;
+      process.stderr.write(
+        `agenttool: warning: left out tool ${visible(JSON.stringify(name))}: not a function name a model accepts (1 to 64 letters, digits, "_" and "-")\n`,
+      );
+      return false;
+    }),
+  );
+}
+
 export async function closeServers(remotes: readonly McpRemote[]): Promise<void> {
   await Promise.all(remotes.map((remote) => remote.close().catch(() => undefined)));
 }

@@ -16,7 +16,7 @@ import {
 import { bundledTools, reapShells } from './tools/index.js';
 import type { RunArgs } from './args.js';
 import { initialState, reduceBatch, type BatchAction } from './call-state.js';
-import { closeServers, connectServers } from './mcp-servers.js';
+import { closeServers, connectServers, modelTools } from './mcp-servers.js';
 import { readTurn } from './read-turn.js';
 import { JsonView } from './views/json-view.js';
 import { LiveView } from './views/live-view.js';
@@ -35,7 +35,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
   const items = args.list ? [] : await readTurn(args.input);
   const remotes = await connectServers(args.mcp, args.roots);
   try {
-    const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
+    const tools = new ToolSet([...bundledTools, ...modelTools(remotes)]);
     tools.validate();
     if (args.list) {
       process.stdout.write(`${terminalJson(tools.definitions(), 2)}\n`);

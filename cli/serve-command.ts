@@ -39,7 +39,8 @@ async function untilSignal(ended: Promise<void>): Promise<void> {
 export async function serveCommand(args: ServeArgs): Promise<number> {
   const remotes = await connectServers(args.mcp, args.roots);
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
-  tools.validate();
+  // Names are checked by createMcpServer: MCP allows names (128 characters, `.`, `/`) that a
+  // model's function list does not.
   if (args.http === undefined) {
     // The --mcp servers would keep the process alive if serving could not start.
     const server = await serveStdio(INFO, tools).catch(async (err: unknown) => {

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { ToolSet } from '../../index.js';
 import { bundledTools, reapShells } from '../tools/index.js';
 import type { UiArgs } from '../args.js';
-import { closeServers, connectServers } from '../mcp-servers.js';
+import { closeServers, connectServers, modelTools } from '../mcp-servers.js';
 import { readTurn } from '../read-turn.js';
 import { UsageError } from '../usage-error.js';
 import { liveTurn } from './live-turn.js';
@@ -85,7 +85,7 @@ export async function uiCommand(args: UiArgs): Promise<number> {
   const items = await readTurn(args.input);
   const remotes = await connectServers(args.mcp, args.roots);
   try {
-    const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
+    const tools = new ToolSet([...bundledTools, ...modelTools(remotes)]);
     tools.validate();
     const source = liveTurn(items, tools, {
       title: args.input === undefined || args.input === '-' ? 'stdin' : args.input,
