@@ -2,16 +2,19 @@
  * agenttool: the tool contract (lib/) and the execution engine (operators/).
  *
  * This is the entry Node and server bundles load; it registers zod 3 support (see
- * {@link registerZod3}) and ajv for `tool()` where eval is allowed. Browser bundles load
- * `browser.ts` instead: the same names, without either.
+ * {@link registerZod3}), ajv for `tool()` where eval is allowed, and RE2 for the patterns of schemas
+ * from elsewhere ({@link registerLinearPatterns}). Browser bundles load
+ * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
  */
 import { registerZod3 } from './lib/schema/zod3.js';
+import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
 import { registerAjv } from './lib/validation/validation.js';
 
 registerZod3();
 registerAjv();
+registerLinearPatterns();
 
 export * from './lib/index.js';
 export * from './operators/index.js';

@@ -86,3 +86,4 @@ export {
   type SchemaOptions,
 } from './schema/schema.js';
 export { registerZod3 } from './schema/zod3.js';
+export { registerLinearPatterns } from './validation/linear-regexp.js';

@@ -9,7 +9,7 @@ describe('bundle size', function () {
     // Through the built package's exports, as an app's bundler resolves it.
     const { added, modules } = await addedBytes('agenttool', consumerFolder('bundle-app'));
     const heavy = modules.filter((path) =>
-      /node_modules\/(ajv|zod-to-json-schema|fast-uri)\/|ajv-formats\/dist\/index|zod\/v3\/|locales\//.test(
+      /node_modules\/(ajv|zod-to-json-schema|fast-uri|re2js)\/|ajv-formats\/dist\/index|zod\/v3\/|locales\//.test(
         path,
       ),
     );

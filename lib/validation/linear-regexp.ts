@@ -6,6 +6,7 @@
  */
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
+import { setLinearEngine } from './pattern-engines.js';
 
 /** One pattern compiled for RE2; reads like a RegExp to ajv (`test`, `toString`). */
 class LinearRegExp implements RegExpLike {
@@ -87,3 +88,13 @@ function compileLinear(pattern: string, flags: string): RegExpLike {
  * generation would call it by; schemas here are compiled in memory, where it is not used.
  */
 export const linearRegExp: RegExpEngine = Object.assign(compileLinear, { code: 'linearRegExp' });
+
+/**
+ * Matches the `pattern`s of JSON Schemas from elsewhere in linear time (RE2) under the
+ * interpreter too, the validation path of browsers. The Node entry of the package calls it; a
+ * browser app that validates schemas it did not write calls it once (it adds RE2 to the bundle).
+ * Without it, a browser bundle runs patterns with JavaScript's RegExp.
+ */
+export function registerLinearPatterns(): void {
+  setLinearEngine(linearRegExp);
+}

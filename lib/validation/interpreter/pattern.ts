@@ -1,19 +1,17 @@
 /**
  * The regular expressions of `pattern` and `patternProperties`, made as ajv makes them (Unicode
  * mode), once per pattern text and engine: JavaScript's RegExp, or RE2's linear-time matching
- * (the default, as in compileValidator) for schemas from elsewhere.
+ * (the default, as in compileValidator) for schemas from elsewhere. The linear engine is the one
+ * registered (see pattern-engines.ts): the Node entry registers RE2; a browser bundle that has not
+ * called `registerLinearPatterns()` runs every pattern with RegExp.
  *
  * @module
  */
 import type { PatternEngine } from '../compile.js';
-import { linearRegExp } from '../linear-regexp.js';
+import { linearEngine, type PatternTest } from '../pattern-engines.js';
 import { SchemaProblem } from './check.js';
 
-/** What `pattern` keywords call: `test` alone. */
-export interface PatternTest {
-  /** Whether `text` has a match. */
-  test(text: string): boolean;
-}
+export type { PatternTest } from '../pattern-engines.js';
 
 const made = new Map<string, PatternTest>();
 
@@ -38,7 +36,8 @@ export function patternOf(pattern: string): PatternTest {
   let regExp = made.get(key);
   if (regExp === undefined) {
     try {
-      regExp = engine === 'linear' ? linearRegExp(pattern, 'u') : new RegExp(pattern, 'u');
+      const linear = engine === 'linear' ? linearEngine() : undefined;
+      regExp = linear !== undefined ? linear(pattern, 'u') : new RegExp(pattern, 'u');
     } catch (error) {
       throw new SchemaProblem((error as Error).message);
     }
