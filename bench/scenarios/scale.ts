@@ -1,9 +1,9 @@
 /**
  * Scenario 3, scheduling at scale: batches of 10k, 100k and 1M calls, 30% of them on one of 10
  * resources, the tools answering on a microtask so that resources really contend and calls really
- * wait in their lanes. Two measures:
+ * wait in their chains. Two measures:
  *
- * - Time per call must not grow with the batch. Measured as DESIGN section 6 says: the same jobs
+ * - Time per call must not grow with the batch. Measured fairly: the same jobs
  *   run as one batch and as batches of 10k, one after another, over the same few tool values, so
  *   the heap, the caches and the collector see the same work on both sides and only the batch
  *   size differs.
