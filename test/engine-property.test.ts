@@ -233,12 +233,12 @@ function checkCommon(c: Case, r: Run, serial: boolean): void {
   };
   if (serial) inOrder(c.jobs.map((_, i) => i));
   else {
-    const lanes = new Map<string, number[]>();
+    const chains = new Map<string, number[]>();
     c.jobs.forEach((spec, i) => {
       if (spec.resource === '' || spec.sequential) return;
-      lanes.set(spec.resource, [...(lanes.get(spec.resource) ?? []), i]);
+      chains.set(spec.resource, [...(chains.get(spec.resource) ?? []), i]);
     });
-    for (const indices of lanes.values()) inOrder(indices);
+    for (const indices of chains.values()) inOrder(indices);
   }
 }
 

@@ -32,7 +32,7 @@ function microtaskTool(name: string, resource?: string): Tool {
 /** `count` jobs, 30% of them on one of 10 resources, from a fixed seed. */
 export function scaleJobs(count: number): Job[] {
   const free = microtaskTool('free');
-  const lanes = Array.from({ length: 10 }, (_, r) => microtaskTool(`lane_${r}`, `r${r}`));
+  const chains = Array.from({ length: 10 }, (_, r) => microtaskTool(`chain_${r}`, `r${r}`));
   let seed = 0x2545f491;
   const next = () => {
     seed ^= seed << 13;
@@ -42,7 +42,7 @@ export function scaleJobs(count: number): Job[] {
   };
   const jobs: Job[] = new Array(count);
   for (let i = 0; i < count; i++) {
-    const tool = next() < 0.3 ? lanes[Math.floor(next() * 10)] : free;
+    const tool = next() < 0.3 ? chains[Math.floor(next() * 10)] : free;
     jobs[i] = { tool, call: { id: `call_${i}`, args: '' } };
   }
   return jobs;

@@ -33,7 +33,7 @@ export interface RunHost {
  * Per-resource state: whether a call of the resource holds its turn (running, or in the heap
  * waiting for a slot), and the calls admitted behind it, in job order.
  */
-export interface Lane {
+export interface Chain {
   busy: boolean;
   readonly queue: Fifo<CallRun>;
 }
@@ -57,8 +57,8 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   readonly host: RunHost;
   readonly job: Job;
   readonly index: number;
-  /** The lane the call holds while it runs, or undefined for a call without a resource. */
-  readonly lane: Lane | undefined;
+  /** The chain the call holds while it runs, or undefined for a call without a resource. */
+  readonly chain: Chain | undefined;
   /** A sequential call of `executeCalls`: runs alone, and nothing after it starts before it ends. */
   readonly barrier: boolean;
   /** The running list, for cancelling every running call without a registry. */
@@ -69,11 +69,11 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   private subscription: Subscription | undefined = undefined;
   private timer: Subscription | undefined = undefined;
 
-  constructor(host: RunHost, job: Job, index: number, lane: Lane | undefined, barrier: boolean) {
+  constructor(host: RunHost, job: Job, index: number, chain: Chain | undefined, barrier: boolean) {
     this.host = host;
     this.job = job;
     this.index = index;
-    this.lane = lane;
+    this.chain = chain;
     this.barrier = barrier;
   }
 

@@ -34,7 +34,7 @@ import { asyncScheduler } from 'rxjs';
 import { resourceOf, type ToolResult } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
-import { CallRun, type Lane, type RunHost } from './call-run.js';
+import { CallRun, type Chain, type RunHost } from './call-run.js';
 import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
@@ -62,10 +62,10 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   private base = 0; // the index of jobs[0]; moves when executeCalls compacts its array
   private sourceDone: boolean;
   private running = 0;
-  private waiting = 0; // admitted, not started: in a lane or in the heap
+  private waiting = 0; // admitted, not started: in a chain or in the heap
   private barrier = false;
   private readonly heap = new IndexHeap<CallRun>();
-  private readonly lanes = new Map<string, Lane>();
+  private readonly chains = new Map<string, Chain>();
   private readonly runningCalls = new RunningList<CallRun>();
   private draining = false; // in the pump loop, or emitting: a nested pump is deferred
   private deferred = false; // a pump was asked for while draining
@@ -160,10 +160,10 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     this.runningCalls.remove(run);
     this.running--;
     if (run.barrier) this.barrier = false;
-    const lane = run.lane;
-    if (lane !== undefined) {
-      const next = lane.queue.shift();
-      if (next === undefined) lane.busy = false;
+    const chain = run.chain;
+    if (chain !== undefined) {
+      const next = chain.queue.shift();
+      if (next === undefined) chain.busy = false;
       else this.heap.push(next);
     }
     if (this.closed) return;
@@ -203,7 +203,7 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     const error = new CancelledError();
     const admitted = this.runningCalls.takeAll();
     this.heap.drainInto(admitted);
-    for (const lane of this.lanes.values()) lane.queue.drainInto(admitted);
+    for (const chain of this.chains.values()) chain.queue.drainInto(admitted);
     this.dispose();
     for (const run of admitted) run.cancel(error);
     admitted.sort((a, b) => a.index - b.index);
@@ -281,17 +281,17 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       if (resource === '') {
         return new CallRun(this, job, index, undefined, false);
       }
-      let lane = this.lanes.get(resource);
-      if (lane === undefined) {
-        lane = { busy: false, queue: new Fifo<CallRun>() };
-        this.lanes.set(resource, lane);
+      let chain = this.chains.get(resource);
+      if (chain === undefined) {
+        chain = { busy: false, queue: new Fifo<CallRun>() };
+        this.chains.set(resource, chain);
       }
-      const run = new CallRun(this, job, index, lane, false);
-      if (!lane.busy) {
-        lane.busy = true;
+      const run = new CallRun(this, job, index, chain, false);
+      if (!chain.busy) {
+        chain.busy = true;
         return run;
       }
-      lane.queue.push(run);
+      chain.queue.push(run);
       this.waiting++;
     }
     return undefined;
