@@ -43,7 +43,7 @@ export {
   ValidationError,
   type ErrorCode,
 } from './errors.js';
-export type { Record, Recordable, Recorder } from './records.js';
+export type { Recordable, Recorder, ToolRecord } from './records.js';
 export { isRecordable, recordOf } from './records.js';
 export {
   errorResult,

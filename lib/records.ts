@@ -16,7 +16,7 @@ export interface Recordable {
 }
 
 /** The durable form of a {@link Recordable}: its namespace and its JSON text. */
-export interface Record {
+export interface ToolRecord {
   /** The namespace, from `recordNS()`. */
   readonly ns: string;
   /** The value's JSON text. */
@@ -29,7 +29,7 @@ export interface Record {
  * different calls. Its rejection reaches
  * the tool, which decides whether a record it could not write fails the call.
  */
-export type Recorder = (record: Record, call: ToolCall) => void | Promise<void>;
+export type Recorder = (record: ToolRecord, call: ToolCall) => void | Promise<void>;
 
 /** Whether `value` implements {@link Recordable}. */
 export function isRecordable(value: unknown): value is Recordable {
@@ -45,7 +45,7 @@ export function isRecordable(value: unknown): value is Recordable {
  * not an error: most details are for subscribers in the same process. An empty namespace or a
  * value that does not serialise throws.
  */
-export function recordOf(details: unknown): Record | undefined {
+export function recordOf(details: unknown): ToolRecord | undefined {
   if (!isRecordable(details)) return undefined;
   const ns = details.recordNS();
   if (typeof ns !== 'string' || ns === '') throw new Error('record: empty namespace');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import type { Record, Recordable } from '../lib/records.js';
+import type { Recordable, ToolRecord } from '../lib/records.js';
 import type { ToolCall } from '../lib/contract.js';
 import { tool } from '../lib/tool.js';
 import { batchResults, executeBatch, type Job } from '../operators/index.js';
@@ -25,8 +25,8 @@ describe('executeBatch: the recorder', () => {
         return 'ok';
       },
     });
-    const written: [Record, ToolCall][] = [];
-    const recorder = async (record: Record, call: ToolCall) => {
+    const written: [ToolRecord, ToolCall][] = [];
+    const recorder = async (record: ToolRecord, call: ToolCall) => {
       log.push('writing');
       written.push([record, call]);
     };

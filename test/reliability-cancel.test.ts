@@ -3,7 +3,7 @@ import { EventEmitter, getEventListeners } from 'node:events';
 import { fromEvent, map, Observable, timer, type Subscription } from 'rxjs';
 import { z } from 'zod';
 import { bash, ProcessGroup } from '../cli/tools/index.js';
-import { rawTool, textResult, tool, type Record as ToolRecord, type Tool } from '../index.js';
+import { rawTool, textResult, tool, type ToolRecord, type Tool } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';
 
 /**

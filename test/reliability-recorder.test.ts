@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { tool, type Record as ToolRecord, type Recordable, type ToolCall } from '../index.js';
+import { tool, type ToolRecord, type Recordable, type ToolCall } from '../index.js';
 import { batchResults, executeBatch, type Job } from '../operators/index.js';
 
 class Step implements Recordable {

@@ -7,7 +7,7 @@ import { createMcpServer } from '../adapters/mcp-server/index.js';
 import type { Tool, ToolCall } from '../lib/contract.js';
 import { CallContext } from '../lib/context.js';
 import { NotReplayedError } from '../lib/errors.js';
-import type { Record as RecordEntry } from '../lib/records.js';
+import type { ToolRecord as RecordEntry } from '../lib/records.js';
 import { rawTool } from '../lib/raw-tool.js';
 import { idempotencyKeyOf, replayOf } from '../lib/replay.js';
 import { tool } from '../lib/tool.js';
