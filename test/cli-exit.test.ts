@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { initializeRequest } from './support/mcp-messages.js';
-import { root, startCli } from './support/cli.js';
+import { cliArgs, root, startCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-exit-'));
 let files = 0;
@@ -67,14 +67,10 @@ afterEach(() => {
 
 /** `agenttool serve` on stdio with a bash call running; returns the child and the group. */
 async function serveWithShell(): Promise<{ child: ChildProcess; pgid: number }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', resolve(root, 'cli/main.ts'), 'serve'],
-    {
-      cwd: root,
-      stdio: ['pipe', 'pipe', 'ignore'],
-    },
-  );
+  const child = spawn(process.execPath, [...cliArgs(), 'serve'], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   child.stdout!.resume();
   const { command, file } = longCommand();
   const send = (message: object): void => void child.stdin!.write(`${JSON.stringify(message)}\n`);

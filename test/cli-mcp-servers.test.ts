@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { parseArgs, type RunArgs } from '../cli/args.js';
 import { tool } from '../index.js';
-import { everythingServer, root, runCli } from './support/cli.js';
+import { cliArgs, everythingServer, root, runCli } from './support/cli.js';
 
 const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
@@ -131,9 +131,7 @@ describe('agenttool: MCP server options (--env, --mcp-url, --header, --root)', f
         new StdioClientTransport({
           command: process.execPath,
           args: [
-            '--import',
-            'tsx',
-            resolve(root, 'cli/main.ts'),
+            ...cliArgs(),
             'serve',
             '--mcp-url',
             http.url.href,
@@ -177,7 +175,7 @@ describe('agenttool: MCP server options (--env, --mcp-url, --header, --root)', f
     await proxied.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', resolve(root, 'cli/main.ts'), 'serve', '--mcp', everythingServer],
+        args: [...cliArgs(), 'serve', '--mcp', everythingServer],
         cwd: root,
         stderr: 'ignore',
       }),

@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { everythingServer, root } from './support/cli.js';
+import { join } from 'node:path';
+import { cliArgs, everythingServer, root } from './support/cli.js';
 import { Screen } from './support/screen.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-tty-'));
@@ -22,9 +22,7 @@ const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** A terminal session of `agenttool <args>`: what it printed, and a way to type into it. */
 function inTerminal(args: string[]) {
-  const line = [process.execPath, '--import', 'tsx', resolve(root, 'cli/main.ts'), ...args]
-    .map(quote)
-    .join(' ');
+  const line = [process.execPath, ...cliArgs(), ...args].map(quote).join(' ');
   const child = spawn('script', ['-qfec', line, '/dev/null'], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'ignore'],

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, type Tool } from '../index.js';
-import { finished, root, runCli, startCli } from './support/cli.js';
+import { cliArgs, finished, root, runCli, startCli } from './support/cli.js';
 import { post } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
 
@@ -23,15 +23,11 @@ async function output(tool: Tool | undefined, args: object): Promise<unknown> {
 
 /** Runs `agenttool` with `args` and variables added to the environment, to its end. */
 function runWithEnv(args: string[], env: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', resolve(root, 'cli/main.ts'), ...args],
-    {
-      cwd: root,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    },
-  );
+  const child = spawn(process.execPath, [...cliArgs(), ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   child.stdin.end();
   return finished(child);
 }
@@ -89,7 +85,7 @@ describe('agenttool serve: limits and schemas from elsewhere', function () {
     const remote = await connectMcp(
       stdioTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', resolve(root, 'cli/main.ts'), 'serve', '--mcp', patternServer],
+        args: [...cliArgs(), 'serve', '--mcp', patternServer],
         cwd: root,
         stderr: 'ignore',
       }),

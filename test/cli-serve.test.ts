@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { resolve } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
-import { finished, root, startCli } from './support/cli.js';
+import { cliArgs, finished, root, startCli } from './support/cli.js';
 
 async function call(tool: Tool | undefined, args: object): Promise<ToolEvent[]> {
   if (tool === undefined) throw new Error('no such tool');
@@ -19,7 +18,7 @@ describe('agenttool serve', function () {
     const remote = await connectMcp(
       stdioTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', resolve(root, 'cli/main.ts'), 'serve'],
+        args: [...cliArgs(), 'serve'],
         cwd: root,
         stderr: 'ignore',
       }),

@@ -1,21 +1,20 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { CallContext } from '../index.js';
-import { finished, root, runCli } from './support/cli.js';
+import { cliArgs, finished, root, runCli } from './support/cli.js';
 
 /** Starts `agenttool serve` with `args` and `env` added, and resolves with the URL it prints. */
 function serve(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', resolve(root, 'cli/main.ts'), 'serve', ...args],
-    { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } },
-  );
+  const child = spawn(process.execPath, [...cliArgs(), 'serve', ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const url = new Promise<string>((done, fail) => {
     let text = '';
     child.stderr!.on('data', (d: Buffer) => {

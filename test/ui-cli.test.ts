@@ -13,7 +13,7 @@ import { uiCommandLine } from '../cli/run-command.js';
 import { bundlePage } from '../cli/ui/page-assets.js';
 import { parseRun } from '../cli/ui/replay-run.js';
 import type { StreamRecord } from '../cli/ui/run-records.js';
-import { finished, root, runCli, startCli } from './support/cli.js';
+import { cliArgs, finished, root, runCli, startCli } from './support/cli.js';
 import { EventStreamReader } from './ui-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-ui-'));
@@ -162,8 +162,12 @@ describe('agenttool run: pointing at the web front', function () {
   it('ends its log with the agenttool ui command line for the same turn', async () => {
     const { status, stderr } = await runCli(['run', turn]);
     expect(status).to.equal(0);
+    // From the sources (a clone) through npm's script; from the built bin (installed) through npx.
+    const fromSources = cliArgs().includes('tsx');
     expect(stderr.trimEnd().split('\n').at(-1)).to.equal(
-      `see it live in a browser: npm run -s agenttool -- ui ${turn}`,
+      fromSources
+        ? `see it live in a browser: npm run -s agenttool -- ui ${turn}`
+        : `see it live in a browser: npx agenttool ui ${turn}`,
     );
   });
 

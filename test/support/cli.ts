@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '..', '..');
@@ -10,19 +11,27 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The node arguments that start the agenttool bin: the built one when `npm test` has just built
+ * dist/ (AGENTTOOL_DIST_BUILT), as a user runs it and without a TypeScript loader's start-up per
+ * process; the sources through tsx otherwise.
+ */
+export function cliArgs(): string[] {
+  const built = resolve(root, 'dist/cli/main.js');
+  return process.env.AGENTTOOL_DIST_BUILT === '1' && existsSync(built)
+    ? [built]
+    : ['--import', 'tsx', resolve(root, 'cli/main.ts')];
+}
+
 /** Starts the agenttool bin as a child process, the way a user runs it. */
 export function startCli(
   args: string[],
   options: { stdin?: string; cwd?: string } = {},
 ): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', resolve(root, 'cli/main.ts'), ...args],
-    {
-      cwd: options.cwd ?? root,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...cliArgs(), ...args], {
+    cwd: options.cwd ?? root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin!.end(options.stdin ?? '');
   return child;
 }
