@@ -30,8 +30,7 @@ export function fail(
   data: unknown,
 ): false {
   if (sink.composite === 0) sink.errors.length = 0;
-  sink.errors.push({ keyword, instancePath, schemaPath, params, data });
-  return false;
+  return failAfter(sink, keyword, instancePath, schemaPath, params, data);
 }
 
 /**
