@@ -11,7 +11,6 @@ import type { PatternEngine } from '../compile.js';
 import { SchemaProblem } from './check.js';
 import type { Sink } from './failure.js';
 import { Compiler } from './interpreter.js';
-import { withPatternEngine } from './pattern.js';
 
 /** Interpreted schemas kept for reuse; the least recently used is dropped beyond this. */
 const CACHE_SIZE = 512;
@@ -50,7 +49,7 @@ export function interpretSchema(
   const root = JSON.parse(key.slice(patterns.length + 1)) as JsonSchema;
   let check;
   try {
-    check = withPatternEngine(patterns, () => new Compiler(root).schema(root, '#'));
+    check = new Compiler(root, patterns).schema(root, '#');
   } catch (error) {
     if (error instanceof RangeError)
       throw new SchemaError(tool, 'the schema refers to itself without end (a $ref cycle)');

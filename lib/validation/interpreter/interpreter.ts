@@ -10,6 +10,7 @@
 import { fail, failAfter } from './failure.js';
 import { dataPath, SchemaProblem, sequence, typeTest, type Check } from './check.js';
 import { jsonEqual } from './equal.js';
+import type { PatternEngine } from '../compile.js';
 import { arrayGroup, numberGroup, objectGroup, stringGroup } from './typed-keywords.js';
 import { SchemaRefs, type Schema } from './schema-refs.js';
 
@@ -38,7 +39,14 @@ export class Compiler {
   private readonly compiled = new Map<object, Check>();
   private readonly refs: SchemaRefs;
 
-  constructor(readonly root: Schema) {
+  /**
+   * @param root The schema document, where references resolve.
+   * @param patterns How its `pattern`s are matched.
+   */
+  constructor(
+    readonly root: Schema,
+    readonly patterns: PatternEngine,
+  ) {
     this.refs = new SchemaRefs(root);
   }
 

@@ -15,28 +15,14 @@ export type { PatternTest } from '../pattern-engines.js';
 
 const made = new Map<string, PatternTest>();
 
-// The engine of the schema being compiled. Compiling is synchronous, so a module variable set
-// around it (withPatternEngine) reaches every keyword without threading it through each one.
-let engine: PatternEngine = 'linear';
-
-/** Runs `compile` with `patterns` as the engine of every pattern it makes. */
-export function withPatternEngine<T>(patterns: PatternEngine, compile: () => T): T {
-  const previous = engine;
-  engine = patterns;
-  try {
-    return compile();
-  } finally {
-    engine = previous;
-  }
-}
-
-/** The matcher for `pattern`; throws a SchemaProblem when it is not a valid one. */
-export function patternOf(pattern: string): PatternTest {
-  const key = `${engine}:${pattern}`;
+/** The matcher for `pattern` under `engine`; throws a SchemaProblem when it is not a valid one. */
+export function patternOf(pattern: string, engine: PatternEngine): PatternTest {
+  // Keyed by the engine that really runs it: `linear` is RegExp until one is registered.
+  const linear = engine === 'linear' ? linearEngine() : undefined;
+  const key = `${linear === undefined ? 'js' : 're2'}:${pattern}`;
   let regExp = made.get(key);
   if (regExp === undefined) {
     try {
-      const linear = engine === 'linear' ? linearEngine() : undefined;
       regExp = linear !== undefined ? linear(pattern, 'u') : new RegExp(pattern, 'u');
     } catch (error) {
       throw new SchemaProblem((error as Error).message);

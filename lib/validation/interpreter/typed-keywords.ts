@@ -104,7 +104,7 @@ export function numberGroup(schema: SchemaObject, at: string): Check | null {
 }
 
 /** maxLength, minLength, pattern, format. */
-export function stringGroup(schema: SchemaObject, at: string): Check | null {
+export function stringGroup(schema: SchemaObject, at: string, c: Compiler): Check | null {
   const steps: Check[] = [];
   if (schema.maxLength !== undefined) {
     const limit = count(schema, 'maxLength', at);
@@ -126,7 +126,7 @@ export function stringGroup(schema: SchemaObject, at: string): Check | null {
     if (typeof schema.pattern !== 'string')
       throw new SchemaProblem(`schema is invalid: ${dataPath(at)}/pattern must be string`);
     const pattern = schema.pattern;
-    const regExp = patternOf(pattern);
+    const regExp = patternOf(pattern, c.patterns);
     steps.push((data, path, sink) =>
       regExp.test(data as string)
         ? true
@@ -361,7 +361,7 @@ export function objectGroup(schema: SchemaObject, at: string, c: Compiler): Chec
     for (const [pattern, sub] of Object.entries(patterns)) {
       if (pattern === '__proto__' || c.alwaysValid(sub)) continue;
       checks.push([
-        patternOf(pattern),
+        patternOf(pattern, c.patterns),
         c.schema(sub, `${at}/patternProperties/${segment(pattern)}`),
       ]);
     }
@@ -406,7 +406,7 @@ function additionalCheck(schema: SchemaObject, at: string, c: Compiler): Check |
       ? []
       : Object.keys(map(schema, 'patternProperties', at))
           .filter((k) => k !== '__proto__')
-          .map(patternOf);
+          .map((pattern) => patternOf(pattern, c.patterns));
   const isAdditional = (key: string) => !declared.has(key) && !patterns.some((p) => p.test(key));
   if (extra === false) {
     return (data, path, sink) => {
