@@ -8,8 +8,8 @@ import type { ExecuteOptions, Job } from './job.js';
  * {@link batchState} needs to show a call leave `waiting` before its first event.
  *
  * ```
- *   a.execute   --p--A|
- *   b.execute   -B|                maxParallel: 1, so b starts when a ends
+ *   a.execute   --p--(A|)
+ *   b.execute        -----(B|)     maxParallel: 1, so b starts when a ends
  *
  *               executeBatchWithStarts([a, b], { maxParallel: 1 })
  *
