@@ -22,7 +22,9 @@ const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** A terminal session of `agenttool <args>`: what it printed, and a way to type into it. */
 function inTerminal(args: string[]) {
-  const line = [process.execPath, ...cliArgs(), ...args].map(quote).join(' ');
+  // `exec`: whatever shell `script` starts ($SHELL, or sh when unset) becomes the CLI, so Ctrl-C
+  // reaches the CLI alone rather than also a shell that would die of it first.
+  const line = ['exec', ...[process.execPath, ...cliArgs(), ...args].map(quote)].join(' ');
   const child = spawn('script', ['-qfec', line, '/dev/null'], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'ignore'],
