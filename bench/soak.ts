@@ -202,6 +202,7 @@ async function call(remote: McpRemote, name: string, args = ''): Promise<unknown
   );
   const final = events.at(-1)!;
   if (final.error !== undefined) throw final.error;
+  if (!final.final) throw new Error(`${name}: no final event`);
   return final.result.output;
 }
 

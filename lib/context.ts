@@ -6,15 +6,37 @@
  * @module
  */
 import { CancelledError } from './errors.js';
+import {
+  CANCELLED,
+  DECLINED,
+  OpenQuestion,
+  requestError,
+  type QuestionOwner,
+} from './open-question.js';
 import { recordOf, type Recordable, type Recorder } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
-import type { ProgressUpdate, Session, ToolCall, ToolContext, ToolResult } from './contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Elicitor,
+  ProgressUpdate,
+  Session,
+  ToolCall,
+  ToolContext,
+  ToolResult,
+} from './contract.js';
 
-/** Where a context's progress goes. */
+/** Where a context's progress (and, optionally, its questions) go. */
 export interface ProgressSink {
   /** Receives one progress update, already normalised to a result. */
   progress(result: ToolResult): void;
+  /**
+   * Receives each question the context's own elicitor is asked: once when asked (`answer`
+   * undefined), then once with its answer (`cancel` when the call ended first). A question the
+   * context passes to its `parent` is the parent's to report.
+   */
+  question?(request: ElicitRequest, answer: ElicitResult | undefined): void;
 }
 
 /** What a {@link CallContext} is made with; every field is optional. */
@@ -26,8 +48,13 @@ export interface CallContextOptions {
   /** The MCP session the call arrived on. */
   session?: Session;
   /**
-   * An outer context to take `record` and `session` from, when this context serves a call that
-   * another runner started (as `tool()` does for its function).
+   * Answers the call's questions (`context.elicit`). Without one, a question goes to `parent`
+   * when there is one, and is otherwise declined at once.
+   */
+  elicitor?: Elicitor;
+  /**
+   * An outer context to take `record`, `session` and `elicit` from, when this context serves a
+   * call that another runner started (as `tool()` does for its function).
    */
   parent?: ToolContext;
 }
@@ -38,13 +65,15 @@ export interface CallContextOptions {
  * it is created. {@link CallContext.finish} marks the call ended: later progress is dropped and a
  * later cancel does nothing, since the signal aborts on cancellation only.
  */
-export class CallContext implements ToolContext {
+export class CallContext implements ToolContext, QuestionOwner {
   private ownCall: ToolCall;
   private keyed = false; // whether ownCall carries its idempotency key yet
   private readonly sink: ProgressSink | undefined;
   private readonly recorder: Recorder | undefined;
   private readonly parent: ToolContext | undefined;
   private readonly ownSession: Session | undefined;
+  private readonly elicitor: Elicitor | undefined;
+  private questions: Set<OpenQuestion> | undefined = undefined; // made by the first question
   private controller: AbortController | undefined = undefined;
   private cancelReason: unknown = undefined;
   private state: 0 | 1 | 2 = 0; // running, cancelled, finished
@@ -55,6 +84,7 @@ export class CallContext implements ToolContext {
     this.recorder = options.recorder;
     this.parent = options.parent;
     this.ownSession = options.session;
+    this.elicitor = options.elicitor;
   }
 
   /**
@@ -106,8 +136,51 @@ export class CallContext implements ToolContext {
   }
 
   /**
-   * Cancels the call: aborts the signal (with a CancelledError unless a reason is given). Does
-   * nothing once the call has ended or been cancelled.
+   * Asks a question: through this context's elicitor (reported to the sink, asked then answered),
+   * else through `parent`'s, else declined at once. Once the call has ended or been cancelled, and
+   * when it ends or is cancelled while the question is open, resolves to `cancel`.
+   */
+  elicit(request: ElicitRequest): Promise<ElicitResult> {
+    const invalid = requestError(request);
+    if (invalid !== undefined) return Promise.reject(invalid);
+    if (this.state !== 0) return Promise.resolve(CANCELLED);
+    const elicitor = this.elicitor;
+    const parent = this.parent;
+    if (elicitor === undefined && typeof parent?.elicit !== 'function')
+      return Promise.resolve(DECLINED);
+    return new Promise<ElicitResult>((resolve) => {
+      const question = new OpenQuestion(request, elicitor !== undefined, this, resolve);
+      (this.questions ??= new Set()).add(question);
+      if (elicitor === undefined) {
+        let lent: unknown;
+        try {
+          lent = (parent as ToolContext).elicit(request);
+        } catch {
+          lent = CANCELLED;
+        }
+        return question.follow(lent);
+      }
+      this.sink?.question?.(request, undefined);
+      // The sink's consumer may have ended the call while it was being told.
+      if (!question.settled) question.ask(elicitor, this.call);
+    });
+  }
+
+  /** A question settled: no longer open; reported to the sink when it was this context's own. */
+  answered(question: OpenQuestion, answer: ElicitResult): void {
+    this.questions?.delete(question);
+    if (question.reported) this.sink?.question?.(question.request, answer);
+  }
+
+  /** Whether a question of this context is waiting for its answer. */
+  get asking(): boolean {
+    return this.questions !== undefined && this.questions.size > 0;
+  }
+
+  /**
+   * Cancels the call: aborts the signal (with a CancelledError unless a reason is given) and
+   * answers its open questions with `cancel`. Does nothing once the call has ended or been
+   * cancelled.
    */
   cancel(reason?: unknown): void {
     if (this.state !== 0) return;
@@ -117,10 +190,20 @@ export class CallContext implements ToolContext {
     const why = reason === undefined ? new CancelledError() : reason;
     this.cancelReason = why;
     this.controller?.abort(why);
+    if (this.questions !== undefined) this.closeQuestions();
   }
 
-  /** Marks the call ended: progress is dropped from now on and the signal never aborts. */
+  /**
+   * Marks the call ended: progress is dropped from now on, the signal never aborts, and its open
+   * questions are answered with `cancel`.
+   */
   finish(): void {
-    if (this.state === 0) this.state = 2;
+    if (this.state !== 0) return;
+    this.state = 2;
+    if (this.questions !== undefined) this.closeQuestions();
+  }
+
+  private closeQuestions(): void {
+    for (const question of [...(this.questions as Set<OpenQuestion>)]) question.settle(CANCELLED);
   }
 }

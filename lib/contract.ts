@@ -101,7 +101,138 @@ export interface ToolContext {
   record(details: Recordable): Promise<void>;
   /** The MCP client session the call arrived on; undefined outside the MCP server. */
   readonly session?: Session | undefined;
+  /**
+   * Asks the person beside the model a question, as a form (see {@link ElicitRequest}), and
+   * resolves with their answer. Resolves to `{ action: 'decline' }` at once when the host installed
+   * no elicitor (so a tool runs headless), and to `{ action: 'cancel' }` when the call is
+   * cancelled or ends while the question is open, or when the elicitor fails. Never rejects for the
+   * host's sake; rejects with a TypeError only when `request` is not a message and a flat object
+   * schema.
+   */
+  elicit(request: ElicitRequest): Promise<ElicitResult>;
 }
+
+/**
+ * One field of a question's form: the primitive schemas MCP allows in elicitation. A string with
+ * `enum` is a single choice (`enumNames` are their labels); an array of enum strings a multiple
+ * choice.
+ */
+export type ElicitField =
+  | {
+      /** A text field. */
+      type: 'string';
+      /** The field's label. */
+      title?: string;
+      /** A longer explanation of the field. */
+      description?: string;
+      /** The fewest characters accepted. */
+      minLength?: number;
+      /** The most characters accepted. */
+      maxLength?: number;
+      /** The text's format. */
+      format?: 'email' | 'uri' | 'date' | 'date-time';
+      /** The value the form starts with. */
+      default?: string;
+      /** The only values accepted: a single choice. */
+      enum?: string[];
+      /** The labels of `enum`'s values, in the same order. */
+      enumNames?: string[];
+    }
+  | {
+      /** A number field; `integer` accepts whole numbers only. */
+      type: 'number' | 'integer';
+      /** The field's label. */
+      title?: string;
+      /** A longer explanation of the field. */
+      description?: string;
+      /** The smallest value accepted. */
+      minimum?: number;
+      /** The largest value accepted. */
+      maximum?: number;
+      /** The value the form starts with. */
+      default?: number;
+    }
+  | {
+      /** A yes/no field. */
+      type: 'boolean';
+      /** The field's label. */
+      title?: string;
+      /** A longer explanation of the field. */
+      description?: string;
+      /** The value the form starts with. */
+      default?: boolean;
+    }
+  | {
+      /** A multiple choice. */
+      type: 'array';
+      /** The field's label. */
+      title?: string;
+      /** A longer explanation of the field. */
+      description?: string;
+      /** The fewest choices accepted. */
+      minItems?: number;
+      /** The most choices accepted. */
+      maxItems?: number;
+      /** The choices. */
+      items: {
+        /** Choices are strings. */
+        type: 'string';
+        /** The values that can be chosen. */
+        enum: string[];
+      };
+      /** The choices the form starts with. */
+      default?: string[];
+    };
+
+/** A flat object schema, as MCP defines for elicitation (its `requestedSchema`). */
+export interface ElicitSchema {
+  /** Always an object. */
+  type: 'object';
+  /** The form's fields, by name. */
+  properties: Record<string, ElicitField>;
+  /** The names of the fields an accepted answer must fill. */
+  required?: string[];
+}
+
+/** What a tool asks: `context.elicit({ message, schema })`. */
+export interface ElicitRequest {
+  /** The question, for a person. */
+  readonly message: string;
+  /** The form of the answer. */
+  readonly schema: ElicitSchema;
+}
+
+/**
+ * The person's answer, as MCP's elicitation result: `accept` with the form's content, `decline`
+ * (they said no), or `cancel` (they dismissed it, or nobody could answer).
+ */
+export type ElicitResult =
+  | {
+      /** The person answered. */
+      readonly action: 'accept';
+      /** The form's values, by field name. */
+      readonly content: Readonly<Record<string, string | number | boolean | string[]>>;
+    }
+  | {
+      /** The person refused to answer. */
+      readonly action: 'decline';
+    }
+  | {
+      /** The question was dismissed, or the call ended before an answer. */
+      readonly action: 'cancel';
+    };
+
+/**
+ * Answers a tool's question for the host, with the same shape as a Recorder: a plain answer, a
+ * Promise of one, or an Observable whose first value is the answer. A throw, a rejection, an
+ * observable that errors or completes empty, or an answer that is not an {@link ElicitResult}
+ * resolves the tool's `elicit` to `{ action: 'cancel' }`, never an error in the tool. When the
+ * call ends first, an Observable answer is unsubscribed (a Promise is left to settle, ignored).
+ */
+export type Elicitor = (
+  request: ElicitRequest,
+  call: ToolCall,
+) => ElicitResult | Promise<ElicitResult> | Observable<ElicitResult>;
 
 /**
  * MCP's behavioural hints. They are hints and never permission: a policy may use them to be

@@ -6,6 +6,11 @@
 export type {
   Annotations,
   Confinement,
+  ElicitField,
+  Elicitor,
+  ElicitRequest,
+  ElicitResult,
+  ElicitSchema,
   ProgressInfo,
   ProgressUpdate,
   Replay,

@@ -9,6 +9,7 @@ import {
   finalEvent,
   progress,
   progressEvent,
+  questionEvent,
   stubTool,
 } from '../testing/index.js';
 import { job, testScheduler } from './support.js';
@@ -21,6 +22,55 @@ function brief(states: Observable<readonly CallState[]>): Observable<string> {
 const half = { output: 'half way', details: { progress: 1, total: 2 } };
 
 describe('batchState: a batch as a view shows it', () => {
+  it('shows a question while it is open: asking with the question, running again once answered', () => {
+    const question = {
+      message: 'Which branch?',
+      schema: { type: 'object' as const, properties: { branch: { type: 'string' as const } } },
+    };
+    testScheduler().run(({ cold, expectObservable }) => {
+      const jobs = [job(stubTool('a', cold('never')), 'a1')];
+      const events = cold('-s-q-p-a-f|', {
+        s: { index: 0, callId: 'a1', started: true as const },
+        q: questionEvent(0, 'a1', question),
+        p: progressEvent(0, 'a1', half),
+        a: questionEvent(0, 'a1', question, { action: 'decline' }),
+        f: finalEvent(0, 'a1', 'ok'),
+      });
+      const states = events.pipe(
+        batchState(jobs),
+        map(([a]) => `${a!.phase} ${a!.question?.message ?? '-'}`),
+      );
+      expectObservable(states).toBe('ws-q-p-a-f|', {
+        w: 'waiting -',
+        s: 'running -',
+        q: 'asking Which branch?',
+        p: 'asking Which branch?',
+        a: 'running -',
+        f: 'done -',
+      });
+    });
+  });
+
+  it('clears an open question when the call ends', () => {
+    const question = { message: 'Sure?', schema: { type: 'object' as const, properties: {} } };
+    testScheduler().run(({ cold, expectObservable }) => {
+      const jobs = [job(stubTool('a', cold('never')), 'a1')];
+      const events = cold('-q-f|', {
+        q: questionEvent(0, 'a1', question),
+        f: errorEvent(0, 'a1', new CancelledError()),
+      });
+      const states = events.pipe(
+        batchState(jobs),
+        map(([a]) => `${a!.phase} ${a!.question === undefined ? '-' : 'q'}`),
+      );
+      expectObservable(states).toBe('wq-f|', {
+        w: 'waiting -',
+        q: 'asking q',
+        f: 'cancelled -',
+      });
+    });
+  });
+
   it('folds a start, a progress and a final into the states of its doc diagram', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const jobs = [job(stubTool('a', cold('never')), 'a1')];

@@ -8,13 +8,23 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 // Straight to the files rather than the barrels: a web page bundles this operator, and the barrels
 // would pull the validators (zod, ajv) into it.
-import { resourceOf, type ProgressInfo, type ToolResult } from '../lib/contract.js';
+import {
+  resourceOf,
+  type ElicitRequest,
+  type ProgressInfo,
+  type ToolResult,
+} from '../lib/contract.js';
 import type { ToolOutput } from '../lib/open-responses.js';
 import { chains } from './chains.js';
 import type { ExecutionEvent, Job, SettledResult } from './job.js';
 
-/** Where a call is: not started yet, running, or ended one of three ways. */
-export type CallPhase = 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
+/**
+ * Where a call is: not started yet, waiting for a person's approval (`ExecuteOptions.approve`),
+ * running, asking a question (running, its tool waits for a person's answer), or ended one of
+ * three ways.
+ */
+export type CallPhase =
+  'waiting' | 'approving' | 'running' | 'asking' | 'done' | 'failed' | 'cancelled';
 
 /**
  * One call of a batch as a view shows it. A state never changes: a change to a call is a new
@@ -44,6 +54,8 @@ export interface CallState {
    * runs; 0 for a call that has not started.
    */
   readonly elapsed: number;
+  /** The question the call's tool asks and waits on (phase `asking`); cleared once answered. */
+  readonly question?: ElicitRequest;
   /** The last progress numbers, when the tool reported any. */
   readonly progress?: ProgressInfo;
   /**
@@ -148,6 +160,14 @@ function nextCall(call: CallState, input: BatchStateInput, at: number): CallStat
   // Without a start in the stream, a call counts as started at its first progress.
   const startedAt = call.startedAt >= 0 || input.final ? call.startedAt : at;
   const elapsed = startedAt >= 0 ? at - startedAt : 0;
+  if (input.question !== undefined) {
+    // Asked: the call shows the question until an answer comes.
+    if (input.answer === undefined)
+      return { ...call, phase: 'asking', startedAt, elapsed, question: input.question };
+    if (call.question === undefined) return call;
+    const { question: _answered, ...rest } = call;
+    return { ...rest, phase: 'running', startedAt, elapsed };
+  }
   if (!input.final) {
     if (result === undefined) return call;
     const progress = isProgressInfo(result.details) ? result.details : call.progress;
@@ -155,14 +175,15 @@ function nextCall(call: CallState, input: BatchStateInput, at: number): CallStat
     const message = line === '' ? call.message : line;
     return {
       ...call,
-      phase: 'running',
+      phase: call.question === undefined ? 'running' : 'asking',
       startedAt,
       elapsed,
       message,
       ...(progress && { progress }),
     };
   }
-  const ended = { ...call, startedAt, endedAt: at, elapsed };
+  const { question: _open, ...settledCall } = call;
+  const ended = { ...settledCall, startedAt, endedAt: at, elapsed };
   if (error !== undefined)
     return {
       ...ended,
@@ -219,7 +240,9 @@ export function reduceCallStates(
  *
  * The engine's events alone say when a call progresses and ends; a call counts as running from
  * its first progress. Feed {@link CallStart}s too (with {@link executeBatchWithStarts}) to see a
- * call leave `waiting` the moment it starts and to time it from there. A final event ends the call:
+ * call leave `waiting` the moment it starts and to time it from there. A question its tool asks
+ * (with `ExecuteOptions.elicitor`) makes the call `asking`, with the question in `question`, until
+ * the answer comes; then it is `running` again. A final event ends the call:
  * `done` with its output, `cancelled` for a `CancelledError`, `failed` for any other error.
  *
  * ## Example

@@ -53,7 +53,8 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * ```ts
  * const jobs = jobsFromItems(response.output, toolSet);
  * executeBatch(jobs, { maxParallel: 4, timeout: 30_000 }).subscribe((event) => {
- *   if (!event.final) show(event.index, event.result);
+ *   if (event.question !== undefined) showQuestion(event.index, event.question, event.answer);
+ *   else if (!event.final) show(event.index, event.result);
  *   else if (event.error) log(event.callId, event.error);
  * });
  * ```
@@ -62,7 +63,11 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * @see {@link batchResults} for the settled results alone, in job order.
  * @see {@link chains} for which jobs run one after another.
  * @param jobs The calls to run; the array is read as the batch runs and must not change meanwhile.
- * @param options Bound, serial mode, recorder, onStart, timeout, signal, scheduler and resume.
+ * A tool's question (`context.elicit`, answered by `options.elicitor`) appears on its call as an
+ * `ExecutionQuestionEvent`, asked then answered, before the call's final event.
+ *
+ * @param options Bound, serial mode, recorder, elicitor, onStart, timeout, signal, scheduler and
+ *   resume.
  * @return A cold Observable of the batch's progress and final events.
  */
 export function executeBatch(

@@ -9,6 +9,7 @@ export {
   type ExecutionErrorEvent,
   type ExecutionEvent,
   type ExecutionProgressEvent,
+  type ExecutionQuestionEvent,
   type ExecutionResultEvent,
   type Job,
   type SettledResult,

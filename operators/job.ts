@@ -4,7 +4,14 @@
  * @module
  */
 import type { SchedulerLike } from 'rxjs';
-import type { Tool, ToolCall, ToolResult } from '../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Elicitor,
+  Tool,
+  ToolCall,
+  ToolResult,
+} from '../lib/contract.js';
 import type { Recorder } from '../lib/records.js';
 
 /** The bound on running calls when the options set none: {@link ExecuteOptions.maxParallel}. */
@@ -23,11 +30,15 @@ export interface Job {
  * event, exactly once per job: a {@link ExecutionResultEvent} when the call succeeded, an
  * {@link ExecutionErrorEvent} when it failed. Completions arrive in completion order, not job order.
  *
+ * A running job may also ask a question ({@link ExecutionQuestionEvent}, `final` false), when
+ * `options.elicitor` is set and its tool calls `context.elicit`.
+ *
  * A discriminated union: after `if (event.final && event.error === undefined)` `event.result` is a
- * ToolResult, after `if (!event.final)` too; an event with both a result and an error, a final
+ * ToolResult, after `if (!event.final && event.question === undefined)` too; an event with both a result and an error, a final
  * event with neither, or a progress event with an error does not type-check.
  */
-export type ExecutionEvent = ExecutionProgressEvent | ExecutionResultEvent | ExecutionErrorEvent;
+export type ExecutionEvent =
+  ExecutionProgressEvent | ExecutionQuestionEvent | ExecutionResultEvent | ExecutionErrorEvent;
 
 /** What every {@link ExecutionEvent} carries. */
 interface EventOfJob {
@@ -45,6 +56,27 @@ export interface ExecutionProgressEvent extends EventOfJob {
   readonly result: ToolResult;
   /** Never set on progress. */
   readonly error?: undefined;
+  /** Never set on progress: what tells it from an {@link ExecutionQuestionEvent}. */
+  readonly question?: undefined;
+}
+
+/**
+ * A question a running job's tool asks through `context.elicit`: emitted when asked (`answer`
+ * undefined), and again once answered, with the answer (`cancel` when the call ended or was
+ * cancelled first, or when the elicitor failed). Both come before the job's final event. Only a
+ * batch with an `elicitor` asks; without one, a question is declined at once and not shown.
+ */
+export interface ExecutionQuestionEvent extends EventOfJob {
+  /** Not the job's final event. */
+  readonly final: false;
+  /** What the tool asks. */
+  readonly question: ElicitRequest;
+  /** Undefined when asked; the answer when answered. */
+  readonly answer?: ElicitResult;
+  /** Never set on a question. */
+  readonly result?: undefined;
+  /** Never set on a question. */
+  readonly error?: undefined;
 }
 
 /** The final event of a job that succeeded. */
@@ -55,6 +87,8 @@ export interface ExecutionResultEvent extends EventOfJob {
   readonly result: ToolResult;
   /** Never set on a success. */
   readonly error?: undefined;
+  /** Never set on a final event. */
+  readonly question?: undefined;
 }
 
 /** The final event of a job that failed. */
@@ -65,6 +99,8 @@ export interface ExecutionErrorEvent extends EventOfJob {
   readonly error: Error;
   /** Never set on a failure. */
   readonly result?: undefined;
+  /** Never set on a final event. */
+  readonly question?: undefined;
 }
 
 /** How a batch of jobs settled, in job order: each job's result or its error. */
@@ -92,6 +128,14 @@ export interface ExecuteOptions {
   sequential?: boolean;
   /** Installed on every call's context, so a tool's `context.record(...)` reaches the host. */
   recorder?: Recorder;
+  /**
+   * Answers the questions tools ask (`context.elicit`), installed on every call's context. Each
+   * question appears in the events on its call, asked then answered ({@link ExecutionQuestionEvent}).
+   * Without one, `elicit` resolves to `{ action: 'decline' }` at once and nothing is shown. A call
+   * that ends, times out or is cancelled while its question is open gets `cancel` (an Observable
+   * answer is unsubscribed); a failing elicitor answers `cancel`, never an error in the tool.
+   */
+  elicitor?: Elicitor;
   /**
    * Runs when a call actually starts: after it has its slot and its turn, before its tool is
    * subscribed. The slot stays held while a returned Promise is pending. A throw or a rejection

@@ -10,6 +10,7 @@ export {
   finalEvent,
   progress,
   progressEvent,
+  questionEvent,
   stubTool,
   type StubProperties,
   type StubSource,

@@ -4,11 +4,20 @@
  * @module
  */
 import type { Observable } from 'rxjs';
-import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from '../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolEvent,
+  ToolResult,
+} from '../lib/contract.js';
 import type { ToolOutput } from '../lib/open-responses.js';
 import type {
   ExecutionErrorEvent,
   ExecutionProgressEvent,
+  ExecutionQuestionEvent,
   ExecutionResultEvent,
 } from '../operators/job.js';
 
@@ -89,4 +98,19 @@ export function finalEvent(
  */
 export function errorEvent(index: number, callId: string, error: Error): ExecutionErrorEvent {
   return { index, callId, final: true, error };
+}
+
+/**
+ * A question event the engine emits for job `index`, as `expectObservable` should see it: asked
+ * when `answer` is omitted, answered otherwise.
+ */
+export function questionEvent(
+  index: number,
+  callId: string,
+  question: ElicitRequest,
+  answer?: ElicitResult,
+): ExecutionQuestionEvent {
+  return answer === undefined
+    ? { index, callId, final: false, question }
+    : { index, callId, final: false, question, answer };
 }

@@ -105,7 +105,15 @@ export function batchNow(state: PageState, now: number): number {
 
 /** How many calls are in each phase. */
 export function phaseCounts(state: PageState): Record<CallPhase, number> {
-  const counts = { waiting: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+  const counts = {
+    waiting: 0,
+    approving: 0,
+    running: 0,
+    asking: 0,
+    done: 0,
+    failed: 0,
+    cancelled: 0,
+  };
   for (const row of state.batch?.rows ?? []) counts[row.phase]++;
   return counts;
 }

@@ -4,7 +4,9 @@ import { visible } from './visible.js';
 
 const ICONS: Record<CallRow['phase'], string> = {
   waiting: '·',
+  approving: '◇',
   running: '▸',
+  asking: '?',
   done: '✓',
   failed: '✗',
   cancelled: '⊘',

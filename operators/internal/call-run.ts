@@ -8,7 +8,13 @@
  * @module
  */
 import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import type { ToolEvent, ToolResult } from '../../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Elicitor,
+  ToolEvent,
+  ToolResult,
+} from '../../lib/contract.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError, ToolPanicError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
@@ -18,11 +24,14 @@ import type { Fifo } from './run-queues.js';
 /** What a call reports to, and the per-batch settings it reads. */
 export interface RunHost {
   readonly recorder: Recorder | undefined;
+  readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
   progress(run: CallRun, result: ToolResult): void;
+  /** The call's tool asked a question (answer undefined), or it was answered. */
+  question(run: CallRun, request: ElicitRequest, answer: ElicitResult | undefined): void;
   /** The call has ended by itself: exactly one of `result` and `error` is set. */
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
   /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
@@ -109,7 +118,12 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     const { tool, call } = this.job;
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
-    const context = new CallContext(call, { sink: this, recorder: this.host.recorder });
+    const host = this.host;
+    const context = new CallContext(call, {
+      sink: this,
+      recorder: host.recorder,
+      elicitor: host.elicitor,
+    });
     this.context = context;
     let subscription: Subscription;
     try {
@@ -147,6 +161,11 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     if (this.state === RUNNING) this.host.progress(this, result);
   }
 
+  /** A question from `context.elicit(...)`, asked or answered, shown while the call runs. */
+  question(request: ElicitRequest, answer: ElicitResult | undefined): void {
+    if (this.state === RUNNING) this.host.question(this, request, answer);
+  }
+
   /** Called by the scheduler's timer once the timeout has passed. */
   timedOut(): void {
     if (this.state !== RUNNING) return;
@@ -169,6 +188,10 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
 
   /** Ends the call by itself: the tool is unsubscribed before its final is reported. */
   private end(result: ToolResult | undefined, error: Error | undefined): void {
+    if (this.state === ENDED) return;
+    // An open question is answered (cancel) and shown so before the final; the consumer told of
+    // it may have ended the call meanwhile.
+    if (this.context?.asking === true) this.context.finish();
     if (this.state === ENDED) return;
     this.state = ENDED;
     this.context?.finish();

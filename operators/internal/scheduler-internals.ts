@@ -31,7 +31,13 @@
  */
 import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import { resourceOf, type ToolResult } from '../../lib/contract.js';
+import {
+  resourceOf,
+  type ElicitRequest,
+  type ElicitResult,
+  type Elicitor,
+  type ToolResult,
+} from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import { CallRun, type Chain, type RunHost } from './call-run.js';
@@ -47,6 +53,7 @@ import { Fifo, IndexHeap, RunningList } from './run-queues.js';
  */
 export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   readonly recorder: Recorder | undefined;
+  readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
@@ -78,6 +85,7 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     serial: boolean,
   ) {
     this.recorder = options.recorder;
+    this.elicitor = options.elicitor;
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
     this.onTeardownError = options.onTeardownError;
@@ -142,6 +150,16 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   progress(run: CallRun, result: ToolResult): void {
     if (!this.closed)
       this.emit({ index: run.index, callId: run.job.call.id, final: false, result });
+  }
+
+  question(run: CallRun, question: ElicitRequest, answer: ElicitResult | undefined): void {
+    if (this.closed) return;
+    const callId = run.job.call.id;
+    this.emit(
+      answer === undefined
+        ? { index: run.index, callId, final: false, question }
+        : { index: run.index, callId, final: false, question, answer },
+    );
   }
 
   /**

@@ -16,6 +16,9 @@ import {
   type ExecutionErrorEvent,
   type ExecutionEvent,
   type ExecutionProgressEvent,
+  type ExecutionQuestionEvent,
+  type ElicitRequest,
+  type ElicitResult,
   type ExecutionResultEvent,
   type FunctionCallOutputItem,
   type Job,
@@ -37,9 +40,16 @@ if (event.final && event.error !== undefined) {
   expectTypeOf(event.error).toEqualTypeOf<Error>();
   expectTypeOf(event.result).toEqualTypeOf<undefined>();
 }
-if (!event.final) {
+if (!event.final && event.question === undefined) {
   expectTypeOf(event).toEqualTypeOf<ExecutionProgressEvent>();
   expectTypeOf(event.result).toEqualTypeOf<ToolResult>();
+}
+if (event.question !== undefined) {
+  expectTypeOf(event).toEqualTypeOf<ExecutionQuestionEvent>();
+  expectTypeOf(event.final).toEqualTypeOf<false>();
+  expectTypeOf(event.question).toEqualTypeOf<ElicitRequest>();
+  expectTypeOf(event.answer).toEqualTypeOf<ElicitResult | undefined>();
+  expectTypeOf(event.result).toEqualTypeOf<undefined>();
 }
 expectTypeOf(event.final).toEqualTypeOf<boolean>();
 expectTypeOf(event.index).toEqualTypeOf<number>();
@@ -55,10 +65,17 @@ const _neither: ExecutionEvent = { index: 0, callId: 'a', final: true };
 const _progressError: ExecutionEvent = { index: 0, callId: 'a', final: false, error: new Error() };
 // @ts-expect-error progress without a result
 const _emptyProgress: ExecutionEvent = { index: 0, callId: 'a', final: false };
+const question = { message: 'Which?', schema: { type: 'object' as const, properties: {} } };
+// @ts-expect-error a final event carrying a question
+const _finalQuestion: ExecutionEvent = { index: 0, callId: 'a', final: true, result, question };
+// @ts-expect-error a question carrying a result
+const _questionResult: ExecutionEvent = { index: 0, callId: 'a', final: false, result, question };
 const _fine: ExecutionEvent[] = [
   { index: 0, callId: 'a', final: false, result },
   { index: 0, callId: 'a', final: true, result },
   { index: 0, callId: 'a', final: true, error: new Error('no') },
+  { index: 0, callId: 'a', final: false, question },
+  { index: 0, callId: 'a', final: false, question, answer: { action: 'decline' } },
 ];
 
 // The operators' signatures.

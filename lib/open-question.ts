@@ -1,0 +1,120 @@
+/**
+ * One question a call's context has open: it settles once, with the elicitor's answer or with
+ * `cancel`, and tells its context so. Made only when a tool asks, so it costs a call nothing
+ * otherwise.
+ *
+ * @module
+ */
+import { isObservable, type Subscription } from 'rxjs';
+import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from './contract.js';
+
+/** The answer when nobody can answer: no elicitor is installed. */
+export const DECLINED: ElicitResult = Object.freeze({ action: 'decline' });
+
+/** The answer when the question ends unanswered: the call ended, or the elicitor failed. */
+export const CANCELLED: ElicitResult = Object.freeze({ action: 'cancel' });
+
+/** What a question tells when it settles. */
+export interface QuestionOwner {
+  /** `question` has settled with `answer`: once per question. */
+  answered(question: OpenQuestion, answer: ElicitResult): void;
+}
+
+/** Why `request` is not a question a form can show, or undefined when it is one. */
+export function requestError(request: unknown): TypeError | undefined {
+  const r = request as Partial<ElicitRequest> | null | undefined;
+  if (typeof r !== 'object' || r === null || typeof r.message !== 'string')
+    return new TypeError('elicit: the request needs a message string');
+  const schema = r.schema as { type?: unknown; properties?: unknown } | null | undefined;
+  if (
+    typeof schema !== 'object' ||
+    schema === null ||
+    schema.type !== 'object' ||
+    typeof schema.properties !== 'object' ||
+    schema.properties === null
+  )
+    return new TypeError('elicit: the schema must be a flat object schema with properties');
+  return undefined;
+}
+
+/** `value` when it is an ElicitResult, otherwise `cancel`. */
+function asAnswer(value: unknown): ElicitResult {
+  const v = value as { action?: unknown; content?: unknown } | null | undefined;
+  if (typeof v !== 'object' || v === null) return CANCELLED;
+  if (v.action === 'decline' || v.action === 'cancel') return value as ElicitResult;
+  if (
+    v.action === 'accept' &&
+    typeof v.content === 'object' &&
+    v.content !== null &&
+    !Array.isArray(v.content)
+  )
+    return value as ElicitResult;
+  return CANCELLED;
+}
+
+/** A question waiting for its answer. */
+export class OpenQuestion {
+  private subscription: Subscription | undefined = undefined;
+  private done = false;
+
+  constructor(
+    /** What was asked. */
+    readonly request: ElicitRequest,
+    /** Whether its context reports it (asked and answered) to its sink. */
+    readonly reported: boolean,
+    private readonly owner: QuestionOwner,
+    private readonly resolve: (answer: ElicitResult) => void,
+  ) {}
+
+  /** Whether it has its answer. */
+  get settled(): boolean {
+    return this.done;
+  }
+
+  /** Asks `elicitor`: its first answer settles the question; a failure settles it with cancel. */
+  ask(elicitor: Elicitor, call: ToolCall): void {
+    let answer: ReturnType<Elicitor>;
+    try {
+      answer = elicitor(this.request, call);
+    } catch {
+      return this.settle(CANCELLED);
+    }
+    if (isObservable(answer)) {
+      const subscription = answer.subscribe({
+        next: (value) => this.settle(asAnswer(value)),
+        error: () => this.settle(CANCELLED),
+        complete: () => this.settle(CANCELLED),
+      });
+      if (this.done) subscription.unsubscribe();
+      else this.subscription = subscription;
+    } else {
+      this.follow(answer);
+    }
+  }
+
+  /** Settles with what `pending` resolves to (a plain value or a thenable), cancel on a rejection. */
+  follow(pending: unknown): void {
+    let then: unknown;
+    try {
+      then = (pending as { then?: unknown } | null | undefined)?.then;
+    } catch {
+      return this.settle(CANCELLED);
+    }
+    if (typeof then !== 'function') return this.settle(asAnswer(pending));
+    Promise.resolve(pending).then(
+      (value) => this.settle(asAnswer(value)),
+      () => this.settle(CANCELLED),
+    );
+  }
+
+  /** Settles once: stops the elicitor's observable, tells the owner, resolves the tool's promise. */
+  settle(answer: ElicitResult): void {
+    if (this.done) return;
+    this.done = true;
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    subscription?.unsubscribe();
+    this.owner.answered(this, answer);
+    this.resolve(answer);
+  }
+}
