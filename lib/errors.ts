@@ -64,8 +64,8 @@ export class ToolPanicError extends AgentToolError {
 
 /** The call was cancelled before it finished: by an aborted signal, or by its batch ending. */
 export class CancelledError extends AgentToolError {
-  constructor(message = 'call cancelled') {
-    super('cancelled', message);
+  constructor(message = 'call cancelled', options?: { cause?: unknown }) {
+    super('cancelled', message, options);
   }
 }
 

@@ -23,6 +23,18 @@ export interface Job {
   readonly tool: Tool;
   /** The call to run it with: the function_call's id and raw arguments. */
   readonly call: ToolCall;
+  /**
+   * Cancels this call alone. Aborting it ends the call with a CancelledError final event (see
+   * below for the reason), whatever it is doing: running, its tool is unsubscribed and its
+   * context's signal aborts; in `onStart`, its tool never starts; waiting for a slot or its
+   * resource turn, it never starts and its resource chain goes on to the next call. A signal
+   * already aborted when the job arrives ends the call at once (for `executeBatch`, at
+   * subscription, before anything runs). Aborting after the call's final event does nothing.
+   * The final's error is the signal's reason when that is an agenttool error (a CancelledError of
+   * the host's, with its message), otherwise a CancelledError (with another Error reason's message,
+   * and that reason as its cause).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**

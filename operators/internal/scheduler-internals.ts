@@ -45,13 +45,14 @@ import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
+import { abortError, JobWatch, type WatchHost } from './job-watch.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
  * one it appends to as jobs arrive. Implements EventListenerObject so the abort listener is the
  * engine itself rather than a closure.
  */
-export class Engine implements RunHost, EventListenerObject, Unsubscribable {
+export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscribable {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
@@ -77,6 +78,10 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   private draining = false; // in the pump loop, or emitting: a nested pump is deferred
   private deferred = false; // a pump was asked for while draining
   private closed = false;
+  /** The watches of unfinished jobs that carry a signal, by index; made by the first one. */
+  private watches: Map<number, JobWatch> | undefined = undefined;
+  /** Jobs past the cursor that their own signal ended: the cursor passes them by. */
+  private skipped: Set<number> | undefined = undefined;
 
   constructor(
     private readonly destination: Subscriber<ExecutionEvent>,
@@ -110,6 +115,49 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       if (signal.aborted) return this.abort();
       signal.addEventListener('abort', this);
     }
+    // executeBatch: the jobs' own signals are watched from the start, so that a job past the
+    // cursor ends when its signal aborts, not when the cursor reaches it.
+    const jobs = this.jobs;
+    for (let i = 0; i < jobs.length && !this.closed; i++) {
+      const jobSignal = jobs[i].signal;
+      if (jobSignal !== undefined) this.watch(i, jobSignal);
+    }
+    this.pump();
+  }
+
+  /** Watches job `index`'s signal; one already aborted ends the job now, with its final event. */
+  private watch(index: number, signal: AbortSignal): void {
+    if (signal.aborted) {
+      (this.skipped ??= new Set()).add(index);
+      this.cancelled(index, abortError(signal.reason));
+      return;
+    }
+    (this.watches ??= new Map()).set(index, new JobWatch(this, index, signal));
+  }
+
+  /** Emits job `index`'s final event for its own signal. */
+  private cancelled(index: number, error: Error): void {
+    const callId = this.jobs[index - this.base].call.id;
+    this.emit({ index, callId, final: true, error });
+  }
+
+  /**
+   * A job's own signal aborted. Past the cursor, the cursor will pass it by; waiting in a chain
+   * or the heap, it stays there ended and is passed by when taken; started, its run is cancelled
+   * and ends through {@link Engine.end}. Then whatever can start starts.
+   */
+  abortJob(watch: JobWatch): void {
+    if (this.closed) return;
+    this.watches?.delete(watch.index);
+    const error = abortError(watch.signal.reason);
+    const run = watch.run;
+    if (run === undefined) {
+      (this.skipped ??= new Set()).add(watch.index);
+      this.cancelled(watch.index, error);
+    } else if (!run.abort(error)) {
+      this.waiting--;
+      this.emit({ index: run.index, callId: run.job.call.id, final: true, error });
+    }
     this.pump();
   }
 
@@ -127,6 +175,8 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       this.cursor = 0;
     }
     this.jobs.push(job);
+    const signal = job.signal;
+    if (signal !== undefined) this.watch(this.base + this.jobs.length - 1, signal);
     this.pump();
   }
 
@@ -179,11 +229,8 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     this.running--;
     if (run.barrier) this.barrier = false;
     const chain = run.chain;
-    if (chain !== undefined) {
-      const next = chain.queue.shift();
-      if (next === undefined) chain.busy = false;
-      else this.heap.push(next);
-    }
+    if (chain !== undefined) this.passTurn(chain);
+    if (this.watches !== undefined) this.unwatch(run.index);
     if (this.closed) return;
     const callId = run.job.call.id;
     this.emit(
@@ -192,6 +239,30 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
         : { index: run.index, callId, final: true, error },
     );
     this.pump();
+  }
+
+  /** The chain's turn goes to its next unfinished call (into the heap), or the chain frees. */
+  private passTurn(chain: Chain): void {
+    for (;;) {
+      const next = chain.queue.shift();
+      if (next === undefined) {
+        chain.busy = false;
+        return;
+      }
+      if (!next.ended) {
+        this.heap.push(next);
+        return;
+      }
+      // Aborted by its own signal while it waited: already reported, its turn passes on.
+    }
+  }
+
+  /** Job `index` has ended: its signal is no longer watched. */
+  private unwatch(index: number): void {
+    const watch = this.watches?.get(index);
+    if (watch === undefined) return;
+    watch.stop();
+    this.watches?.delete(index);
   }
 
   teardownError(run: CallRun, thrown: unknown): void {
@@ -208,6 +279,10 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     if (this.closed) return;
     this.closed = true;
     this.signal?.removeEventListener('abort', this);
+    if (this.watches !== undefined) {
+      for (const watch of this.watches.values()) watch.stop();
+      this.watches.clear();
+    }
     this.upstream?.unsubscribe();
     for (const run of this.runningCalls.takeAll()) run.cancel(new CancelledError());
   }
@@ -219,9 +294,12 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   private abort(): void {
     if (this.closed) return;
     const error = new CancelledError();
-    const admitted = this.runningCalls.takeAll();
+    let admitted = this.runningCalls.takeAll();
     this.heap.drainInto(admitted);
     for (const chain of this.chains.values()) chain.queue.drainInto(admitted);
+    // Calls their own signal ended are still queued, and have had their final.
+    if (this.watches !== undefined || this.skipped !== undefined)
+      admitted = admitted.filter((run) => !run.ended);
     this.dispose();
     for (const run of admitted) run.cancel(error);
     admitted.sort((a, b) => a.index - b.index);
@@ -230,8 +308,11 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       destination.next({ index: run.index, callId: run.job.call.id, final: true, error });
     }
     const jobs = this.jobs;
+    const skipped = this.skipped;
     for (let i = this.cursor; i < jobs.length; i++) {
-      destination.next({ index: this.base + i, callId: jobs[i].call.id, final: true, error });
+      const index = this.base + i;
+      if (skipped?.has(index) === true) continue;
+      destination.next({ index, callId: jobs[i].call.id, final: true, error });
     }
     destination.complete();
   }
@@ -265,46 +346,63 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     }
   }
 
+  /** The run of an admitted job, linked to its job's watch when it has one. */
+  private newRun(job: Job, index: number, chain: Chain | undefined, barrier: boolean): CallRun {
+    const run = new CallRun(this, job, index, chain, barrier);
+    if (this.watches !== undefined) {
+      const watch = this.watches.get(index);
+      if (watch !== undefined) watch.run = run;
+    }
+    return run;
+  }
+
   /** The earliest job whose turn has come, admitting jobs from the cursor as needed (rule 6). */
   private take(): CallRun | undefined {
     if (this.barrier) return undefined;
-    const ready = this.heap.pop();
-    if (ready !== undefined) {
-      this.waiting--;
-      return ready;
+    for (let ready = this.heap.pop(); ready !== undefined; ready = this.heap.pop()) {
+      if (!ready.ended) {
+        this.waiting--;
+        return ready;
+      }
+      // Aborted by its own signal while waiting for a slot (uncounted already): its chain goes on.
+      this.passTurn(ready.chain as Chain);
     }
     const jobs = this.jobs;
     while (this.cursor < jobs.length) {
       const job = jobs[this.cursor];
       const index = this.base + this.cursor;
+      if (this.skipped !== undefined && this.skipped.delete(index)) {
+        this.cursor++;
+        continue;
+      }
       if (this.serial) {
         this.cursor++;
-        return new CallRun(this, job, index, undefined, false);
+        return this.newRun(job, index, undefined, false);
       }
       const tool = job.tool;
       if (tool === undefined || tool === null) {
         // No tool: its call fails at start with a NoToolError, on a chain of its own.
         this.cursor++;
-        return new CallRun(this, job, index, undefined, false);
+        return this.newRun(job, index, undefined, false);
       }
       if (tool.sequential === true) {
         // A barrier waits for every earlier call to end, and holds back every later one.
         if (this.running > 0 || this.waiting > 0) return undefined;
         this.cursor++;
         this.barrier = true;
-        return new CallRun(this, job, index, undefined, true);
+        return this.newRun(job, index, undefined, true);
       }
       this.cursor++;
       const resource = resourceOf(tool);
       if (resource === '') {
-        return new CallRun(this, job, index, undefined, false);
+        return this.newRun(job, index, undefined, false);
       }
       let chain = this.chains.get(resource);
       if (chain === undefined) {
         chain = { busy: false, queue: new Fifo<CallRun>() };
         this.chains.set(resource, chain);
       }
-      const run = new CallRun(this, job, index, chain, false);
+      const run = this.newRun(job, index, chain, false);
       if (!chain.busy) {
         chain.busy = true;
         return run;
