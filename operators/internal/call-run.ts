@@ -7,10 +7,11 @@
  *
  * @module
  */
-import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import type { ToolEvent, ToolResult } from '../../lib/contract.js';
-import { CallContext, type ProgressSink } from '../../lib/context.js';
-import { describeThrown, NoToolError, TimeoutError, ToolPanicError } from '../../lib/errors.js';
+import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import { CallConsumer, PENDING, RUNNING } from '../../lib/call-consumer.js';
+import type { ToolResult } from '../../lib/contract.js';
+import { CallContext } from '../../lib/context.js';
+import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import type { Job } from '../job.js';
 import type { Fifo } from './run-queues.js';
@@ -38,11 +39,6 @@ export interface Chain {
   readonly queue: Fifo<CallRun>;
 }
 
-const WAITING = 0;
-const STARTING = 1; // has a slot; onStart runs or is pending
-const RUNNING = 2; // the tool is subscribed
-const ENDED = 3; // final reached, cancelled, or timed out: nothing more is read or emitted
-
 function fireTimeout(this: SchedulerAction<CallRun>, run?: CallRun): void {
   run?.timedOut();
 }
@@ -52,8 +48,11 @@ function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(describeThrown(value), { cause: value });
 }
 
-/** The state of one call. Fields are public to the scheduler, which links and queues runs. */
-export class CallRun implements Observer<ToolEvent>, ProgressSink {
+/**
+ * The state of one call. Fields are public to the scheduler, which links and queues runs. How the
+ * tool's observable is read (one final, contract breaks, teardown errors) is {@link CallConsumer}'s.
+ */
+export class CallRun extends CallConsumer {
   readonly host: RunHost;
   readonly job: Job;
   readonly index: number;
@@ -64,12 +63,10 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   /** The running list, for cancelling every running call without a registry. */
   prevRunning: CallRun | undefined = undefined;
   nextRunning: CallRun | undefined = undefined;
-  private state = WAITING;
-  private context: CallContext | undefined = undefined;
-  private subscription: Subscription | undefined = undefined;
   private timer: Subscription | undefined = undefined;
 
   constructor(host: RunHost, job: Job, index: number, chain: Chain | undefined, barrier: boolean) {
+    super();
     this.host = host;
     this.job = job;
     this.index = index;
@@ -79,7 +76,6 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
 
   /** Runs onStart, then the tool. The slot is the caller's to count. */
   start(): void {
-    this.state = STARTING;
     const onStart = this.host.onStart;
     if (onStart === undefined) return this.subscribeTool();
     let pending: void | Promise<void>;
@@ -104,97 +100,46 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   }
 
   private subscribeTool(): void {
-    if (this.state !== STARTING) return; // cancelled while onStart ran
-    this.state = RUNNING;
+    if (this.phase !== PENDING) return; // cancelled while onStart ran
     const { tool, call } = this.job;
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     const context = new CallContext(call, { sink: this, recorder: this.host.recorder });
-    this.context = context;
-    let subscription: Subscription;
-    try {
-      subscription = tool.execute(call, context).subscribe(this);
-    } catch (err) {
-      return this.end(undefined, new ToolPanicError(tool.name, err));
-    }
-    // A tool that emits its final inside subscribe ends before the subscription exists: drop it
-    // now, so a tool that emits its final and never completes still has its teardown run.
-    if (this.state === ENDED) return this.unsubscribeTool(subscription);
-    this.subscription = subscription;
+    if (!this.consume(tool, call, context, context)) return;
     const timeout = this.host.timeout;
     if (timeout > 0) this.timer = this.host.scheduler.schedule(fireTimeout, timeout, this);
   }
 
-  next(event: ToolEvent): void {
-    if (this.state !== RUNNING) return;
-    if (event.final) this.end(event.result, undefined);
-    else this.host.progress(this, event.result);
-  }
-
-  error(err: unknown): void {
-    if (this.state !== RUNNING) return;
-    this.end(undefined, err instanceof Error ? err : new ToolPanicError(this.job.tool.name, err));
-  }
-
-  complete(): void {
-    if (this.state !== RUNNING) return;
-    const name = this.job.tool.name;
-    this.end(undefined, new ToolPanicError(name, undefined, 'completed without a final event'));
-  }
-
-  /** Progress from `context.progress(...)`; the context drops it once the call has ended. */
-  progress(result: ToolResult): void {
-    if (this.state === RUNNING) this.host.progress(this, result);
-  }
-
   /** Called by the scheduler's timer once the timeout has passed. */
   timedOut(): void {
-    if (this.state !== RUNNING) return;
+    if (this.phase !== RUNNING) return;
     const error = new TimeoutError(this.host.timeout);
     this.context?.cancel(error);
     this.end(undefined, error);
   }
 
-  /**
-   * Stops the call without reporting to the host, which reports the cancellation itself: aborts
-   * the call's signal (before unsubscribing, so the tool's teardown sees it aborted) and
-   * unsubscribes the tool. A call whose onStart is pending never subscribes its tool.
-   */
-  cancel(reason: Error): void {
-    if (this.state === ENDED) return;
-    this.state = ENDED;
-    this.context?.cancel(reason);
-    this.release();
+  protected onProgress(result: ToolResult): void {
+    this.host.progress(this, result);
   }
 
-  /** Ends the call by itself: the tool is unsubscribed before its final is reported. */
-  private end(result: ToolResult | undefined, error: Error | undefined): void {
-    if (this.state === ENDED) return;
-    this.state = ENDED;
-    this.context?.finish();
-    this.release();
+  protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
     this.host.end(this, result, error);
   }
 
-  private release(): void {
-    const timer = this.timer;
-    const subscription = this.subscription;
-    this.timer = undefined;
-    this.subscription = undefined;
-    timer?.unsubscribe();
-    if (subscription !== undefined) this.unsubscribeTool(subscription);
+  /**
+   * What the tool's teardown threw goes to the host's report: the call's final stands (its result,
+   * or the error it was cut with), and the caller goes on with its other calls.
+   */
+  protected onTeardownError(thrown: unknown): void {
+    this.host.teardownError(this, thrown);
   }
 
-  /**
-   * Unsubscribes the tool. What its teardown throws goes to the host's report: the call's final
-   * stands (its result, or the error it was cut with), and the caller goes on with its other
-   * calls, so a faulty teardown never reaches a timer, the batch or a sibling.
-   */
-  private unsubscribeTool(subscription: Subscription): void {
-    try {
-      subscription.unsubscribe();
-    } catch (err) {
-      this.host.teardownError(this, err);
+  protected override release(): void {
+    const timer = this.timer;
+    if (timer !== undefined) {
+      this.timer = undefined;
+      timer.unsubscribe();
     }
+    super.release();
   }
 }
