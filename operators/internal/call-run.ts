@@ -16,8 +16,8 @@ import type { Recorder } from '../../lib/records.js';
 import type { Job } from '../job.js';
 import type { Fifo } from './run-queues.js';
 
-/** What a call reports to, and the per-batch settings it reads. */
-export interface RunHost {
+/** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
+export interface RunOwner {
   readonly recorder: Recorder | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
@@ -53,7 +53,7 @@ function asError(value: unknown): Error {
  * tool's observable is read (one final, contract breaks, teardown errors) is {@link CallConsumer}'s.
  */
 export class CallRun extends CallConsumer {
-  readonly host: RunHost;
+  readonly owner: RunOwner;
   readonly job: Job;
   readonly index: number;
   /** The chain the call holds while it runs, or undefined for a call without a resource. */
@@ -65,9 +65,15 @@ export class CallRun extends CallConsumer {
   nextRunning: CallRun | undefined = undefined;
   private timer: Subscription | undefined = undefined;
 
-  constructor(host: RunHost, job: Job, index: number, chain: Chain | undefined, barrier: boolean) {
+  constructor(
+    owner: RunOwner,
+    job: Job,
+    index: number,
+    chain: Chain | undefined,
+    barrier: boolean,
+  ) {
     super();
-    this.host = host;
+    this.owner = owner;
     this.job = job;
     this.index = index;
     this.chain = chain;
@@ -76,7 +82,7 @@ export class CallRun extends CallConsumer {
 
   /** Runs onStart, then the tool. The slot is the caller's to count. */
   start(): void {
-    const onStart = this.host.onStart;
+    const onStart = this.owner.onStart;
     if (onStart === undefined) return this.subscribeTool();
     let pending: void | Promise<void>;
     let then: unknown;
@@ -88,7 +94,7 @@ export class CallRun extends CallConsumer {
       return this.end(undefined, asError(err));
     }
     if (typeof then === 'function') {
-      // Promise callbacks need closures; this path is taken only by hosts that wait per call.
+      // Promise callbacks need closures; this path is taken only by callers whose onStart waits.
       // Promise.resolve adopts any thenable, and turns a `then` that throws into a rejection.
       Promise.resolve(pending).then(
         () => this.subscribeTool(),
@@ -104,34 +110,34 @@ export class CallRun extends CallConsumer {
     const { tool, call } = this.job;
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
-    const context = new CallContext(call, { sink: this, recorder: this.host.recorder });
+    const context = new CallContext(call, { sink: this, recorder: this.owner.recorder });
     if (!this.consume(tool, call, context, context)) return;
-    const timeout = this.host.timeout;
-    if (timeout > 0) this.timer = this.host.scheduler.schedule(fireTimeout, timeout, this);
+    const timeout = this.owner.timeout;
+    if (timeout > 0) this.timer = this.owner.scheduler.schedule(fireTimeout, timeout, this);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */
   timedOut(): void {
     if (this.phase !== RUNNING) return;
-    const error = new TimeoutError(this.host.timeout);
+    const error = new TimeoutError(this.owner.timeout);
     this.context?.cancel(error);
     this.end(undefined, error);
   }
 
   protected onProgress(result: ToolResult): void {
-    this.host.progress(this, result);
+    this.owner.progress(this, result);
   }
 
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
-    this.host.end(this, result, error);
+    this.owner.end(this, result, error);
   }
 
   /**
-   * What the tool's teardown threw goes to the host's report: the call's final stands (its result,
+   * What the tool's teardown threw goes to the owner's report: the call's final stands (its result,
    * or the error it was cut with), and the caller goes on with its other calls.
    */
   protected onTeardownError(thrown: unknown): void {
-    this.host.teardownError(this, thrown);
+    this.owner.teardownError(this, thrown);
   }
 
   protected override release(): void {
