@@ -64,6 +64,25 @@ describe('executeBatch: approve before a slot', () => {
     });
   });
 
+  it('keeps resource order under maxParallel 1 too, while the others run past the call being approved', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const yes = cold<Approval>('---y|', { y: true });
+      const jobs = [
+        job(stubTool('a', a, { resource: 'fs' }), 'a'),
+        job(stubTool('b', b, { resource: 'fs' }), 'b'),
+        job(stubTool('c', c), 'c'),
+      ];
+      const options = { maxParallel: 1, approve: answering({ a: yes }) };
+      expectObservable(executeBatch(jobs, options)).toBe('-c--a(b|)', doneEvents('abc'));
+      expectSubscriptions(c.subscriptions).toBe('^!');
+      expectSubscriptions(a.subscriptions).toBe('---^!');
+      expectSubscriptions(b.subscriptions).toBe('----^!');
+    });
+  });
+
   it('refuses with a NotApprovedError, or the reason given; the tool never runs, its chain goes on', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const a = cold('-(f|)', toolEvents);

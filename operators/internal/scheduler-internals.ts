@@ -481,11 +481,11 @@ export class Engine
         this.cursor++;
         continue;
       }
-      if (this.serial) {
+      // Serial: one call at a time in job order. With approve, the chains below give that order
+      // too under the bound of 1, and keep a resource's later calls behind a call being approved.
+      if (this.serial && this.approve === undefined) {
         this.cursor++;
-        const run = this.unchained(job, index);
-        if (run === undefined) continue;
-        return run;
+        return this.newRun(job, index, undefined, false);
       }
       const tool = job.tool;
       if (tool === undefined || tool === null) {
