@@ -24,7 +24,7 @@ const jobSpec: fc.Arbitrary<JobSpec> = fc.record({
 });
 
 describe('executeBatch with approve: properties over random batches', () => {
-  it('one final each, refused calls never run, approved ones after their answer, in bound and resource order', () => {
+  it('one final each, refused calls never run, approved ones after their answer and without idle slots, in bound and resource order', () => {
     fc.assert(
       fc.property(
         fc.array(jobSpec, { minLength: 1, maxLength: 6 }),
@@ -78,6 +78,15 @@ describe('executeBatch with approve: properties over random batches', () => {
             const running = runs.filter((r) => r !== undefined && r[0] <= t && t < r[1]).length;
             expect(running).to.be.at.most(maxParallel);
           }
+          // A call waiting for its answer holds no slot: once approved, a call of no resource
+          // waits only while every slot is taken.
+          specs.forEach((spec, i) => {
+            if (runs[i] === undefined || spec.resource !== '') return;
+            for (let t = spec.approval.at ?? 0; t < runs[i][0]; t++) {
+              const running = runs.filter((r) => r !== undefined && r[0] <= t && t < r[1]).length;
+              expect(running, `frame ${t}, job ${i}`).to.equal(maxParallel);
+            }
+          });
           // A resource's approved calls run one after another, in job order.
           for (const resource of ['fs', 'net']) {
             const chain = runs.filter((r, i) => r !== undefined && specs[i]!.resource === resource);
