@@ -54,6 +54,8 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
   declare protected tool: Tool | undefined;
   /** The tool's subscription while it runs. */
   declare protected subscription: Subscription | undefined;
+  /** What cuts the call short (a timeout's timer), if anything: let go of when the call ends. */
+  declare protected timer: Subscription | undefined;
 
   /** Sets the fields above to a call not consumed yet; the first thing a subclass's constructor does. */
   protected init(): void {
@@ -61,6 +63,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     this.context = undefined;
     this.tool = undefined;
     this.subscription = undefined;
+    this.timer = undefined;
   }
 
   /** A progress update of the running call. */
@@ -158,8 +161,13 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     this.onEnd(result, error);
   }
 
-  /** Lets go of the tool; a subclass that holds more (a timer) lets go of it here too. */
-  protected release(): void {
+  /** Lets go of the timer, then of the tool. */
+  private release(): void {
+    const timer = this.timer;
+    if (timer !== undefined) {
+      this.timer = undefined;
+      timer.unsubscribe();
+    }
     const subscription = this.subscription;
     if (subscription === undefined) return;
     this.subscription = undefined;

@@ -70,7 +70,6 @@ export class CallRun extends CallConsumer {
   /** The running list, for cancelling every running call without a registry. */
   prevRunning: CallRun | undefined = undefined;
   nextRunning: CallRun | undefined = undefined;
-  private timer: Subscription | undefined = undefined;
 
   constructor(
     owner: RunOwner,
@@ -85,6 +84,7 @@ export class CallRun extends CallConsumer {
     this.context = undefined;
     this.tool = undefined;
     this.subscription = undefined;
+    this.timer = undefined;
     this.owner = owner;
     this.job = job;
     this.index = index;
@@ -162,14 +162,5 @@ export class CallRun extends CallConsumer {
    */
   protected onTeardownError(thrown: unknown): void {
     this.owner.teardownError(this, thrown);
-  }
-
-  protected override release(): void {
-    const timer = this.timer;
-    if (timer !== undefined) {
-      this.timer = undefined;
-      timer.unsubscribe();
-    }
-    super.release();
   }
 }
