@@ -6,9 +6,11 @@
 export type {
   Annotations,
   Confinement,
+  JsonArguments,
   ProgressInfo,
   ProgressUpdate,
   Replay,
+  ResourceFunction,
   Session,
   Tool,
   ToolCall,

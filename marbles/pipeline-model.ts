@@ -115,7 +115,7 @@ function pipeline(
     const ended = new Set<number>();
     const isBarrier = (job: Job) => barriers && !serial && job.tool?.sequential === true;
     const chainOf = ({ job, index }: Numbered) =>
-      serial ? '' : job.tool == null || isBarrier(job) ? index : resourceOf(job.tool) || index;
+      serial ? '' : job.tool == null || isBarrier(job) ? index : namedResource(job) || index;
 
     let events = source.pipe(
       map((job, index): Numbered => {
@@ -125,7 +125,9 @@ function pipeline(
       }),
       groupBy(chainOf),
       mergeMap((chain) =>
-        chain.pipe(concatMap(({ job, index }) => pool.run(index, runCall(job, index, options)))),
+        chain.pipe(
+          concatMap(({ job, index }) => pool.run(index, runCall(job, index, options, serial))),
+        ),
       ),
       tap((event) => {
         if (event.final) ended.add(event.index);
@@ -144,8 +146,32 @@ function pipeline(
   });
 }
 
+/** The resource a call names; "" for none, or when naming it fails (the call fails alone). */
+function namedResource(job: Job): string {
+  try {
+    return resourceOf(job.tool, job.call.args);
+  } catch {
+    return '';
+  }
+}
+
+/** Why a call's resource cannot be named from its arguments, or undefined when it can. */
+function resourceFailure(job: Job): Error | undefined {
+  try {
+    resourceOf(job.tool, job.call.args);
+    return undefined;
+  } catch (err) {
+    return asError(err);
+  }
+}
+
 /** One call, from its slot to its final event. */
-function runCall(job: Job, index: number, options: ExecuteOptions): Observable<ExecutionEvent> {
+function runCall(
+  job: Job,
+  index: number,
+  options: ExecuteOptions,
+  serialRun: boolean,
+): Observable<ExecutionEvent> {
   const callId = job.call.id;
   const failed = (error: Error): ExecutionEvent => ({ index, callId, final: true, error });
   const started = defer(() => {
@@ -156,9 +182,11 @@ function runCall(job: Job, index: number, options: ExecuteOptions): Observable<E
     return typeof then === 'function' ? from(Promise.resolve(pending)) : of(undefined);
   });
   return started.pipe(
-    concatMap(() =>
-      job.tool == null ? of(failed(new NoToolError(callId))) : toolCall(job, index, options),
-    ),
+    concatMap(() => {
+      if (job.tool == null) return of(failed(new NoToolError(callId)));
+      const unnamed = serialRun ? undefined : resourceFailure(job);
+      return unnamed === undefined ? toolCall(job, index, options) : of(failed(unnamed));
+    }),
     catchError((err: unknown) => of(failed(asError(err)))), // onStart refused the call
     // Each event is one step on the queueScheduler, and the call's end (its final out, then its
     // completion giving the slot back) is one step: the pool grants only after it.

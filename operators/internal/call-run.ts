@@ -36,6 +36,11 @@ export interface RunHost {
 export interface Chain {
   busy: boolean;
   readonly queue: Fifo<CallRun>;
+  /**
+   * The resource, when the chain is dropped as it idles (a resource named from a call's
+   * arguments); undefined for a tool's fixed resource, whose chain is kept for its next call.
+   */
+  readonly key: string | undefined;
 }
 
 const WAITING = 0;
@@ -48,7 +53,7 @@ function fireTimeout(this: SchedulerAction<CallRun>, run?: CallRun): void {
 }
 
 /** A thrown value as an Error, for failures that are not the tool's (onStart's). */
-function asError(value: unknown): Error {
+export function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(describeThrown(value), { cause: value });
 }
 
@@ -64,6 +69,11 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   /** The running list, for cancelling every running call without a registry. */
   prevRunning: CallRun | undefined = undefined;
   nextRunning: CallRun | undefined = undefined;
+  /**
+   * Why the call fails without running its tool (its resource could not be named from its
+   * arguments): set by the scheduler before the call starts, it is the call's final error.
+   */
+  failure: Error | undefined = undefined;
   private state = WAITING;
   private context: CallContext | undefined = undefined;
   private subscription: Subscription | undefined = undefined;
@@ -109,6 +119,7 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     const { tool, call } = this.job;
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
+    if (this.failure !== undefined) return this.end(undefined, this.failure);
     const context = new CallContext(call, { sink: this, recorder: this.host.recorder });
     this.context = context;
     let subscription: Subscription;

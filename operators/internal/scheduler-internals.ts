@@ -34,7 +34,7 @@ import { asyncScheduler } from 'rxjs';
 import { resourceOf, type ToolResult } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
-import { CallRun, type Chain, type RunHost } from './call-run.js';
+import { asError, CallRun, type Chain, type RunHost } from './call-run.js';
 import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
@@ -163,8 +163,9 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     const chain = run.chain;
     if (chain !== undefined) {
       const next = chain.queue.shift();
-      if (next === undefined) chain.busy = false;
-      else this.heap.push(next);
+      if (next !== undefined) this.heap.push(next);
+      else if (chain.key === undefined) chain.busy = false;
+      else this.chains.delete(chain.key);
     }
     if (this.closed) return;
     const callId = run.job.call.id;
@@ -277,13 +278,32 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
         return new CallRun(this, job, index, undefined, true);
       }
       this.cursor++;
-      const resource = resourceOf(tool);
+      const named = tool.resource;
+      let resource: string;
+      if (typeof named === 'string') {
+        resource = named;
+      } else if (named === undefined) {
+        resource = '';
+      } else {
+        // Named from the arguments: a call they fail for ends with that error, on a chain of
+        // its own, and holds no resource's turn.
+        try {
+          resource = resourceOf(tool, job.call.args);
+        } catch (err) {
+          const failed = new CallRun(this, job, index, undefined, false);
+          failed.failure = asError(err);
+          return failed;
+        }
+      }
       if (resource === '') {
         return new CallRun(this, job, index, undefined, false);
       }
       let chain = this.chains.get(resource);
       if (chain === undefined) {
-        chain = { busy: false, queue: new Fifo<CallRun>() };
+        // A resource named from arguments may be one of many (a file each): its chain goes
+        // when it idles, so a long executeCalls holds only the chains in use.
+        const key = typeof named === 'string' ? undefined : resource;
+        chain = { busy: false, queue: new Fifo<CallRun>(), key };
         this.chains.set(resource, chain);
       }
       const run = new CallRun(this, job, index, chain, false);
