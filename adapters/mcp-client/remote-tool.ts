@@ -17,6 +17,7 @@ import type {
   Annotations,
   Confinement,
   ProgressInfo,
+  ResourceFunction,
   Tool,
   ToolCall,
   ToolContext,
@@ -56,7 +57,8 @@ export interface RemoteHost {
 /** The host's claims about a remote tool, which MCP has no field for. */
 export interface RemoteClaims {
   sequential: boolean;
-  resource: string;
+  /** The resource every call touches, a function naming it per call, or "" for none. */
+  resource: string | ResourceFunction;
   /** What confines every call of the tool, or undefined when the host claims nothing. */
   confinedBy: string | undefined;
 }
@@ -100,7 +102,7 @@ export class RemoteTool implements Tool {
   readonly parameters: JsonSchema;
   readonly annotations?: Annotations;
   readonly sequential?: boolean;
-  readonly resource?: string;
+  readonly resource?: string | ResourceFunction;
   readonly confined?: (args: string, context: ToolContext) => Confinement;
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
