@@ -339,6 +339,11 @@ function endSession(transport: Transport): Promise<void> {
  * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to
  * `options.onerror`: a name reaches terminals, logs and the model's function list as it is.
  *
+ * Records: what the server's call recorded (an agenttool server sends it in the result's
+ * `_meta["io.agenttool/records"]`) is written through the calling job's recorder before the call
+ * ends, failed calls included, so a record of a side effect does not stop at the process
+ * boundary; through a proxy made with `createMcpServer` it travels on, hop by hop.
+ *
  * With `roots`, the client declares the roots capability and answers `roots/list`; the server's
  * log messages go to the running call or `onLog` (see {@link McpClientOptions}).
  */

@@ -12,10 +12,12 @@ import { UnsubscriptionError, type Subscription } from 'rxjs';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
 import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
+import type { Recorder, ToolRecord } from '../../lib/records.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { withRecords } from '../mcp-shared/mcp-records.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -35,6 +37,8 @@ export interface ServedCall {
    * are the server's CallToolResult, sent as they came.
    */
   readonly passThrough?: boolean;
+  /** The server's own recorder, which writes each record before it travels; none by default. */
+  readonly recorder?: Recorder | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -131,15 +135,23 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
       served.progressToken === undefined
         ? undefined
         : new ProgressForwarder(served.progressToken, served.notify);
-    const context = new CallContext(call, { sink, session: served.session });
-    let subscription: Subscription | undefined;
+    // What the call records travels in its result's _meta; the server's recorder, if any, writes
+    // it first (and alone keeps the records of a call the client cancels: MCP sends no result).
+    let records: ToolRecord[] | undefined;
     let settled = false;
+    const local = served.recorder;
+    const recorder: Recorder = (record, recorded) => {
+      if (!settled) (records ??= []).push(record);
+      return local?.(record, recorded);
+    };
+    const context = new CallContext(call, { sink, session: served.session, recorder });
+    let subscription: Subscription | undefined;
     const settle = (result: CallToolResult): void => {
       if (settled) return;
       settled = true;
       context.finish();
       signal.removeEventListener('abort', onAbort);
-      resolve(result);
+      resolve(records === undefined ? result : withRecords(result, records));
     };
     // Unsubscribing runs the tool's teardown: whatever it throws stays here.
     const end = (): void => {
