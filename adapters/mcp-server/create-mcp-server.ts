@@ -172,7 +172,8 @@ function protocolError(code: number, message: string): Error {
  * result, failures included, as `_meta["io.agenttool/records"]`: a list of `{ ns, data }` in the
  * order recorded; a client from `connectMcp` writes them through the calling job's recorder. The
  * result is the only channel, so records reach the client when the call ends (not while it runs),
- * and those of a call the client cancels, which gets no result, stay with `options.recorder`.
+ * and those of a call the client cancels, which gets no result, or made after the call's result,
+ * stay with `options.recorder`.
  *
  * Proxying: a remote tool (from `connectMcp`) is listed as its server listed it, its arguments are
  * left for its server to check, and its results, failures (`isError`) included, are the server's
