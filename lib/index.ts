@@ -9,6 +9,7 @@ export type {
   JsonArguments,
   ProgressInfo,
   ProgressUpdate,
+  RemoteListing,
   Replay,
   ResourceFunction,
   Session,

@@ -8,7 +8,8 @@
  * @module
  */
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import { CallConsumer, PENDING, RUNNING } from '../../lib/call-consumer.js';
+import type * as consumer from '../../lib/call-consumer.js';
+import { CallConsumer } from '../../lib/call-consumer.js';
 import type { ToolResult } from '../../lib/contract.js';
 import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
@@ -44,6 +45,12 @@ export interface Chain {
   readonly key: string | undefined;
 }
 
+// CallConsumer's phases, copied into module constants: reading another module's bindings on every
+// call costs the engine measurably.
+const PENDING: typeof consumer.PENDING = 0;
+const RUNNING: typeof consumer.RUNNING = 1;
+const ENDED: typeof consumer.ENDED = 2;
+
 function fireTimeout(this: SchedulerAction<CallRun>, run?: CallRun): void {
   run?.timedOut();
 }
@@ -72,8 +79,7 @@ export class CallRun extends CallConsumer {
    * Why the call fails without running its tool (its resource could not be named from its
    * arguments): set by the scheduler before the call starts, it is the call's final error.
    */
-  failure: Error | undefined = undefined;
-  private timer: Subscription | undefined = undefined;
+  failure: Error | undefined;
 
   constructor(
     owner: RunOwner,
@@ -83,6 +89,13 @@ export class CallRun extends CallConsumer {
     barrier: boolean,
   ) {
     super();
+    // CallConsumer.init written out, for the same reason as in subscribeTool.
+    this.phase = PENDING;
+    this.context = undefined;
+    this.tool = undefined;
+    this.subscription = undefined;
+    this.timer = undefined;
+    this.failure = undefined;
     this.owner = owner;
     this.job = job;
     this.index = index;
@@ -122,7 +135,19 @@ export class CallRun extends CallConsumer {
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);
     const context = new CallContext(call, { sink: this, recorder: this.owner.recorder });
-    if (!this.consume(tool, call, context, context)) return;
+    // CallConsumer.consume written out, with its own helpers: the engine measurably loses speed
+    // through the one more call on every tool it runs.
+    this.phase = RUNNING;
+    this.tool = tool;
+    this.context = context;
+    let subscription: Subscription;
+    try {
+      subscription = tool.execute(call, context).subscribe(this);
+    } catch (err) {
+      return this.subscribeThrew(err);
+    }
+    if (this.phase === ENDED) return this.unsubscribeTool(subscription);
+    this.subscription = subscription;
     const timeout = this.owner.timeout;
     if (timeout > 0) this.timer = this.owner.scheduler.schedule(fireTimeout, timeout, this);
   }
@@ -149,14 +174,5 @@ export class CallRun extends CallConsumer {
    */
   protected onTeardownError(thrown: unknown): void {
     this.owner.teardownError(this, thrown);
-  }
-
-  protected override release(): void {
-    const timer = this.timer;
-    if (timer !== undefined) {
-      this.timer = undefined;
-      timer.unsubscribe();
-    }
-    super.release();
   }
 }
