@@ -79,7 +79,7 @@ export class CallRun extends CallConsumer {
    * Why the call fails without running its tool (its resource could not be named from its
    * arguments): set by the scheduler before the call starts, it is the call's final error.
    */
-  failure: Error | undefined;
+  declare failure: Error | undefined;
 
   constructor(
     owner: RunOwner,
