@@ -7,12 +7,12 @@
 import {
   executeBatch,
   jobsFromItems,
-  resourceOf,
   toOutputItems,
   ToolSet,
   type ExecuteOptions,
   type SettledResult,
 } from '../index.js';
+import { jobResource } from '../operators/internal/batch-mode.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import type { RunArgs } from './args.js';
 import { initialState, reduceBatch, type BatchAction } from './call-state.js';
@@ -57,11 +57,7 @@ async function runTurn(
   const began = Date.now();
   const state = initialState(jobs, args);
   const view: BatchView = args.json
-    ? new JsonView(
-        process.stdout,
-        jobs,
-        jobs.map((job) => resourceOf(job.tool)),
-      )
+    ? new JsonView(process.stdout, jobs, jobs.map(jobResource))
     : process.stderr.isTTY === true
       ? new LiveView(process.stderr)
       : new PlainView(process.stderr);

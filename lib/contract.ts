@@ -6,6 +6,9 @@
 import type { Observable } from 'rxjs';
 import type { JsonSchema, ToolOutput } from './open-responses.js';
 import type { Recordable } from './records.js';
+import { describeValue } from './validation/format.js';
+import { DEFAULT_LIMITS } from './validation/argument-validator.js';
+import { parseArgumentsText } from './validation/json.js';
 
 /** One invocation of a tool, as the model asked for it. */
 export interface ToolCall {
@@ -287,9 +290,12 @@ export interface Tool {
   readonly sequential?: boolean;
   /**
    * The shared state a call touches (`"shell:session"`); calls naming the same resource run one
-   * after another in the model's order while the rest of the batch runs alongside.
+   * after another in the model's order while the rest of the batch runs alongside. A function
+   * names it per call, from the call's arguments (`(args) => "file:" + args.path`): two writes to
+   * one file run in turn, writes to different files side by side. See {@link ResourceFunction}
+   * and `resourceOf`.
    */
-  readonly resource?: string;
+  readonly resource?: string | ResourceFunction;
   /** MCP's behavioural hints; see {@link Annotations}. */
   readonly annotations?: Annotations;
   /** Whether a call with these arguments will run confined, asked before it runs. */
@@ -318,6 +324,22 @@ export interface RemoteListing {
   readonly [field: string]: unknown;
 }
 
+/** A call's arguments as parsed from its JSON text: always an object ("" is `{}`). */
+export interface JsonArguments {
+  readonly [key: string]: unknown;
+}
+
+/**
+ * A resource named per call: given the call's arguments parsed from its JSON text, it returns the
+ * resource the call touches, or "" for none (the call runs alongside everything). It runs once
+ * when the engine admits the call, before the call takes a turn, and again wherever `resourceOf`
+ * or `chains` is asked, so it should be a pure function of the arguments. A tool made by `tool()`
+ * passes the arguments through its schema first, so its author's function sees them validated,
+ * decoded and typed; a throw (the schema's ValidationError, or the function's own) fails that call
+ * with the error, and the call never takes a turn of any resource.
+ */
+export type ResourceFunction = (args: JsonArguments) => string;
+
 /** Whether `tool`'s schema is strict. */
 export function isStrict(tool: Tool): boolean {
   return tool.strict === true;
@@ -329,12 +351,33 @@ export function isSequential(tool: Tool): boolean {
 }
 
 /**
- * The shared state `tool` names, or "" when it names none. A sequential tool takes the whole batch
- * and reports "" here whatever it says, so a scheduler need not check both.
+ * The shared state a call of `tool` with arguments `args` touches, or "" when it names none. A
+ * sequential tool takes the whole batch and reports "" here whatever it says, so a scheduler need
+ * not check both.
+ *
+ * A `resource` that is a function ({@link ResourceFunction}) is called with `args` parsed (no
+ * arguments, "", is `{}`), and what it returns is the resource. The parse has no length limit of
+ * its own (the tool applies its limits when it runs) and refuses nesting deeper than 256 levels.
+ *
+ * @param tool The tool.
+ * @param args The call's raw argument text; omitted, "" (no arguments). Only a resource function
+ *   reads it.
+ * @return The resource, "" for none.
+ * @throws ValidationError when `args` is not a JSON object (`invalid arguments: not valid JSON:
+ *   ...`); whatever the resource function throws (a `tool()` tool's ValidationError for arguments
+ *   its schema refuses); a TypeError when it returns something other than a string.
  */
-export function resourceOf(tool: Tool): string {
+export function resourceOf(tool: Tool, args = ''): string {
   if (tool.sequential === true) return '';
-  return typeof tool.resource === 'string' ? tool.resource : '';
+  const resource = tool.resource;
+  if (typeof resource === 'string') return resource;
+  if (typeof resource !== 'function') return '';
+  const named: unknown = resource(parseArgumentsText(args, Infinity, DEFAULT_LIMITS.maxDepth));
+  if (typeof named !== 'string')
+    throw new TypeError(
+      `tool "${tool.name}": resource returned ${describeValue(named)}, not a string`,
+    );
+  return named;
 }
 
 /**

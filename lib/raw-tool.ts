@@ -11,6 +11,7 @@ import type {
   Annotations,
   Confinement,
   Replay,
+  ResourceFunction,
   Tool,
   ToolCall,
   ToolContext,
@@ -24,8 +25,11 @@ export interface ToolProperties {
   strict?: boolean;
   /** Nothing else in a batch runs while this tool does; see {@link Tool.sequential}. */
   sequential?: boolean;
-  /** The shared state a call touches; see {@link Tool.resource}. */
-  resource?: string;
+  /**
+   * The shared state a call touches, or a function naming it from the call's arguments (parsed
+   * from its JSON text); see {@link Tool.resource}.
+   */
+  resource?: string | ResourceFunction;
   /** MCP's behavioural hints; see {@link Annotations}. */
   annotations?: Annotations;
   /** Whether a call with these raw arguments will run confined; see {@link Tool.confined}. */

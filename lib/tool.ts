@@ -12,7 +12,13 @@ import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schem
 import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
 import { toolChecker } from './validation/tool-checker.js';
 import { zodValidationError } from './validation/zod.js';
-import type { Confinement, ProgressUpdate, Tool, ToolContext } from './contract.js';
+import type {
+  Confinement,
+  ProgressUpdate,
+  ResourceFunction,
+  Tool,
+  ToolContext,
+} from './contract.js';
 
 /**
  * What a tool's function receives: zod's output type, or a plain object for a JSON Schema. Read
@@ -42,7 +48,7 @@ export type ToolReturn<Out> =
   Out | PromiseLike<Out> | AsyncGenerator<ProgressUpdate, Out, undefined> | Observable<Out>;
 
 /** What {@link tool} is built from. */
-export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined'> {
+export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined' | 'resource'> {
   /** The function name the model calls; not empty. */
   name: string;
   /** What the tool does, for the model. */
@@ -65,6 +71,15 @@ export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined'>
    * whose arguments do not validate is reported not confined without asking.
    */
   confined?(args: ArgsOf<S>, context: ToolContext): Confinement;
+  /**
+   * The shared state a call touches (see {@link Tool.resource}), or a function naming it from the
+   * call's validated, decoded arguments (`(args) => "file:" + args.path`), so calls touching the
+   * same thing run in the model's order and the rest side by side. A call whose arguments do not
+   * validate or decode, or whose function throws, fails with that error and never takes a turn.
+   * The function needs synchronous decoding: with a schema that has async refinements, it fails
+   * every call it is asked about.
+   */
+  resource?: string | ((args: ArgsOf<S>) => string);
   /** Limits on the raw argument text (defaults: 1 MiB, nesting 256). */
   limits?: ArgumentLimits;
 }
@@ -127,9 +142,9 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
     if (!decoded.success) throw zodValidationError(decoded.error, input);
     return decoded.data;
   };
-  // The decoded arguments, or a Promise of them for a schema with async refinements.
-  const argsOf = (raw: string): unknown => {
-    let value = validator.parse(raw);
+  // The decoded arguments of a checked value, or a Promise of them for async refinements.
+  const decodeChecked = (checked: unknown): unknown => {
+    let value = checked;
     if (prepare !== undefined) value = prepare(value);
     if (decode === undefined) return value;
     const decoded = decode(value);
@@ -137,6 +152,7 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
       ? decoded.then((settled) => settle(settled, value))
       : settle(decoded, value);
   };
+  const argsOf = (raw: string): unknown => decodeChecked(validator.parse(raw));
 
   const mapping: ResultMapping = {
     tool: name,
@@ -157,8 +173,25 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
     execute: (call, context) => callObservable(call, context, mapping, run),
   };
   if (parameters !== undefined) Object.assign(built, { parameters });
-  const { confined, ...rest } = definition;
+  const { confined, resource, ...rest } = definition;
   copyProperties(built, rest);
+  if (typeof resource === 'string') {
+    Object.assign(built, { resource });
+  } else if (typeof resource === 'function') {
+    // The engine hands over the arguments parsed from JSON; the author's function sees them
+    // as `execute` does: checked against the schema, then decoded.
+    const named: ResourceFunction = (json) => {
+      const args = decodeChecked(validator.check(json));
+      if (args instanceof Promise) {
+        args.catch(() => undefined);
+        throw new TypeError(
+          `tool "${name}": resource needs arguments decoded synchronously, and the schema has async refinements`,
+        );
+      }
+      return resource.call(definition, args as ArgsOf<S>);
+    };
+    Object.assign(built, { resource: named });
+  }
   if (confined !== undefined) {
     built.confined = (raw, context) => {
       let args: unknown;

@@ -39,7 +39,12 @@ export interface ToolSpec {
   kind: 'cold' | 'sync' | 'held' | 'throws' | 'missing';
   /** For `cold`: p progress, f final, q progress after the final, # error, | completion. */
   marble: string;
-  resource: '' | 'fs' | 'net';
+  /**
+   * The tool's fixed resource; or, for `args:*`, a resource named from the call's arguments: the
+   * file the arguments name (`args:fs` names "fs", `args:none` names none), or arguments that do
+   * not parse (`args:bad`), so the call fails without a turn.
+   */
+  resource: '' | 'fs' | 'net' | 'args:fs' | 'args:net' | 'args:none' | 'args:bad';
   sequential: boolean;
 }
 
@@ -78,7 +83,7 @@ const toolSpec: fc.Arbitrary<ToolSpec> = fc.record({
       fc.constantFrom('(f|)', 'f', 'f-q|', '#', '|', '', '--(f|)'),
     )
     .map(([head, end]) => head.join('') + end),
-  resource: fc.constantFrom('', '', 'fs', 'net'),
+  resource: fc.constantFrom('', '', 'fs', 'net', 'args:fs', 'args:net', 'args:none', 'args:bad'),
   sequential: fc.nat(7).map((n) => n === 0),
 });
 
@@ -309,13 +314,21 @@ function scripted(marble: string, scheduler: SchedulerLike): Observable<ToolEven
   });
 }
 
+/** A resource named by the call's `path` argument; "none" names none. */
+function pathResource(args: { readonly [key: string]: unknown }): string {
+  return args.path === 'none' ? '' : String(args.path);
+}
+
 function makeJob(
   spec: ToolSpec,
   id: string,
   scheduler: SchedulerLike,
   log: Trace['subscriptions'],
 ): Job {
-  const call = { id, args: '' };
+  const byArgs = spec.resource.startsWith('args:') ? spec.resource.slice(5) : undefined;
+  const args =
+    byArgs === undefined ? '' : byArgs === 'bad' ? '{"path":' : JSON.stringify({ path: byArgs });
+  const call = { id, args };
   if (spec.kind === 'missing') return { tool: undefined as unknown as Tool, call };
   const entries: [number, number | null, string][] = (log[id] = []);
   const now = () => scheduler.now();
@@ -348,7 +361,11 @@ function makeJob(
     });
   };
   const tool: Tool = stubTool(`t_${id}`, execute, {
-    ...(spec.resource === '' ? {} : { resource: spec.resource }),
+    ...(spec.resource === ''
+      ? {}
+      : byArgs === undefined
+        ? { resource: spec.resource }
+        : { resource: pathResource }),
     ...(spec.sequential ? { sequential: true } : {}),
   });
   return { tool, call };

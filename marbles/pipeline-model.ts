@@ -257,7 +257,7 @@ function pipeline(
         ? ''
         : job.tool == null || isBarrier(job)
           ? index
-          : resourceOf(job.tool) || index;
+          : namedResource(job) || index;
 
     const chained = source.pipe(
       map((job, index): Numbered => {
@@ -273,7 +273,7 @@ function pipeline(
               index,
               defer(() => {
                 state.started = true;
-                return runCall(job, index, options);
+                return runCall(job, index, options, serial && !approving);
               }),
             );
             const gated =
@@ -309,8 +309,32 @@ function pipeline(
   });
 }
 
+/** The resource a call names; "" for none, or when naming it fails (the call fails alone). */
+function namedResource(job: Job): string {
+  try {
+    return resourceOf(job.tool, job.call.args);
+  } catch {
+    return '';
+  }
+}
+
+/** Why a call's resource cannot be named from its arguments, or undefined when it can. */
+function resourceFailure(job: Job): Error | undefined {
+  try {
+    resourceOf(job.tool, job.call.args);
+    return undefined;
+  } catch (err) {
+    return asError(err);
+  }
+}
+
 /** One call, from its slot to its final event. */
-function runCall(job: Job, index: number, options: ExecuteOptions): Observable<ExecutionEvent> {
+function runCall(
+  job: Job,
+  index: number,
+  options: ExecuteOptions,
+  serialRun: boolean,
+): Observable<ExecutionEvent> {
   const callId = job.call.id;
   const failed = (error: Error): ExecutionEvent => ({ index, callId, final: true, error });
   const started = defer(() => {
@@ -329,9 +353,11 @@ function runCall(job: Job, index: number, options: ExecuteOptions): Observable<E
   return merge(
     stopped,
     started.pipe(
-      concatMap(() =>
-        job.tool == null ? of(failed(new NoToolError(callId))) : toolCall(job, index, options),
-      ),
+      concatMap(() => {
+        if (job.tool == null) return of(failed(new NoToolError(callId)));
+        const unnamed = serialRun ? undefined : resourceFailure(job);
+        return unnamed === undefined ? toolCall(job, index, options) : of(failed(unnamed));
+      }),
       catchError((err: unknown) => of(failed(asError(err)))), // onStart refused the call
     ),
   ).pipe(

@@ -8,12 +8,8 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 // Straight to the files rather than the barrels: a web page bundles this operator, and the barrels
 // would pull the validators (zod, ajv) into it.
-import {
-  resourceOf,
-  type ElicitRequest,
-  type ProgressInfo,
-  type ToolResult,
-} from '../lib/contract.js';
+import type { ElicitRequest, ProgressInfo, ToolResult } from '../lib/contract.js';
+import { jobResource } from './internal/batch-mode.js';
 import type { ToolOutput } from '../lib/open-responses.js';
 import { chains } from './chains.js';
 import type { ExecutionEvent, Job, SettledResult } from './job.js';
@@ -143,7 +139,7 @@ export function initialCallStates(
     callId: job.call.id,
     name: job.tool.name,
     args: job.call.args,
-    resource: resourceOf(job.tool),
+    resource: jobResource(job),
     after: after[index]!,
     phase: 'waiting',
     startedAt: -1,

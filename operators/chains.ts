@@ -1,6 +1,5 @@
-import { resourceOf } from '../lib/contract.js';
 import type { ExecuteOptions, Job } from './job.js';
-import { isSerialBatch } from './internal/batch-mode.js';
+import { isSerialBatch, jobResource } from './internal/batch-mode.js';
 
 /**
  * Tells which jobs of a batch run one after another: one chain of job indices per resource, in
@@ -17,6 +16,11 @@ import { isSerialBatch } from './internal/batch-mode.js';
  *
  *   chains    [[0, 1, 2, 3, 4]]
  * ```
+ *
+ * A tool whose `resource` is a function of the arguments puts each job on the chain its call's
+ * arguments name (`write {path: "a"}` and `write {path: "a"}` on one chain, `write {path: "b"}`
+ * on another); a job whose arguments name none, or fail to (they do not parse, do not validate,
+ * or the function throws), is a chain of its own: that call fails without a turn.
  *
  * The chains are what {@link executeBatch} would run with these options: within a chain, a call
  * starts only after the one before it has ended, in job order; calls of different chains may run
@@ -39,7 +43,7 @@ export function chains(jobs: readonly Job[], options: ExecuteOptions = {}): numb
   const out: number[][] = [];
   const byResource = new Map<string, number[]>();
   jobs.forEach((job, i) => {
-    const resource = job.tool == null ? '' : resourceOf(job.tool); // no tool: a chain of its own
+    const resource = jobResource(job); // no tool, or no resource named: a chain of its own
     if (resource === '') return void out.push([i]);
     const chain = byResource.get(resource);
     if (chain !== undefined) return void chain.push(i);

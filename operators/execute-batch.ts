@@ -28,7 +28,10 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * a timeout or an onStart refusal is a final event with `error`.
  *
  * At most `maxParallel` calls run at once (default 8). Jobs whose tools name the same resource run
- * one after another in job order while the rest run alongside. A serial batch (`sequential: true`,
+ * one after another in job order while the rest run alongside; a tool whose `resource` is a
+ * function of the arguments names one per call (writes to one file in turn, to others alongside),
+ * and a call it cannot name one for (arguments that do not decode, a function that throws) ends at
+ * once with that error, without running its tool or taking a turn. A serial batch (`sequential: true`,
  * `maxParallel: 1`, or any sequential tool in it) runs one call at a time in job order and ignores
  * resources. When a slot frees, the earliest job in job order whose turn has come takes it, so the
  * same timings always give the same schedule.

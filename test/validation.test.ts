@@ -70,6 +70,17 @@ for (const { engine, compileValidator } of ENGINES) {
       });
     });
 
+    it('checks a value parsed already with check(), with the messages of parse()', () => {
+      const validator = compileValidator(readFile);
+      const value = { path: 'a', tags: ['x'] };
+      expect(validator.check(value)).to.equal(value);
+      expect(() => validator.check({ path: 'a', tags: ['x', 2] })).to.throw(
+        ValidationError,
+        'invalid arguments: tags[1]: expected string, got 2',
+      );
+      expect(() => validator.check([])).to.throw(ValidationError, 'expected object, got array');
+    });
+
     it('never coerces, fills defaults or removes properties', () => {
       const schema: JsonSchema = {
         type: 'object',

@@ -17,7 +17,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, type Observable } from 'rxjs';
-import type { Tool } from '../../lib/contract.js';
+import type { ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
@@ -38,8 +38,15 @@ export interface McpClientOptions {
   prefix?: string;
   /** Tools that run alone in a batch, by remote or local name. */
   sequential?: Iterable<string>;
-  /** Shared state the application says tools touch: resource → tool names (remote or local). */
-  resources?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Shared state the application says tools touch, two ways. A list: the key is a resource and
+   * the list the tools (remote or local names) that touch it, `{ "shell:session": ["bash", "cd"] }`.
+   * A function: the key is a tool (remote or local name) and the function names the resource of
+   * each call from its arguments, parsed from JSON, `{ write_file: (args) => "file:" + args.path }`,
+   * so writes to one file run in the model's order and writes to others alongside (see
+   * {@link Tool.resource}). A tool named by a function takes it over any list that names it.
+   */
+  resources?: Readonly<Record<string, readonly string[] | ResourceFunction>>;
   /** Tools the application says run confined: name (remote or local) → what confines them. */
   confined?: Readonly<Record<string, string>>;
   /**
@@ -288,9 +295,15 @@ export class McpRemote {
   /** The application's claims for a tool, named by its remote or its local name. */
   private claimsFor(remoteName: string, local: string): RemoteClaims {
     const named = (name: string): boolean => name === local || name === remoteName;
-    let resource = '';
-    for (const [key, names] of Object.entries(this.options.resources ?? {}))
-      if (resource === '' && names.some(named)) resource = key;
+    const resources = this.options.resources ?? {};
+    const own = Object.hasOwn(resources, local)
+      ? resources[local]
+      : Object.hasOwn(resources, remoteName)
+        ? resources[remoteName]
+        : undefined;
+    let resource: string | ResourceFunction = typeof own === 'function' ? own : '';
+    for (const [key, names] of Object.entries(resources))
+      if (resource === '' && Array.isArray(names) && names.some(named)) resource = key;
     const confined = this.options.confined ?? {};
     const by = Object.hasOwn(confined, local)
       ? confined[local]
@@ -330,6 +343,11 @@ function endSession(transport: Transport): Promise<void> {
  * A tool whose name is empty, longer than 128 characters, or holds control or invisible characters
  * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to
  * `options.onerror`: a name reaches terminals, logs and the model's function list as it is.
+ *
+ * Records: what the server's call recorded (an agenttool server sends it in the result's
+ * `_meta["io.agenttool/records"]`) is written through the calling job's recorder before the call
+ * ends, failed calls included, so a record of a side effect does not stop at the process
+ * boundary; through a proxy made with `createMcpServer` it travels on, hop by hop.
  *
  * With `roots`, the client declares the roots capability and answers `roots/list`; the server's
  * log messages go to the running call or `onLog` (see {@link McpClientOptions}).

@@ -9,3 +9,4 @@ export { httpTransport, type McpTransport } from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';
 export type { McpRoot, McpRoots } from './client-roots.js';
 export type { McpLogMessage } from './server-log.js';
+export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';

@@ -12,11 +12,13 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Observable } from 'rxjs';
 import { CancelledError, ValidationError } from '../../lib/errors.js';
+import type { Recordable } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
   Annotations,
   Confinement,
   ProgressInfo,
+  ResourceFunction,
   Tool,
   ToolCall,
   ToolContext,
@@ -26,6 +28,7 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { recordsOf } from '../mcp-shared/mcp-records.js';
 import { logText } from './server-log.js';
 
 /** A call waiting for its answer, which the connection fails when it closes. */
@@ -56,7 +59,8 @@ export interface RemoteConnection {
 /** The application's claims about a remote tool, which MCP has no field for. */
 export interface RemoteClaims {
   sequential: boolean;
-  resource: string;
+  /** The resource every call touches, a function naming it per call, or "" for none. */
+  resource: string | ResourceFunction;
   /** What confines every call of the tool, or undefined when the application claims nothing. */
   confinedBy: string | undefined;
 }
@@ -81,6 +85,11 @@ function argumentsOf(raw: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** Writes `records` through `context.record`, one after another, in the order they came. */
+async function recordInOrder(records: readonly Recordable[], context: ToolContext): Promise<void> {
+  for (const record of records) await context.record(record);
+}
+
 function progressInfo(progress: Progress): ProgressInfo {
   const info: ProgressInfo = { progress: progress.progress };
   if (progress.total !== undefined) info.total = progress.total;
@@ -100,7 +109,7 @@ export class RemoteTool implements Tool {
   readonly parameters: JsonSchema;
   readonly annotations?: Annotations;
   readonly sequential?: boolean;
-  readonly resource?: string;
+  readonly resource?: string | ResourceFunction;
   readonly confined?: (args: string, context: ToolContext) => Confinement;
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
@@ -133,8 +142,13 @@ export class RemoteTool implements Tool {
    * Calls the remote tool: each progress notification is a progress event (in the order sent),
    * the result the final event. An `isError` answer is a RemoteToolError, any other failure an
    * McpCallError. Unsubscribing before the answer cancels the request on the server.
+   *
+   * Records the server's call made (`_meta["io.agenttool/records"]`, see `RECORDS_META_KEY`) are
+   * written through `context.record`, one after another in the order made, before the final event
+   * or the failure: under an executor, its recorder on this job. A record that cannot be written
+   * fails the call with `mcp: call "<name>": record: <cause>`.
    */
-  execute(call: ToolCall, _context: ToolContext): Observable<ToolEvent> {
+  execute(call: ToolCall, context: ToolContext): Observable<ToolEvent> {
     return new Observable<ToolEvent>((subscriber) => {
       const connection = this.connection;
       if (connection.isClosed()) {
@@ -203,9 +217,21 @@ export class RemoteTool implements Tool {
               subscriber.next({ final: true, result: mapped });
               subscriber.complete();
             };
+            const records = recordsOf(result);
             const settled = connection.settle(this.readOnly);
-            if (settled === undefined) finish();
-            else settled.then(finish, finish);
+            if (records.length === 0) {
+              if (settled === undefined) finish();
+              else settled.then(finish, finish);
+              return;
+            }
+            // The records the server's call made are written here, through the calling job's
+            // recorder, before the call ends: success or failure, the side effect happened.
+            const written = recordInOrder(records, context);
+            Promise.all([written, settled?.catch(() => undefined)]).then(finish, (err: unknown) => {
+              if (done) return;
+              done = true;
+              subscriber.error(callError(this.name, err, 'record: '));
+            });
           },
           (err: unknown) => {
             connection.inFlight.delete(waiting);

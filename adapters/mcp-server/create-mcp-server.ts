@@ -14,6 +14,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Session, Tool } from '../../lib/contract.js';
+import type { Recorder } from '../../lib/records.js';
 import { oneLine, SchemaError, ValidationError } from '../../lib/errors.js';
 import { definition } from '../../lib/tool-set.js';
 import { checksOwnArguments } from '../../lib/tool.js';
@@ -44,6 +45,14 @@ export interface McpServerOptions {
    * must not throw; what it throws is dropped.
    */
   onError?: (error: Error) => void;
+  /**
+   * Writes, on this side, every record a served call makes (`context.record`), before the record
+   * travels to the client in the result's `_meta` (`"io.agenttool/records"`); the tool's
+   * `record` resolves once it has, and rejects with its error. Optional: without it a record only
+   * travels, and `record` resolves at once. It is the only keeper of the records of a call the
+   * client cancels, since MCP sends no result for a cancelled request.
+   */
+  recorder?: Recorder;
 }
 
 interface Entry {
@@ -158,6 +167,13 @@ function protocolError(code: number, message: string): Error {
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
  *
+ * Records: what a call's tool records (`context.record(...)`) travels to the client in the call's
+ * result, failures included, as `_meta["io.agenttool/records"]`: a list of `{ ns, data }` in the
+ * order recorded; a client from `connectMcp` writes them through the calling job's recorder. The
+ * result is the only channel, so records reach the client when the call ends (not while it runs),
+ * and those of a call the client cancels, which gets no result, or made after the call's result,
+ * stay with `options.recorder`.
+ *
  * Proxying: a remote tool (one with `remote` set: every tool of `connectMcp`, wrapped or not) is
  * listed as its server listed it, its arguments are left for its server to check, and its results,
  * failures (`isError`) included, are the server's results as they came (content,
@@ -246,6 +262,7 @@ export function createMcpServer(
       notify: extra.sendNotification,
       report,
       passThrough: entry.tool.remote !== undefined,
+      recorder: options.recorder,
     };
     return runServedCall(served);
   });

@@ -17,3 +17,4 @@ export {
   type ServeHttpOptions,
 } from './serve-http.js';
 export { serveStdio } from './serve-stdio.js';
+export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';

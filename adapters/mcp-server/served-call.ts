@@ -13,10 +13,12 @@ import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
 import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
+import type { Recorder, ToolRecord } from '../../lib/records.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { withRecords } from '../mcp-shared/mcp-records.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -36,6 +38,8 @@ export interface ServedCall {
    * are the server's CallToolResult, sent as they came.
    */
   readonly passThrough?: boolean;
+  /** The server's own recorder, which writes each record before it travels; none by default. */
+  readonly recorder?: Recorder | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -118,6 +122,8 @@ class ProgressForwarder implements ProgressSink {
  */
 class ServedConsumer extends CallConsumer implements EventListenerObject {
   private readonly sink: ProgressForwarder | undefined;
+  /** What the call recorded before its end, sent in its result's _meta. */
+  private records: ToolRecord[] | undefined = undefined;
 
   constructor(
     private readonly served: ServedCall,
@@ -135,7 +141,14 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
     const { tool, call, signal } = this.served;
     if (signal.aborted) return this.resolve(failure(new CancelledError()));
     signal.addEventListener('abort', this);
-    const context = new CallContext(call, { sink: this, session: this.served.session });
+    // What the call records travels in its result's _meta; the server's recorder, if any, writes
+    // it first (and alone keeps the records of a call the client cancels: MCP sends no result).
+    const local = this.served.recorder;
+    const recorder: Recorder = (record, recorded) => {
+      if (this.phase !== ENDED) (this.records ??= []).push(record);
+      return local?.(record, recorded);
+    };
+    const context = new CallContext(call, { sink: this, session: this.served.session, recorder });
     this.consume(tool, call, context, context);
   }
 
@@ -153,11 +166,11 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
 
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
     this.served.signal.removeEventListener('abort', this);
-    this.resolve(
+    const mapped =
       error === undefined
         ? resultOf(this.served, result as ToolResult)
-        : failureOf(this.served, error),
-    );
+        : failureOf(this.served, error);
+    this.resolve(this.records === undefined ? mapped : withRecords(mapped, this.records));
   }
 
   protected onTeardownError(thrown: unknown): void {

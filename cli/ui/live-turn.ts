@@ -8,14 +8,13 @@ import { Observable } from 'rxjs';
 import {
   executeBatch,
   jobsFromItems,
-  resourceOf,
   toOutputItems,
   type ExecuteOptions,
   type OutputItem,
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
-import { isSerialBatch } from '../../operators/internal/batch-mode.js';
+import { isSerialBatch, jobResource } from '../../operators/internal/batch-mode.js';
 import { eventRecord, type BatchRecord, type RunRecord } from './run-records.js';
 import type { RunControl, RunSource } from './run-source.js';
 
@@ -47,7 +46,7 @@ export function liveTurn(
       callId: job.call.id,
       name: job.tool.name,
       args: job.call.args,
-      resource: resourceOf(job.tool),
+      resource: jobResource(job),
     })),
   };
   if (isSerialBatch(jobs, execute)) batch.serial = true;

@@ -32,6 +32,12 @@ export interface ArgumentValidator {
    * syntax, root is an object, no `__proto__` key anywhere, the schema.
    */
   parse(raw: string): unknown;
+  /**
+   * Checks a value already parsed from JSON text against the schema, as `parse` does after
+   * parsing: returns it unchanged or throws a ValidationError for the first problem. No length,
+   * depth or `__proto__` check: those are the text's, and `parse`'s.
+   */
+  check(value: unknown): unknown;
 }
 
 /**
@@ -52,20 +58,21 @@ export function validatorOf(
       options.tool ?? '',
       'the schema refers to itself without end (a $ref cycle)',
     );
+  const checked = (value: unknown): unknown => {
+    let errors;
+    try {
+      errors = check(value);
+    } catch (err) {
+      // The same cycle deeper in the schema, reached only by some values: no crash, one line.
+      if (!(err instanceof RangeError)) throw err;
+      throw new ValidationError('', 'cannot be checked: the schema refers to itself without end');
+    }
+    if (errors !== undefined) throw ajvValidationError(errors, value);
+    return value;
+  };
   return {
-    parse(raw: string): unknown {
-      const value = parseArgumentsText(raw, maxLength, maxDepth);
-      let errors;
-      try {
-        errors = check(value);
-      } catch (err) {
-        // The same cycle deeper in the schema, reached only by some values: no crash, one line.
-        if (!(err instanceof RangeError)) throw err;
-        throw new ValidationError('', 'cannot be checked: the schema refers to itself without end');
-      }
-      if (errors !== undefined) throw ajvValidationError(errors, value);
-      return value;
-    },
+    parse: (raw: string): unknown => checked(parseArgumentsText(raw, maxLength, maxDepth)),
+    check: checked,
   };
 }
 

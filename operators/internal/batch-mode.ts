@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { resourceOf } from '../../lib/contract.js';
 import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
@@ -29,4 +30,18 @@ export function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): bo
   if (options.sequential === true || parallelBound(options) === 1) return true;
   for (let i = 0; i < jobs.length; i++) if (jobs[i].tool?.sequential === true) return true;
   return false;
+}
+
+/**
+ * The resource `job`'s call holds a turn of, as the engine names it: "" for no tool, no resource,
+ * or a call whose resource cannot be named from its arguments (it fails without a turn).
+ */
+export function jobResource(job: Job): string {
+  const tool = job.tool;
+  if (tool === undefined || tool === null) return '';
+  try {
+    return resourceOf(tool, job.call.args);
+  } catch {
+    return '';
+  }
 }

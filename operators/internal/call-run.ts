@@ -41,6 +41,11 @@ export interface RunOwner {
 export interface Chain {
   busy: boolean;
   readonly queue: Fifo<CallRun>;
+  /**
+   * The resource, when the chain is dropped as it idles (a resource named from a call's
+   * arguments); undefined for a tool's fixed resource, whose chain is kept for its next call.
+   */
+  readonly key: string | undefined;
 }
 
 // CallConsumer's phases, copied into module constants: reading another module's bindings on every
@@ -54,7 +59,7 @@ function fireTimeout(this: SchedulerAction<CallRun>, run?: CallRun): void {
 }
 
 /** A thrown value as an Error, for failures that are not the tool's (onStart's). */
-function asError(value: unknown): Error {
+export function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(describeThrown(value), { cause: value });
 }
 
@@ -75,6 +80,11 @@ export class CallRun extends CallConsumer {
   nextRunning: CallRun | undefined = undefined;
   /** Whether the scheduler has started it (onStart, then the tool). */
   private started: boolean;
+  /**
+   * Why the call fails without running its tool (its resource could not be named from its
+   * arguments): set by the scheduler before the call starts, it is the call's final error.
+   */
+  declare failure: Error | undefined;
 
   constructor(
     owner: RunOwner,
@@ -90,6 +100,7 @@ export class CallRun extends CallConsumer {
     this.tool = undefined;
     this.subscription = undefined;
     this.timer = undefined;
+    this.failure = undefined;
     this.owner = owner;
     this.job = job;
     this.index = index;
@@ -129,6 +140,7 @@ export class CallRun extends CallConsumer {
     const { tool, call } = this.job;
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
+    if (this.failure !== undefined) return this.end(undefined, this.failure);
     const owner = this.owner;
     const context = new CallContext(call, {
       sink: this,

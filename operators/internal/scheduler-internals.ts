@@ -47,7 +47,7 @@ import {
 } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
-import { CallRun, type Chain, type RunOwner } from './call-run.js';
+import { asError, CallRun, type Chain, type RunOwner } from './call-run.js';
 import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
@@ -328,12 +328,16 @@ export class Engine
     this.pump();
   }
 
-  /** The chain's turn goes to its next unfinished call (into the heap), or the chain frees. */
+  /**
+   * The chain's turn goes to its next unfinished call (into the heap), or the chain frees: a
+   * chain named from arguments goes when it idles.
+   */
   private passTurn(chain: Chain): void {
     for (;;) {
       const next = chain.queue.shift();
       if (next === undefined) {
-        chain.busy = false;
+        if (chain.key === undefined) chain.busy = false;
+        else this.chains.delete(chain.key);
         return;
       }
       if (!next.ended) {
@@ -503,7 +507,25 @@ export class Engine
         return this.newRun(job, index, undefined, true);
       }
       this.cursor++;
-      const resource = resourceOf(tool);
+      const named = tool.resource;
+      let resource: string;
+      if (typeof named === 'string') {
+        resource = named;
+      } else if (named === undefined) {
+        resource = '';
+      } else {
+        // Named from the arguments: a call they fail for ends with that error, on a chain of
+        // its own, and holds no resource's turn.
+        try {
+          resource = resourceOf(tool, job.call.args);
+        } catch (err) {
+          // Its approval, if asked, still comes first, as for any call.
+          const failed = this.newRun(job, index, undefined, false);
+          failed.failure = asError(err);
+          if (this.approvals !== undefined && this.parks(failed, false)) continue;
+          return failed;
+        }
+      }
       if (resource === '') {
         const run = this.unchained(job, index);
         if (run === undefined) continue;
@@ -511,7 +533,10 @@ export class Engine
       }
       let chain = this.chains.get(resource);
       if (chain === undefined) {
-        chain = { busy: false, queue: new Fifo<CallRun>() };
+        // A resource named from arguments may be one of many (a file each): its chain goes
+        // when it idles, so a long executeCalls holds only the chains in use.
+        const key = typeof named === 'string' ? undefined : resource;
+        chain = { busy: false, queue: new Fifo<CallRun>(), key };
         this.chains.set(resource, chain);
       }
       const run = this.newRun(job, index, chain, false);

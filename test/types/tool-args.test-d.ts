@@ -83,3 +83,28 @@ tool({
     return { confined: true, by: 'test' };
   },
 });
+
+// A resource named from the arguments sees them as `execute` does: zod's output type.
+tool({
+  name: 'write',
+  description: 'writes a file',
+  parameters: z.object({ path: z.string(), append: z.boolean().default(false) }),
+  resource: (args) => {
+    expectTypeOf(args.path).toEqualTypeOf<string>();
+    expectTypeOf(args.append).toEqualTypeOf<boolean>();
+    // @ts-expect-error: not a parameter
+    void args.other;
+    return `file:${args.path}`;
+  },
+  execute: (args) => args.path,
+});
+
+// A resource function must name a string.
+tool({
+  name: 'write',
+  description: 'writes a file',
+  parameters: z.object({ path: z.string() }),
+  // @ts-expect-error: a resource is a string
+  resource: (args) => args.path.length,
+  execute: () => '',
+});

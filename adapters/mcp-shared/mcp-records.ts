@@ -1,0 +1,70 @@
+/**
+ * Records across MCP: the records a served call made travel to the client in its result's
+ * `_meta`, under {@link RECORDS_META_KEY}, and the client writes them through the calling job's
+ * recorder.
+ *
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Recordable, ToolRecord } from '../../lib/records.js';
+
+/**
+ * The `_meta` key of a tools/call result that carries the records the call made: a list of
+ * `{ ns, data }` ({@link ToolRecord}: the namespace, and the value's JSON text), in the order the
+ * tool made them. Namespaced as MCP asks of `_meta` keys, so other clients ignore it.
+ */
+export const RECORDS_META_KEY = 'io.agenttool/records';
+
+/**
+ * `result` with `records` under {@link RECORDS_META_KEY} in its `_meta` (replacing any there, so
+ * a proxy sends what its call recorded, once), or `result` itself when there are none. `result`
+ * is not changed: a proxy's result is its upstream's object.
+ */
+export function withRecords(
+  result: CallToolResult,
+  records: readonly ToolRecord[],
+): CallToolResult {
+  if (records.length === 0) return result;
+  const list = records.map(({ ns, data }) => ({ ns, data }));
+  return { ...result, _meta: { ...result._meta, [RECORDS_META_KEY]: list } };
+}
+
+/** A record that came over MCP, as a Recordable whose JSON text is the one that was sent. */
+class ReceivedRecord implements Recordable {
+  constructor(
+    private readonly ns: string,
+    private readonly value: unknown,
+  ) {}
+
+  recordNS(): string {
+    return this.ns;
+  }
+
+  toJSON(): unknown {
+    return this.value;
+  }
+}
+
+/**
+ * The records a result carries under {@link RECORDS_META_KEY}, as Recordables to pass to
+ * `context.record`, in order. An entry that is not `{ ns, data }` with a non-empty `ns` and JSON
+ * text as `data` is not a record this library sent, and is skipped.
+ */
+export function recordsOf(result: CallToolResult): Recordable[] {
+  const list = (result._meta as Record<string, unknown> | undefined)?.[RECORDS_META_KEY];
+  if (!Array.isArray(list)) return [];
+  const out: Recordable[] = [];
+  for (const entry of list as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { ns, data } = entry as { ns?: unknown; data?: unknown };
+    if (typeof ns !== 'string' || ns === '' || typeof data !== 'string') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      continue;
+    }
+    out.push(new ReceivedRecord(ns, value));
+  }
+  return out;
+}
