@@ -21,6 +21,7 @@ import type { Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
+import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
@@ -109,6 +110,7 @@ export class McpRemote {
   private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
   private readonly refreshes: RefreshTracker;
   private readonly host: RemoteHost;
+  private readonly deadlines: CallDeadlines;
   private readonly inFlight = new Set<InFlightCall>();
   private readonly sequential: ReadonlySet<string>;
   /** Remote names left out of the list (see {@link remoteNameProblem}), each reported once. */
@@ -130,9 +132,14 @@ export class McpRemote {
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
     this.refreshes = new RefreshTracker(() => this.fetch(), listChanged ? grace : 0);
     const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.deadlines = new CallDeadlines(
+      timeout > 0 && Number.isFinite(timeout) ? Math.min(timeout, NO_TIMEOUT) : Infinity,
+      this.inFlight,
+    );
     this.host = {
       client,
-      requestTimeout: timeout > 0 ? Math.min(timeout, NO_TIMEOUT) : NO_TIMEOUT,
+      router: transport,
+      deadlines: this.deadlines,
       inFlight: this.inFlight,
       isClosed: () => this.closed,
       lostError: (tool) => this.lostError(tool),
@@ -229,6 +236,7 @@ export class McpRemote {
 
   private end(reason: Error): void {
     this.roots?.close();
+    this.deadlines.stop();
     const calls = [...this.inFlight];
     this.inFlight.clear();
     for (const call of calls) call.fail(reason);

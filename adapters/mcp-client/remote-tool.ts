@@ -4,13 +4,13 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CallToolResult,
   LoggingMessageNotification,
-  Progress,
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import { CancelledError, ValidationError } from '../../lib/errors.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
@@ -26,10 +26,12 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import type { CallDeadlines, TimedCall } from './call-deadlines.js';
+import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 
 /** A call waiting for its answer, which the connection fails when it closes. */
-export interface InFlightCall {
+export interface InFlightCall extends TimedCall {
   /** The local name of the tool called. */
   readonly tool: string;
   fail(error: Error): void;
@@ -37,11 +39,19 @@ export interface InFlightCall {
   log(params: LoggingMessageNotification['params']): boolean;
 }
 
+/** The transport's part in a call: its progress, and its cancellation (see OrderedTransport). */
+export interface CallRouter {
+  route(call: RoutedCall): string;
+  unroute(token: string): void;
+  cancel(token: string, reason: string): void;
+}
+
 /** What a remote tool needs from the connection it came from. */
 export interface RemoteHost {
   readonly client: Client;
-  /** The SDK request timeout in ms; it restarts on every progress notification. */
-  readonly requestTimeout: number;
+  readonly router: CallRouter;
+  /** The request timeout, restarted by every progress notification. */
+  readonly deadlines: CallDeadlines;
   isClosed(): boolean;
   readonly inFlight: Set<InFlightCall>;
   /** The error a call still waiting fails with when the connection closes on its own. */
@@ -81,7 +91,7 @@ function argumentsOf(raw: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function progressInfo(progress: Progress): ProgressInfo {
+function progressInfo(progress: RoutedProgress): ProgressInfo {
   const info: ProgressInfo = { progress: progress.progress };
   if (progress.total !== undefined) info.total = progress.total;
   if (progress.message !== undefined) info.message = progress.message;
@@ -145,76 +155,130 @@ export class RemoteTool implements Tool {
         subscriber.error(err);
         return undefined;
       }
-      let done = false;
-      const controller = new AbortController();
-      const waiting: InFlightCall = {
-        tool: this.name,
-        fail: (error) => {
-          if (done) return;
-          done = true;
-          subscriber.error(error);
-        },
-        log: (params) => {
-          if (done) return false;
-          const details: Record<string, unknown> = { level: params.level, data: params.data };
-          if (params.logger !== undefined) details.logger = params.logger;
-          subscriber.next({ final: false, result: { output: logText(params.data), details } });
-          return true;
-        },
-      };
-      host.inFlight.add(waiting);
-      host.client
-        .callTool({ name: this.definition.name, arguments: args }, undefined, {
-          signal: controller.signal,
-          timeout: host.requestTimeout,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => {
-            if (done) return;
-            const info = progressInfo(progress);
-            subscriber.next({
-              final: false,
-              result: { output: info.message ?? '', details: info },
-            });
-          },
-        })
-        .then(
-          (answer) => {
-            const result = answer as CallToolResult;
-            host.inFlight.delete(waiting);
-            if (done) return;
-            const finish = (): void => {
-              if (done) return;
-              done = true;
-              if (result.isError === true) {
-                subscriber.error(new RemoteToolError(this.name, errorTextOf(result), result));
-                return;
-              }
-              let mapped: ToolResult;
-              try {
-                mapped = resultFromMcp(result);
-              } catch (err) {
-                // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
-                subscriber.error(callError(this.name, err, 'invalid result: '));
-                return;
-              }
-              subscriber.next({ final: true, result: mapped });
-              subscriber.complete();
-            };
-            const settled = host.settle(this.readOnly);
-            if (settled === undefined) finish();
-            else settled.then(finish, finish);
-          },
-          (err: unknown) => {
-            host.inFlight.delete(waiting);
-            waiting.fail(host.isClosed() ? host.lostError(this.name) : callError(this.name, err));
-          },
-        );
-      return () => {
-        host.inFlight.delete(waiting);
-        if (done) return;
-        done = true;
-        controller.abort(new CancelledError());
-      };
+      const running = new RemoteCall(host, this.name, this.readOnly, subscriber);
+      running.start(this.definition.name, args);
+      return running;
     });
+  }
+}
+
+/** The SDK's own timeout is never reached: the call's deadline (CallDeadlines) comes first. */
+const SDK_OPTIONS = { timeout: 2_147_483_647 } as const;
+
+/**
+ * One call of a remote tool, from its request to its end; the teardown of its subscription.
+ *
+ * Its progress comes from the transport (OrderedTransport.route), ahead of its answer by
+ * construction; its cancellation goes through the transport too, so no AbortSignal is made.
+ */
+class RemoteCall implements InFlightCall, RoutedCall {
+  requestId: string | number | undefined = undefined;
+  deadline = Infinity;
+  private done = false;
+  private token = '';
+
+  constructor(
+    private readonly host: RemoteHost,
+    readonly tool: string,
+    private readonly readOnly: boolean,
+    private readonly subscriber: Subscriber<ToolEvent>,
+  ) {}
+
+  start(remoteName: string, args: Record<string, unknown>): void {
+    const host = this.host;
+    host.inFlight.add(this);
+    this.token = host.router.route(this);
+    host.deadlines.start(this);
+    host.client
+      .callTool(
+        { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
+        undefined,
+        SDK_OPTIONS,
+      )
+      .then(
+        (answer) => this.answered(answer as CallToolResult),
+        (err: unknown) => this.failed(err),
+      );
+  }
+
+  progress(params: RoutedProgress): void {
+    if (this.done) return;
+    this.host.deadlines.start(this);
+    const info = progressInfo(params);
+    this.subscriber.next({ final: false, result: { output: info.message ?? '', details: info } });
+  }
+
+  log(params: LoggingMessageNotification['params']): boolean {
+    if (this.done) return false;
+    const details: Record<string, unknown> = { level: params.level, data: params.data };
+    if (params.logger !== undefined) details.logger = params.logger;
+    this.subscriber.next({ final: false, result: { output: logText(params.data), details } });
+    return true;
+  }
+
+  fail(error: Error): void {
+    if (this.done) return;
+    this.end();
+    this.subscriber.error(error);
+  }
+
+  timeOut(): void {
+    if (this.done) return;
+    const timeout = this.host.deadlines.timeout;
+    const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout });
+    this.host.router.cancel(this.token, String(error));
+    this.fail(callError(this.tool, error));
+  }
+
+  /** The subscription's teardown: an unsubscribe before the answer cancels the request. */
+  unsubscribe(): void {
+    if (this.done) return;
+    this.host.router.cancel(this.token, String(new CancelledError()));
+    this.end();
+  }
+
+  private end(): void {
+    this.done = true;
+    this.host.inFlight.delete(this);
+    this.host.router.unroute(this.token);
+  }
+
+  private answered(result: CallToolResult): void {
+    if (this.done) return;
+    this.host.inFlight.delete(this);
+    this.host.router.unroute(this.token);
+    const settled = this.host.settle(this.readOnly);
+    if (settled === undefined) this.finish(result);
+    else
+      settled.then(
+        () => this.finish(result),
+        () => this.finish(result),
+      );
+  }
+
+  private finish(result: CallToolResult): void {
+    if (this.done) return;
+    this.done = true;
+    const subscriber = this.subscriber;
+    if (result.isError === true) {
+      subscriber.error(new RemoteToolError(this.tool, errorTextOf(result), result));
+      return;
+    }
+    let mapped: ToolResult;
+    try {
+      mapped = resultFromMcp(result);
+    } catch (err) {
+      // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
+      subscriber.error(callError(this.tool, err, 'invalid result: '));
+      return;
+    }
+    subscriber.next({ final: true, result: mapped });
+    subscriber.complete();
+  }
+
+  private failed(err: unknown): void {
+    const host = this.host;
+    host.inFlight.delete(this);
+    this.fail(host.isClosed() ? host.lostError(this.tool) : callError(this.tool, err));
   }
 }
