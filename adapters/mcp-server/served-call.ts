@@ -8,9 +8,16 @@ import type {
   ProgressToken,
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { UnsubscriptionError, type Subscription } from 'rxjs';
+import { UnsubscriptionError, type Observer, type Subscription } from 'rxjs';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
-import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
+import type {
+  ProgressInfo,
+  Session,
+  Tool,
+  ToolCall,
+  ToolEvent,
+  ToolResult,
+} from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
@@ -117,80 +124,110 @@ class ProgressForwarder implements ProgressSink {
  * for a cancelled request). The tool is unsubscribed as soon as its call ends (final, error,
  * completion or cancellation); a teardown that throws then is caught and passed to
  * `served.report`, never thrown into the tool's timers or the request's abort signal, and the
- * call's result stands.
+ * call's result stands. A call that ends before this returns (a synchronous tool) returns its
+ * result itself rather than a Promise of it.
  */
-export function runServedCall(served: ServedCall): Promise<CallToolResult> {
+export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
   try {
     served.validator?.parse(served.call.args);
   } catch (err) {
-    return Promise.resolve(failure(err));
+    return failure(err);
   }
-  const { tool, call, signal } = served;
-  return new Promise<CallToolResult>((resolve) => {
-    const sink =
+  if (served.signal.aborted) return failure(new CancelledError());
+  return new ServedRun(served).start();
+}
+
+/**
+ * One served call's state: the observer of the tool's events, the listener of the request's
+ * abort signal (`handleEvent`) and the settling of its result at once. A class with methods rather
+ * than closures, since one is made per call.
+ */
+class ServedRun implements Observer<ToolEvent>, EventListenerObject {
+  private readonly context: CallContext;
+  private readonly sink: ProgressForwarder | undefined;
+  private subscription: Subscription | undefined = undefined;
+  private result: CallToolResult | undefined = undefined;
+  private resolve: ((result: CallToolResult) => void) | undefined = undefined;
+
+  constructor(private readonly served: ServedCall) {
+    this.sink =
       served.progressToken === undefined
         ? undefined
         : new ProgressForwarder(served.progressToken, served.notify);
-    const context = new CallContext(call, { sink, session: served.session });
-    let subscription: Subscription | undefined;
-    let settled = false;
-    const settle = (result: CallToolResult): void => {
-      if (settled) return;
-      settled = true;
-      context.finish();
-      signal.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-    // Unsubscribing runs the tool's teardown: whatever it throws stays here.
-    const end = (): void => {
-      const current = subscription;
-      if (current === undefined || current.closed) return;
-      try {
-        current.unsubscribe();
-      } catch (err) {
-        served.report(teardownError(tool.name, err));
-      }
-    };
-    const onAbort = (): void => {
-      context.cancel();
-      settle(failure(new CancelledError()));
-      end();
-    };
-    if (signal.aborted) {
-      settle(failure(new CancelledError()));
-      return;
-    }
-    signal.addEventListener('abort', onAbort);
+    this.context = new CallContext(served.call, { sink: this.sink, session: served.session });
+  }
+
+  start(): CallToolResult | Promise<CallToolResult> {
+    const { tool, call, signal } = this.served;
+    // The listener stays: once the request is answered the SDK drops its signal, which never
+    // aborts after that, and a late abort would find the call settled anyway.
+    signal.addEventListener('abort', this);
     try {
-      subscription = tool.execute(call, context).subscribe({
-        next: (event) => {
-          if (!event.final) {
-            sink?.progress(event.result);
-            return;
-          }
-          settle(resultOf(served, event.result));
-          end();
-        },
-        error: (err: unknown) => {
-          settle(failureOf(served, err));
-          end();
-        },
-        // Completion after the final event is the normal end: build the error only for a
-        // contract break, since an Error's stack costs more than the rest of a call.
-        complete: () => {
-          if (!settled)
-            settle(
-              failure(new ToolPanicError(tool.name, undefined, 'completed without a final event')),
-            );
-          end();
-        },
-      });
+      this.subscription = tool.execute(call, this.context).subscribe(this);
     } catch (err) {
       // A tool that ended synchronously and whose teardown threw lands here after its final.
-      if (settled) served.report(teardownError(tool.name, err));
-      else settle(failure(new ToolPanicError(tool.name, err)));
+      if (this.result !== undefined) this.served.report(teardownError(tool.name, err));
+      else this.settle(failure(new ToolPanicError(tool.name, err)));
     }
     // A tool that ended synchronously is done; one that did not is unsubscribed when it ends.
-    if (settled) end();
-  });
+    if (this.result !== undefined) {
+      this.end();
+      return this.result;
+    }
+    return new Promise<CallToolResult>((resolve) => {
+      if (this.result !== undefined) resolve(this.result);
+      else this.resolve = resolve;
+    });
+  }
+
+  next(event: ToolEvent): void {
+    if (!event.final) {
+      this.sink?.progress(event.result);
+      return;
+    }
+    this.settle(resultOf(this.served, event.result));
+    this.end();
+  }
+
+  error(err: unknown): void {
+    this.settle(failureOf(this.served, err));
+    this.end();
+  }
+
+  complete(): void {
+    // Completion after the final event is the normal end: build the error only for a contract
+    // break, since an Error's stack costs more than the rest of a call.
+    if (this.result === undefined)
+      this.settle(
+        failure(
+          new ToolPanicError(this.served.tool.name, undefined, 'completed without a final event'),
+        ),
+      );
+    this.end();
+  }
+
+  /** The request's signal aborted: the client cancelled, or the connection closed. */
+  handleEvent(): void {
+    this.context.cancel();
+    this.settle(failure(new CancelledError()));
+    this.end();
+  }
+
+  private settle(result: CallToolResult): void {
+    if (this.result !== undefined) return;
+    this.result = result;
+    this.context.finish();
+    this.resolve?.(result);
+  }
+
+  /** Unsubscribing runs the tool's teardown: whatever it throws stays here. */
+  private end(): void {
+    const current = this.subscription;
+    if (current === undefined || current.closed) return;
+    try {
+      current.unsubscribe();
+    } catch (err) {
+      this.served.report(teardownError(this.served.tool.name, err));
+    }
+  }
 }
