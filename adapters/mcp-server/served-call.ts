@@ -159,9 +159,6 @@ class ServedRun implements Observer<ToolEvent>, EventListenerObject {
 
   start(): CallToolResult | Promise<CallToolResult> {
     const { tool, call, signal } = this.served;
-    // The listener stays: once the request is answered the SDK drops its signal, which never
-    // aborts after that, and a late abort would find the call settled anyway.
-    signal.addEventListener('abort', this);
     try {
       this.subscription = tool.execute(call, this.context).subscribe(this);
     } catch (err) {
@@ -174,6 +171,14 @@ class ServedRun implements Observer<ToolEvent>, EventListenerObject {
       this.end();
       return this.result;
     }
+    // Only a call still running needs to hear of an abort (one that came while the tool started
+    // is taken now). The listener stays: once the request is answered the SDK drops its signal,
+    // which never aborts after that, and a late abort would find the call settled anyway.
+    if (signal.aborted) {
+      this.handleEvent();
+      return this.result!;
+    }
+    signal.addEventListener('abort', this);
     return new Promise<CallToolResult>((resolve) => {
       if (this.result !== undefined) resolve(this.result);
       else this.resolve = resolve;
