@@ -221,6 +221,12 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
       baseline: { label: sdkClient.name, value: sdkClient.wallMedian, unit: 'ns/call' },
       note: 'what a request asking for progress costs the SDK itself, the floor under our client',
     }),
+    row({
+      scenario,
+      name: `client: a progress token alone, CPU time`,
+      ours: { label: sdkTokened.name, value: sdkTokened.cpuMedian, unit: 'ns/call' },
+      baseline: { label: sdkClient.name, value: sdkClient.cpuMedian, unit: 'ns/call' },
+    }),
   );
   return rows;
 }
