@@ -1,7 +1,8 @@
 /**
  * Merges the JSON of several `npm run bench -- --json=FILE` runs into the Markdown table that
  * BENCHMARKS.md shows: per row, the run whose ratio is the median of the runs, and the range of
- * the ratio over all runs (see merge-runs.ts). Each file is one run (written without `--runs`).
+ * the ratio over all runs (see merge-runs.ts). Give either one file written with `--runs=N`, or
+ * several written without it, one run each.
  *
  *   node --import tsx bench/summarize.ts run-1.json run-2.json run-3.json
  *
@@ -18,7 +19,8 @@ interface Run {
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error('usage: summarize.ts run.json...');
 const runs = files.map((file) => (JSON.parse(readFileSync(file, 'utf8')) as Run).rows);
-const count = runs.length;
+// One file written with --runs holds merged rows already, with their range.
+const count = runs.length === 1 ? (runs[0]![0]?.runs ?? 1) : runs.length;
 
 const lines = [
   `| scenario | measure | ours | baseline | ratio (range over ${count} runs) | target | result |`,

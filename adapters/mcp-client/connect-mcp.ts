@@ -322,9 +322,10 @@ function endSession(transport: Transport): Promise<void> {
  * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
  * session cannot be opened or the list cannot be read.
  *
- * Each remote tool calls the server with progress requested, so the SDK's timeout restarts on
+ * Each remote tool calls the server with progress requested, so the call's timeout restarts on
  * progress; its progress notifications become progress events in the order the server sent them,
- * including one sent just before the result. Unsubscribing from a call sends MCP's cancellation.
+ * each before the result, one sent just before it included. Unsubscribing from a call sends MCP's
+ * cancellation, as does a call that times out.
  *
  * A remote's annotations are hints: they are reported as the server stated them (with MCP's defaults
  * where they apply) and never make a tool sequential, resource-bound or confined, nor undo what
