@@ -47,7 +47,7 @@ export interface CallRouter {
 }
 
 /** What a remote tool needs from the connection it came from. */
-export interface RemoteHost {
+export interface RemoteConnection {
   readonly client: Client;
   readonly router: CallRouter;
   /** The request timeout, restarted by every progress notification. */
@@ -63,11 +63,11 @@ export interface RemoteHost {
   settle(readOnly: boolean): Promise<unknown> | undefined;
 }
 
-/** The host's claims about a remote tool, which MCP has no field for. */
+/** The application's claims about a remote tool, which MCP has no field for. */
 export interface RemoteClaims {
   sequential: boolean;
   resource: string;
-  /** What confines every call of the tool, or undefined when the host claims nothing. */
+  /** What confines every call of the tool, or undefined when the application claims nothing. */
   confinedBy: string | undefined;
 }
 
@@ -102,7 +102,7 @@ function progressInfo(progress: RoutedProgress): ProgressInfo {
  * One tool of a remote server. The schema is the server's, served verbatim and validated by the
  * server; the client only checks that the arguments are a JSON object. Annotations are the
  * server's hints (mapped with MCP's defaults); sequential, resource and confinement are the
- * host's claims alone, never the server's.
+ * application's claims alone, never the server's.
  */
 export class RemoteTool implements Tool {
   readonly name: string;
@@ -118,7 +118,7 @@ export class RemoteTool implements Tool {
 
   /** @internal Made by the remote for each tool the server lists. */
   constructor(
-    private readonly host: RemoteHost,
+    private readonly connection: RemoteConnection,
     name: string,
     definition: McpTool,
     claims: RemoteClaims,
@@ -143,8 +143,8 @@ export class RemoteTool implements Tool {
    */
   execute(call: ToolCall, _context: ToolContext): Observable<ToolEvent> {
     return new Observable<ToolEvent>((subscriber) => {
-      const host = this.host;
-      if (host.isClosed()) {
+      const connection = this.connection;
+      if (connection.isClosed()) {
         subscriber.error(closedError(this.name));
         return undefined;
       }
@@ -155,7 +155,7 @@ export class RemoteTool implements Tool {
         subscriber.error(err);
         return undefined;
       }
-      const running = new RemoteCall(host, this.name, this.readOnly, subscriber);
+      const running = new RemoteCall(connection, this.name, this.readOnly, subscriber);
       running.start(this.definition.name, args);
       return running;
     });
@@ -178,18 +178,18 @@ class RemoteCall implements InFlightCall, RoutedCall {
   private token = '';
 
   constructor(
-    private readonly host: RemoteHost,
+    private readonly connection: RemoteConnection,
     readonly tool: string,
     private readonly readOnly: boolean,
     private readonly subscriber: Subscriber<ToolEvent>,
   ) {}
 
   start(remoteName: string, args: Record<string, unknown>): void {
-    const host = this.host;
-    host.inFlight.add(this);
-    this.token = host.router.route(this);
-    host.deadlines.start(this);
-    host.client
+    const connection = this.connection;
+    connection.inFlight.add(this);
+    this.token = connection.router.route(this);
+    connection.deadlines.start(this);
+    connection.client
       .callTool(
         { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
         undefined,
@@ -203,7 +203,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   progress(params: RoutedProgress): void {
     if (this.done) return;
-    this.host.deadlines.start(this);
+    this.connection.deadlines.start(this);
     const info = progressInfo(params);
     this.subscriber.next({ final: false, result: { output: info.message ?? '', details: info } });
   }
@@ -224,30 +224,30 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   timeOut(): void {
     if (this.done) return;
-    const timeout = this.host.deadlines.timeout;
+    const timeout = this.connection.deadlines.timeout;
     const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout });
-    this.host.router.cancel(this.token, String(error));
+    this.connection.router.cancel(this.token, String(error));
     this.fail(callError(this.tool, error));
   }
 
   /** The subscription's teardown: an unsubscribe before the answer cancels the request. */
   unsubscribe(): void {
     if (this.done) return;
-    this.host.router.cancel(this.token, String(new CancelledError()));
+    this.connection.router.cancel(this.token, String(new CancelledError()));
     this.end();
   }
 
   private end(): void {
     this.done = true;
-    this.host.inFlight.delete(this);
-    this.host.router.unroute(this.token);
+    this.connection.inFlight.delete(this);
+    this.connection.router.unroute(this.token);
   }
 
   private answered(result: CallToolResult): void {
     if (this.done) return;
-    this.host.inFlight.delete(this);
-    this.host.router.unroute(this.token);
-    const settled = this.host.settle(this.readOnly);
+    this.connection.inFlight.delete(this);
+    this.connection.router.unroute(this.token);
+    const settled = this.connection.settle(this.readOnly);
     if (settled === undefined) this.finish(result);
     else
       settled.then(
@@ -277,8 +277,8 @@ class RemoteCall implements InFlightCall, RoutedCall {
   }
 
   private failed(err: unknown): void {
-    const host = this.host;
-    host.inFlight.delete(this);
-    this.fail(host.isClosed() ? host.lostError(this.tool) : callError(this.tool, err));
+    const connection = this.connection;
+    connection.inFlight.delete(this);
+    this.fail(connection.isClosed() ? connection.lostError(this.tool) : callError(this.tool, err));
   }
 }

@@ -8,16 +8,10 @@ import type {
   ProgressToken,
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { UnsubscriptionError, type Observer, type Subscription } from 'rxjs';
+import { UnsubscriptionError } from 'rxjs';
+import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
-import type {
-  ProgressInfo,
-  Session,
-  Tool,
-  ToolCall,
-  ToolEvent,
-  ToolResult,
-} from '../../lib/contract.js';
+import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
@@ -59,14 +53,14 @@ function resultOf(served: ServedCall, result: ToolResult): CallToolResult {
 }
 
 /** The MCP result of a failure: a remote tool's `isError` result as it came, else `failure`. */
-function failureOf(served: ServedCall, err: unknown): CallToolResult {
+function failureOf(served: ServedCall, err: Error): CallToolResult {
   if (
     served.passThrough === true &&
     err instanceof RemoteToolError &&
     isCallToolResult(err.details)
   )
     return err.details;
-  return failure(err instanceof Error ? err : new ToolPanicError(served.tool.name, err));
+  return failure(err);
 }
 
 /** The ToolPanicError for a teardown of `tool` that threw `thrown` (rxjs wraps it). */
@@ -119,61 +113,32 @@ class ProgressForwarder implements ProgressSink {
 }
 
 /**
- * Runs one served call to its MCP result. Resolves, never rejects: a validation problem, a
- * failure, a contract break and a cancellation are all `isError` results (the SDK sends nothing
- * for a cancelled request). The tool is unsubscribed as soon as its call ends (final, error,
- * completion or cancellation); a teardown that throws then is caught and passed to
- * `served.report`, never thrown into the tool's timers or the request's abort signal, and the
- * call's result stands. A call that ends before this returns (a synchronous tool) returns its
- * result itself rather than a Promise of it.
+ * The consumer of one served call: settles with the MCP result of its end, or with a
+ * CancelledError's when the request's signal aborts. The abort listener is the object itself, and
+ * only a call still running once its tool has started listens: one that ended inside `subscribe`
+ * answers at once, without a Promise or a listener.
  */
-export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
-  try {
-    served.validator?.parse(served.call.args);
-  } catch (err) {
-    return failure(err);
-  }
-  if (served.signal.aborted) return failure(new CancelledError());
-  return new ServedRun(served).start();
-}
-
-/**
- * One served call's state: the observer of the tool's events, the listener of the request's
- * abort signal (`handleEvent`) and the settling of its result at once. A class with methods rather
- * than closures, since one is made per call.
- */
-class ServedRun implements Observer<ToolEvent>, EventListenerObject {
-  private readonly context: CallContext;
+class ServedConsumer extends CallConsumer implements EventListenerObject {
   private readonly sink: ProgressForwarder | undefined;
-  private subscription: Subscription | undefined = undefined;
   private result: CallToolResult | undefined = undefined;
   private resolve: ((result: CallToolResult) => void) | undefined = undefined;
 
   constructor(private readonly served: ServedCall) {
+    super();
     this.sink =
       served.progressToken === undefined
         ? undefined
         : new ProgressForwarder(served.progressToken, served.notify);
-    this.context = new CallContext(served.call, { sink: this.sink, session: served.session });
   }
 
-  start(): CallToolResult | Promise<CallToolResult> {
+  run(): CallToolResult | Promise<CallToolResult> {
     const { tool, call, signal } = this.served;
-    try {
-      this.subscription = tool.execute(call, this.context).subscribe(this);
-    } catch (err) {
-      // A tool that ended synchronously and whose teardown threw lands here after its final.
-      if (this.result !== undefined) this.served.report(teardownError(tool.name, err));
-      else this.settle(failure(new ToolPanicError(tool.name, err)));
-    }
-    // A tool that ended synchronously is done; one that did not is unsubscribed when it ends.
-    if (this.result !== undefined) {
-      this.end();
-      return this.result;
-    }
-    // Only a call still running needs to hear of an abort (one that came while the tool started
-    // is taken now). The listener stays: once the request is answered the SDK drops its signal,
-    // which never aborts after that, and a late abort would find the call settled anyway.
+    if (signal.aborted) return failure(new CancelledError());
+    const context = new CallContext(call, { sink: this, session: this.served.session });
+    if (!this.consume(tool, call, context, context)) return this.result!;
+    // An abort while the tool started is taken now. The listener stays: once the request is
+    // answered the SDK drops its signal, which never aborts after that, and a late abort finds
+    // the call ended.
     if (signal.aborted) {
       this.handleEvent();
       return this.result!;
@@ -185,54 +150,50 @@ class ServedRun implements Observer<ToolEvent>, EventListenerObject {
     });
   }
 
-  next(event: ToolEvent): void {
-    if (!event.final) {
-      this.sink?.progress(event.result);
-      return;
-    }
-    this.settle(resultOf(this.served, event.result));
-    this.end();
-  }
-
-  error(err: unknown): void {
-    this.settle(failureOf(this.served, err));
-    this.end();
-  }
-
-  complete(): void {
-    // Completion after the final event is the normal end: build the error only for a contract
-    // break, since an Error's stack costs more than the rest of a call.
-    if (this.result === undefined)
-      this.settle(
-        failure(
-          new ToolPanicError(this.served.tool.name, undefined, 'completed without a final event'),
-        ),
-      );
-    this.end();
-  }
-
-  /** The request's signal aborted: the client cancelled, or the connection closed. */
+  /** The request's signal aborted: the tool's signal aborts, then it is unsubscribed. */
   handleEvent(): void {
-    this.context.cancel();
+    if (this.phase === ENDED) return;
+    this.cancel();
     this.settle(failure(new CancelledError()));
-    this.end();
+  }
+
+  protected onProgress(result: ToolResult): void {
+    this.sink?.progress(result);
+  }
+
+  protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
+    this.settle(
+      error === undefined
+        ? resultOf(this.served, result as ToolResult)
+        : failureOf(this.served, error),
+    );
+  }
+
+  protected onTeardownError(thrown: unknown): void {
+    this.served.report(teardownError(this.served.tool.name, thrown));
   }
 
   private settle(result: CallToolResult): void {
     if (this.result !== undefined) return;
     this.result = result;
-    this.context.finish();
     this.resolve?.(result);
   }
+}
 
-  /** Unsubscribing runs the tool's teardown: whatever it throws stays here. */
-  private end(): void {
-    const current = this.subscription;
-    if (current === undefined || current.closed) return;
-    try {
-      current.unsubscribe();
-    } catch (err) {
-      this.served.report(teardownError(this.served.tool.name, err));
-    }
+/**
+ * Runs one served call to its MCP result. Resolves, never rejects: a validation problem, a
+ * failure, a contract break and a cancellation are all `isError` results (the SDK sends nothing
+ * for a cancelled request). The tool is consumed by the rules of {@link CallConsumer}: it is
+ * unsubscribed as soon as its call ends (final, error, completion or cancellation); a teardown
+ * that throws then is caught and passed to `served.report`, never thrown into the tool's timers
+ * or the request's abort signal, and the call's result stands. A call that ends before this
+ * returns (a synchronous tool) gives its result itself rather than a Promise of it.
+ */
+export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
+  try {
+    served.validator?.parse(served.call.args);
+  } catch (err) {
+    return failure(err);
   }
+  return new ServedConsumer(served).run();
 }
