@@ -28,6 +28,7 @@ async function serve(): Promise<{
     tools: [
       { name: 'burst', inputSchema: schema, annotations: { readOnlyHint: true } },
       { name: 'wait', inputSchema: schema, annotations: { readOnlyHint: true } },
+      { name: 'tick', inputSchema: schema, annotations: { readOnlyHint: true } },
     ],
   }));
   let release!: () => void;
@@ -36,6 +37,17 @@ async function serve(): Promise<{
     if (request.params.name === 'wait') {
       await released;
       return { content: [{ type: 'text', text: 'waited' }] };
+    }
+    if (request.params.name === 'tick') {
+      const token = request.params._meta!.progressToken!;
+      for (let i = 1; i <= 12; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i },
+        });
+      }
+      return { content: [{ type: 'text', text: 'ticked' }] };
     }
     const count = (request.params.arguments as { count: number }).count;
     const token = request.params._meta!.progressToken!;
@@ -115,5 +127,30 @@ describe('connectMcp: progress and cancellation of each call', function () {
     expect((cancels[0] as unknown as { params: { requestId: number } }).params.requestId).to.equal(
       calls[0]!.id,
     );
+  });
+
+  it('each call times out `timeout` ms after its own last word: a silent call started later fails later, one with progress runs on', async () => {
+    const { transport, release } = await serve();
+    const remote = await connectMcp(transport, { timeout: 400 });
+    opened.push(remote);
+    const started = performance.now();
+    const failedAt = (run: Promise<{ error?: unknown }>) =>
+      run.then(({ error }) => ({
+        error: error as Error | undefined,
+        at: performance.now() - started,
+      }));
+    const first = failedAt(runTool(only(remote, 'wait'), {}));
+    const ticking = runTool(only(remote, 'tick'), {});
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const second = failedAt(runTool(only(remote, 'wait'), {}));
+    const [a, b, t] = await Promise.all([first, second, ticking]);
+    release();
+    expect(a.error?.message).to.match(/^mcp: call "wait": .*timed out/i);
+    expect(b.error?.message).to.match(/^mcp: call "wait": .*timed out/i);
+    // Timers never fire early: each call had its full timeout from its own start.
+    expect(a.at).to.be.at.least(400 - 2);
+    expect(b.at).to.be.at.least(80 + 400 - 2);
+    expect(t.error).to.equal(undefined);
+    expect(t.events.at(-1)!.result.output).to.equal('ticked');
   });
 });
