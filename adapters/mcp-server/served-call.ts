@@ -125,6 +125,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
 
   constructor(private readonly served: ServedCall) {
     super();
+    this.init();
     this.sink =
       served.progressToken === undefined
         ? undefined
