@@ -38,6 +38,12 @@ export interface Row {
   /** PASS or MISS against the target; INFO for a row without one. */
   readonly verdict: 'PASS' | 'MISS' | 'INFO';
   readonly note?: string;
+  /** How many runs were merged into this row (see merge-runs.ts); absent for one run. */
+  readonly runs?: number;
+  /** The lowest and highest ratio over the runs merged. */
+  readonly range?: readonly [number, number];
+  /** How many of the runs merged met the target. */
+  readonly passed?: number;
 }
 
 const RATES: ReadonlySet<Unit> = new Set(['events/s', 'calls/s']);
@@ -87,8 +93,14 @@ function cells(r: Row): string[] {
   const ours = `${r.ours.label}: ${formatMeasure(r.ours)}`;
   const baseline =
     r.baseline === undefined ? '' : `${r.baseline.label}: ${formatMeasure(r.baseline)}`;
-  const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`;
-  return [r.scenario, r.name, ours, baseline, ratio, r.target?.text ?? '', r.verdict];
+  let ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`;
+  if (r.range !== undefined)
+    ratio += ` (${r.range[0].toFixed(2)}–${r.range[1].toFixed(2)} over ${r.runs} runs)`;
+  const result =
+    r.passed === undefined || r.passed === r.runs
+      ? r.verdict
+      : `${r.verdict} (${r.passed} of ${r.runs} pass)`;
+  return [r.scenario, r.name, ours, baseline, ratio, r.target?.text ?? '', result];
 }
 
 const HEADER = ['scenario', 'measure', 'ours', 'baseline', 'ratio', 'target', 'result'];

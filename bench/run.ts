@@ -7,6 +7,8 @@
  *   npm run bench -- --only=1,2            some scenarios only
  *   npm run bench -- --http-seconds=4      seconds each HTTP side runs (default 10)
  *   npm run bench -- --quick               a tenth of the calls and few rounds: a smoke test
+ *   npm run bench -- --runs=3              each scenario three times: per row the median run and
+ *                                          the range of the ratio over the runs
  *
  * The script runs node with --expose-gc, which the heap measures of scenario 3 need. Each scenario
  * runs in a child process of its own (same node flags), and the parent gathers the rows.
@@ -18,6 +20,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { hasGc } from './harness.js';
 import { describeMachine, machineInfo } from './machine.js';
+import { mergeRuns } from './merge-runs.js';
 import { formatTable, type Row } from './report.js';
 import { executorScenario } from './scenarios/executor.js';
 import { mcpHttpScenario } from './scenarios/mcp-http.js';
@@ -53,6 +56,8 @@ const only = option('only');
 const child = option('child');
 const httpSeconds = Number(option('http-seconds') ?? (quick ? 2 : 10));
 if (!(httpSeconds > 0)) throw new Error('--http-seconds must be a positive number');
+const runs = Number(option('runs') ?? 1);
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 const selected =
   only === undefined || only === '' ? undefined : new Set(only.split(',').map(Number));
 
@@ -100,7 +105,9 @@ for (const [index, [title]] of SCENARIOS.entries()) {
   if (selected !== undefined && !selected.has(index + 1)) continue;
   const t0 = performance.now();
   out.write(`${index + 1}. ${title} ... `);
-  rows.push(...(await runChild(index + 1)));
+  const each: Row[][] = [];
+  for (let run = 0; run < runs; run++) each.push(await runChild(index + 1));
+  rows.push(...mergeRuns(each));
   say(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 const seconds = (performance.now() - started) / 1000;
@@ -108,7 +115,7 @@ const seconds = (performance.now() - started) / 1000;
 const misses = rows.filter((r) => r.verdict === 'MISS').length;
 const passes = rows.filter((r) => r.verdict === 'PASS').length;
 const summary = `${passes} targets met, ${misses} missed, in ${seconds.toFixed(0)} s`;
-const document = { machine, quick, httpSeconds, seconds, rows };
+const document = { machine, quick, httpSeconds, runs, seconds, rows };
 if (json === '') {
   process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   say(summary);

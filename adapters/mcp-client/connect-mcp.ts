@@ -21,6 +21,7 @@ import type { ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
+import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
@@ -116,6 +117,7 @@ export class McpRemote {
   private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
   private readonly refreshes: RefreshTracker;
   private readonly connection: RemoteConnection;
+  private readonly deadlines: CallDeadlines;
   private readonly inFlight = new Set<InFlightCall>();
   private readonly sequential: ReadonlySet<string>;
   /** Remote names left out of the list (see {@link remoteNameProblem}), each reported once. */
@@ -137,9 +139,14 @@ export class McpRemote {
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
     this.refreshes = new RefreshTracker(() => this.fetch(), listChanged ? grace : 0);
     const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.deadlines = new CallDeadlines(
+      timeout > 0 && Number.isFinite(timeout) ? Math.min(timeout, NO_TIMEOUT) : Infinity,
+      this.inFlight,
+    );
     this.connection = {
       client,
-      requestTimeout: timeout > 0 ? Math.min(timeout, NO_TIMEOUT) : NO_TIMEOUT,
+      router: transport,
+      deadlines: this.deadlines,
       inFlight: this.inFlight,
       isClosed: () => this.closed,
       lostError: (tool) => this.lostError(tool),
@@ -236,6 +243,7 @@ export class McpRemote {
 
   private end(reason: Error): void {
     this.roots?.close();
+    this.deadlines.stop();
     const calls = [...this.inFlight];
     this.inFlight.clear();
     for (const call of calls) call.fail(reason);
@@ -332,9 +340,10 @@ function endSession(transport: Transport): Promise<void> {
  * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
  * session cannot be opened or the list cannot be read.
  *
- * Each remote tool calls the server with progress requested, so the SDK's timeout restarts on
+ * Each remote tool calls the server with progress requested, so the call's timeout restarts on
  * progress; its progress notifications become progress events in the order the server sent them,
- * including one sent just before the result. Unsubscribing from a call sends MCP's cancellation.
+ * each before the result, one sent just before it included. Unsubscribing from a call sends MCP's
+ * cancellation, as does a call that times out.
  *
  * A remote's annotations are hints: they are reported as the server stated them (with MCP's defaults
  * where they apply) and never make a tool sequential, resource-bound or confined, nor undo what

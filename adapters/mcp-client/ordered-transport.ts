@@ -1,5 +1,6 @@
 /**
- * A Transport wrapper that keeps a server's progress ahead of the response it preceded.
+ * A Transport wrapper that hands a call its progress as it arrives, ahead of the response it
+ * preceded, and cancels a call without an AbortSignal.
  *
  * @module
  */
@@ -13,6 +14,45 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * A call whose progress the transport hands over itself: the request carries the token the call
+ * was given by {@link OrderedTransport.route}, and the transport notes the request's id as it goes.
+ */
+export interface RoutedCall {
+  /** The JSON-RPC id of the call's request, once it has been sent. */
+  requestId: string | number | undefined;
+  /** One well-formed progress notification of the call, in the order the server sent them. */
+  progress(params: RoutedProgress): void;
+}
+
+/** The params of a progress notification, checked: `progress` a number, the rest as MCP says. */
+export interface RoutedProgress {
+  readonly progressToken: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** The token of a routed call's request, if `message` is a tools/call request that has one. */
+function callToken(message: JSONRPCMessage): unknown {
+  if (!('method' in message) || message.method !== 'tools/call') return undefined;
+  const meta = (message.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta;
+  return meta?.progressToken;
+}
+
+/** The params of `message` if it is a well-formed progress notification with a string token. */
+function progressParams(message: JSONRPCMessage): RoutedProgress | undefined {
+  if (!('method' in message) || message.method !== 'notifications/progress' || 'id' in message)
+    return undefined;
+  const params = message.params as Record<string, unknown> | undefined;
+  if (typeof params !== 'object' || params === null) return undefined;
+  const { progressToken, progress, total, message: text } = params;
+  if (typeof progressToken !== 'string' || typeof progress !== 'number') return undefined;
+  if (total !== undefined && typeof total !== 'number') return undefined;
+  if (text !== undefined && typeof text !== 'string') return undefined;
+  return params as unknown as RoutedProgress;
+}
 
 type Pending =
   | { kind: 'message'; message: JSONRPCMessage; extra: MessageExtraInfo | undefined }
@@ -65,15 +105,21 @@ function repaired(message: JSONRPCMessage): JSONRPCMessage {
 }
 
 /**
- * Delivers the inner transport's messages in order, except that a response, and the close, is held
- * back until one macrotask after a notification delivered before it.
+ * Delivers the inner transport's messages in order, and routes the progress of the calls it was
+ * given ({@link OrderedTransport.route}) itself.
  *
  * Why: the SDK's Protocol runs a notification's handler in a microtask but settles a response
  * synchronously, dropping the request's progress handler as it does. A progress notification
  * written just before the result (the common case: the last step's progress, then the answer)
- * arrives in the same chunk and was lost. Holding the response back a macrotask lets every
- * notification handler that came before it run first. When no notification was delivered since
- * the last macrotask, a response goes straight through, so a call without progress pays nothing.
+ * arrives in the same chunk and was lost. A routed call's progress never goes through the SDK:
+ * it reaches the call synchronously as it arrives, so it is ahead of the response by
+ * construction, and costs no wait. For every other notification (progress the SDK routes, for a
+ * request made on the Client directly with `onprogress`; a log message; a list change), a
+ * response, and the close, is held back until one macrotask after it, so its handler runs first;
+ * with none since the last macrotask, a response goes straight through.
+ *
+ * {@link OrderedTransport.cancel} cancels a routed call: MCP's cancellation to the server, and an
+ * error response to the SDK so that it forgets the request (its handler and its timer).
  *
  * It also makes a malformed response fail its request at once (see `repaired`), and keeps an
  * exception thrown while one message is handled from reaching the event loop: it goes to
@@ -91,6 +137,8 @@ export class OrderedTransport implements Transport {
   lastError: Error | undefined = undefined;
   setProtocolVersion?: (version: string) => void;
 
+  private readonly routed = new Map<string, RoutedCall>();
+  private tokens = 0;
   private readonly queue: Pending[] = [];
   private head = 0;
   private flushing = false;
@@ -104,8 +152,10 @@ export class OrderedTransport implements Transport {
   };
 
   constructor(readonly inner: Transport) {
-    inner.onmessage = (message, extra) =>
+    inner.onmessage = (message, extra) => {
+      if (this.routed.size > 0 && this.routeProgress(message)) return;
       this.receive({ kind: 'message', message: repaired(message), extra });
+    };
     inner.onclose = () => this.receive({ kind: 'close' });
     inner.onerror = (error) => {
       this.lastError = error;
@@ -125,7 +175,66 @@ export class OrderedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.routed.size > 0) {
+      const token = callToken(message);
+      const call = typeof token === 'string' ? this.routed.get(token) : undefined;
+      if (call !== undefined) call.requestId = (message as { id: string | number }).id;
+    }
     return this.inner.send(message, options);
+  }
+
+  /**
+   * Routes `call`'s progress from now on: returns the progress token its request must carry
+   * (`params._meta.progressToken`). Until {@link OrderedTransport.unroute}, every well-formed
+   * progress notification with that token goes to `call.progress`, never to the SDK.
+   */
+  route(call: RoutedCall): string {
+    const token = `agenttool-${++this.tokens}`;
+    this.routed.set(token, call);
+    return token;
+  }
+
+  /** Stops routing the progress of the call given `token`. */
+  unroute(token: string): void {
+    this.routed.delete(token);
+  }
+
+  /**
+   * Cancels the routed call given `token`: stops routing its progress, tells the server (MCP's
+   * `notifications/cancelled` with `reason`) and settles the SDK's request with an error, which
+   * the caller ignores. A call whose request has not been sent is only unrouted.
+   */
+  cancel(token: string, reason: string): void {
+    const call = this.routed.get(token);
+    this.routed.delete(token);
+    const requestId = call?.requestId;
+    if (requestId === undefined) return;
+    const notice: JSONRPCMessage = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId, reason },
+    };
+    this.inner.send(notice).catch((err: unknown) => {
+      this.onerror?.(new Error(`failed to send cancellation: ${String(err)}`));
+    });
+    this.deliver({
+      kind: 'message',
+      message: { jsonrpc: '2.0', id: requestId, error: { code: -32800, message: reason } },
+      extra: undefined,
+    });
+  }
+
+  /** Hands a routed call its progress; false when `message` is not one. */
+  private routeProgress(message: JSONRPCMessage): boolean {
+    const params = progressParams(message);
+    const call = params === undefined ? undefined : this.routed.get(params.progressToken);
+    if (call === undefined) return false;
+    try {
+      call.progress(params!);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+    return true;
   }
 
   close(): Promise<void> {

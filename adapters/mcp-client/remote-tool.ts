@@ -4,13 +4,13 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CallToolResult,
   LoggingMessageNotification,
-  Progress,
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import { CancelledError, ValidationError } from '../../lib/errors.js';
 import type { Recordable } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
@@ -29,10 +29,12 @@ import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { recordsOf } from '../mcp-shared/mcp-records.js';
+import type { CallDeadlines, TimedCall } from './call-deadlines.js';
+import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 
 /** A call waiting for its answer, which the connection fails when it closes. */
-export interface InFlightCall {
+export interface InFlightCall extends TimedCall {
   /** The local name of the tool called. */
   readonly tool: string;
   fail(error: Error): void;
@@ -40,11 +42,19 @@ export interface InFlightCall {
   log(params: LoggingMessageNotification['params']): boolean;
 }
 
+/** The transport's part in a call: its progress, and its cancellation (see OrderedTransport). */
+export interface CallRouter {
+  route(call: RoutedCall): string;
+  unroute(token: string): void;
+  cancel(token: string, reason: string): void;
+}
+
 /** What a remote tool needs from the connection it came from. */
 export interface RemoteConnection {
   readonly client: Client;
-  /** The SDK request timeout in ms; it restarts on every progress notification. */
-  readonly requestTimeout: number;
+  readonly router: CallRouter;
+  /** The request timeout, restarted by every progress notification. */
+  readonly deadlines: CallDeadlines;
   isClosed(): boolean;
   readonly inFlight: Set<InFlightCall>;
   /** The error a call still waiting fails with when the connection closes on its own. */
@@ -90,7 +100,7 @@ async function recordInOrder(records: readonly Recordable[], context: ToolContex
   for (const record of records) await context.record(record);
 }
 
-function progressInfo(progress: Progress): ProgressInfo {
+function progressInfo(progress: RoutedProgress): ProgressInfo {
   const info: ProgressInfo = { progress: progress.progress };
   if (progress.total !== undefined) info.total = progress.total;
   if (progress.message !== undefined) info.message = progress.message;
@@ -162,90 +172,142 @@ export class RemoteTool implements Tool {
         subscriber.error(err);
         return undefined;
       }
-      let done = false;
-      const controller = new AbortController();
-      const waiting: InFlightCall = {
-        tool: this.name,
-        fail: (error) => {
-          if (done) return;
-          done = true;
-          subscriber.error(error);
-        },
-        log: (params) => {
-          if (done) return false;
-          const details: Record<string, unknown> = { level: params.level, data: params.data };
-          if (params.logger !== undefined) details.logger = params.logger;
-          subscriber.next({ final: false, result: { output: logText(params.data), details } });
-          return true;
-        },
-      };
-      connection.inFlight.add(waiting);
-      connection.client
-        .callTool({ name: this.definition.name, arguments: args }, undefined, {
-          signal: controller.signal,
-          timeout: connection.requestTimeout,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => {
-            if (done) return;
-            const info = progressInfo(progress);
-            subscriber.next({
-              final: false,
-              result: { output: info.message ?? '', details: info },
-            });
-          },
-        })
-        .then(
-          (answer) => {
-            const result = answer as CallToolResult;
-            connection.inFlight.delete(waiting);
-            if (done) return;
-            const finish = (): void => {
-              if (done) return;
-              done = true;
-              if (result.isError === true) {
-                subscriber.error(new RemoteToolError(this.name, errorTextOf(result), result));
-                return;
-              }
-              let mapped: ToolResult;
-              try {
-                mapped = resultFromMcp(result);
-              } catch (err) {
-                // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
-                subscriber.error(callError(this.name, err, 'invalid result: '));
-                return;
-              }
-              subscriber.next({ final: true, result: mapped });
-              subscriber.complete();
-            };
-            const records = recordsOf(result);
-            const settled = connection.settle(this.readOnly);
-            if (records.length === 0) {
-              if (settled === undefined) finish();
-              else settled.then(finish, finish);
-              return;
-            }
-            // The records the server's call made are written here, through the calling job's
-            // recorder, before the call ends: success or failure, the side effect happened.
-            const written = recordInOrder(records, context);
-            Promise.all([written, settled?.catch(() => undefined)]).then(finish, (err: unknown) => {
-              if (done) return;
-              done = true;
-              subscriber.error(callError(this.name, err, 'record: '));
-            });
-          },
-          (err: unknown) => {
-            connection.inFlight.delete(waiting);
-            waiting.fail(
-              connection.isClosed() ? connection.lostError(this.name) : callError(this.name, err),
-            );
-          },
-        );
-      return () => {
-        connection.inFlight.delete(waiting);
-        if (done) return;
-        done = true;
-        controller.abort(new CancelledError());
-      };
+      const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context);
+      running.start(this.definition.name, args);
+      return running;
     });
+  }
+}
+
+/** The SDK's own timeout is never reached: the call's deadline (CallDeadlines) comes first. */
+const SDK_OPTIONS = { timeout: 2_147_483_647 } as const;
+
+/**
+ * One call of a remote tool, from its request to its end; the teardown of its subscription.
+ *
+ * Its progress comes from the transport (OrderedTransport.route), ahead of its answer by
+ * construction; its cancellation goes through the transport too, so no AbortSignal is made.
+ */
+class RemoteCall implements InFlightCall, RoutedCall {
+  requestId: string | number | undefined = undefined;
+  deadline = Infinity;
+  private done = false;
+  private token = '';
+
+  constructor(
+    private readonly connection: RemoteConnection,
+    readonly tool: string,
+    private readonly readOnly: boolean,
+    private readonly subscriber: Subscriber<ToolEvent>,
+    private readonly context: ToolContext,
+  ) {}
+
+  start(remoteName: string, args: Record<string, unknown>): void {
+    const connection = this.connection;
+    connection.inFlight.add(this);
+    this.token = connection.router.route(this);
+    connection.deadlines.start(this);
+    connection.client
+      .callTool(
+        { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
+        undefined,
+        SDK_OPTIONS,
+      )
+      .then(
+        (answer) => this.answered(answer as CallToolResult),
+        (err: unknown) => this.failed(err),
+      );
+  }
+
+  progress(params: RoutedProgress): void {
+    if (this.done) return;
+    this.connection.deadlines.start(this);
+    const info = progressInfo(params);
+    this.subscriber.next({ final: false, result: { output: info.message ?? '', details: info } });
+  }
+
+  log(params: LoggingMessageNotification['params']): boolean {
+    if (this.done) return false;
+    const details: Record<string, unknown> = { level: params.level, data: params.data };
+    if (params.logger !== undefined) details.logger = params.logger;
+    this.subscriber.next({ final: false, result: { output: logText(params.data), details } });
+    return true;
+  }
+
+  fail(error: Error): void {
+    if (this.done) return;
+    this.end();
+    this.subscriber.error(error);
+  }
+
+  timeOut(): void {
+    if (this.done) return;
+    const timeout = this.connection.deadlines.timeout;
+    const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout });
+    this.connection.router.cancel(this.token, String(error));
+    this.fail(callError(this.tool, error));
+  }
+
+  /** The subscription's teardown: an unsubscribe before the answer cancels the request. */
+  unsubscribe(): void {
+    if (this.done) return;
+    this.connection.router.cancel(this.token, String(new CancelledError()));
+    this.end();
+  }
+
+  private end(): void {
+    this.done = true;
+    this.connection.inFlight.delete(this);
+    this.connection.router.unroute(this.token);
+  }
+
+  private answered(result: CallToolResult): void {
+    if (this.done) return;
+    this.connection.inFlight.delete(this);
+    this.connection.router.unroute(this.token);
+    const settled = this.connection.settle(this.readOnly);
+    const records = recordsOf(result);
+    if (records.length === 0) {
+      if (settled === undefined) this.finish(result);
+      else
+        settled.then(
+          () => this.finish(result),
+          () => this.finish(result),
+        );
+      return;
+    }
+    // The records the server's call made are written here, through the calling job's recorder,
+    // before the call ends: success or failure, the side effect happened.
+    const written = recordInOrder(records, this.context);
+    Promise.all([written, settled?.catch(() => undefined)]).then(
+      () => this.finish(result),
+      (err: unknown) => this.fail(callError(this.tool, err, 'record: ')),
+    );
+  }
+
+  private finish(result: CallToolResult): void {
+    if (this.done) return;
+    this.done = true;
+    const subscriber = this.subscriber;
+    if (result.isError === true) {
+      subscriber.error(new RemoteToolError(this.tool, errorTextOf(result), result));
+      return;
+    }
+    let mapped: ToolResult;
+    try {
+      mapped = resultFromMcp(result);
+    } catch (err) {
+      // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
+      subscriber.error(callError(this.tool, err, 'invalid result: '));
+      return;
+    }
+    subscriber.next({ final: true, result: mapped });
+    subscriber.complete();
+  }
+
+  private failed(err: unknown): void {
+    const connection = this.connection;
+    connection.inFlight.delete(this);
+    this.fail(connection.isClosed() ? connection.lostError(this.tool) : callError(this.tool, err));
   }
 }

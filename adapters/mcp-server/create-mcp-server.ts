@@ -9,7 +9,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  type CallToolResult,
   type Implementation,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -239,7 +238,7 @@ export function createMcpServer(
   };
 
   server.setRequestHandler(ListToolsRequestSchema, () => list);
-  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const name = request.params.name;
     const entry = entries.get(name);
     if (entry === undefined) throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
@@ -250,7 +249,7 @@ export function createMcpServer(
     } catch {
       // JSON.stringify recurses: arguments thousands of levels deep overflow the stack here,
       // before the validator's depth limit sees them.
-      return Promise.resolve(failure(new ValidationError('', 'arguments are nested too deeply')));
+      return failure(new ValidationError('', 'arguments are nested too deeply'));
     }
     const served: ServedCall = {
       tool: entry.tool,

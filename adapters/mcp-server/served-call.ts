@@ -117,18 +117,19 @@ class ProgressForwarder implements ProgressSink {
 }
 
 /**
- * The consumer of one served call: resolves with the MCP result of its end, or with a
- * CancelledError's when the request's signal aborts. The abort listener is the object itself.
+ * The consumer of one served call: settles with the MCP result of its end, or with a
+ * CancelledError's when the request's signal aborts. The abort listener is the object itself, and
+ * only a call still running once its tool has started listens: one that ended inside `subscribe`
+ * answers at once, without a Promise or a listener.
  */
 class ServedConsumer extends CallConsumer implements EventListenerObject {
   private readonly sink: ProgressForwarder | undefined;
   /** What the call recorded before its end, sent in its result's _meta. */
   private records: ToolRecord[] | undefined = undefined;
+  private result: CallToolResult | undefined = undefined;
+  private resolve: ((result: CallToolResult) => void) | undefined = undefined;
 
-  constructor(
-    private readonly served: ServedCall,
-    private readonly resolve: (result: CallToolResult) => void,
-  ) {
+  constructor(private readonly served: ServedCall) {
     super();
     this.init();
     this.sink =
@@ -137,10 +138,9 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
         : new ProgressForwarder(served.progressToken, served.notify);
   }
 
-  run(): void {
+  run(): CallToolResult | Promise<CallToolResult> {
     const { tool, call, signal } = this.served;
-    if (signal.aborted) return this.resolve(failure(new CancelledError()));
-    signal.addEventListener('abort', this);
+    if (signal.aborted) return failure(new CancelledError());
     // What the call records travels in its result's _meta; the server's recorder, if any, writes
     // it first (and alone keeps the records of a call the client cancels: MCP sends no result).
     const local = this.served.recorder;
@@ -149,15 +149,26 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       return local?.(record, recorded);
     };
     const context = new CallContext(call, { sink: this, session: this.served.session, recorder });
-    this.consume(tool, call, context, context);
+    if (!this.consume(tool, call, context, context)) return this.result!;
+    // An abort while the tool started is taken now. The listener stays: once the request is
+    // answered the SDK drops its signal, which never aborts after that, and a late abort finds
+    // the call ended.
+    if (signal.aborted) {
+      this.handleEvent();
+      return this.result!;
+    }
+    signal.addEventListener('abort', this);
+    return new Promise<CallToolResult>((resolve) => {
+      if (this.result !== undefined) resolve(this.result);
+      else this.resolve = resolve;
+    });
   }
 
   /** The request's signal aborted: the tool's signal aborts, then it is unsubscribed. */
   handleEvent(): void {
     if (this.phase === ENDED) return;
-    this.served.signal.removeEventListener('abort', this);
     this.cancel();
-    this.resolve(failure(new CancelledError()));
+    this.settle(failure(new CancelledError()));
   }
 
   protected onProgress(result: ToolResult): void {
@@ -165,16 +176,21 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   }
 
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
-    this.served.signal.removeEventListener('abort', this);
     const mapped =
       error === undefined
         ? resultOf(this.served, result as ToolResult)
         : failureOf(this.served, error);
-    this.resolve(this.records === undefined ? mapped : withRecords(mapped, this.records));
+    this.settle(this.records === undefined ? mapped : withRecords(mapped, this.records));
   }
 
   protected onTeardownError(thrown: unknown): void {
     this.served.report(teardownError(this.served.tool.name, thrown));
+  }
+
+  private settle(result: CallToolResult): void {
+    if (this.result !== undefined) return;
+    this.result = result;
+    this.resolve?.(result);
   }
 }
 
@@ -184,13 +200,14 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
  * for a cancelled request). The tool is consumed by the rules of {@link CallConsumer}: it is
  * unsubscribed as soon as its call ends (final, error, completion or cancellation); a teardown
  * that throws then is caught and passed to `served.report`, never thrown into the tool's timers
- * or the request's abort signal, and the call's result stands.
+ * or the request's abort signal, and the call's result stands. A call that ends before this
+ * returns (a synchronous tool) gives its result itself rather than a Promise of it.
  */
-export function runServedCall(served: ServedCall): Promise<CallToolResult> {
+export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
   try {
     served.validator?.parse(served.call.args);
   } catch (err) {
-    return Promise.resolve(failure(err));
+    return failure(err);
   }
-  return new Promise<CallToolResult>((resolve) => new ServedConsumer(served, resolve).run());
+  return new ServedConsumer(served).run();
 }

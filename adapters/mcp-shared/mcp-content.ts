@@ -75,6 +75,9 @@ export function resultFromMcp(result: CallToolResult): ToolResult {
   const blocks = result.content ?? [];
   if (result.structuredContent !== undefined && carriesNothing(blocks))
     return { output: JSON.stringify(result.structuredContent), details: result };
+  // The common answer, one text block, is its text: no parts to build and join.
+  if (blocks.length === 1 && blocks[0]!.type === 'text')
+    return { output: blocks[0]!.text, details: result };
   const parts: ContentPart[] = [];
   let textOnly = true;
   for (const block of blocks) {
