@@ -10,7 +10,14 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { UnsubscriptionError, type Subscription } from 'rxjs';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
-import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
+import type {
+  Elicitor,
+  ProgressInfo,
+  Session,
+  Tool,
+  ToolCall,
+  ToolResult,
+} from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
@@ -28,6 +35,11 @@ export interface ServedCall {
   readonly signal: AbortSignal;
   readonly progressToken: ProgressToken | undefined;
   readonly notify: (notification: ServerNotification) => Promise<void>;
+  /**
+   * Answers the tool's questions (`context.elicit`) through the client; undefined when the client
+   * cannot answer (the questions are declined at once).
+   */
+  readonly elicitor?: Elicitor | undefined;
   /** Told of a fault that belongs to no result: the tool's teardown threw. Must not throw. */
   readonly report: (error: Error) => void;
   /**
@@ -131,7 +143,11 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
       served.progressToken === undefined
         ? undefined
         : new ProgressForwarder(served.progressToken, served.notify);
-    const context = new CallContext(call, { sink, session: served.session });
+    const context = new CallContext(call, {
+      sink,
+      session: served.session,
+      elicitor: served.elicitor,
+    });
     let subscription: Subscription | undefined;
     let settled = false;
     const settle = (result: CallToolResult): void => {
