@@ -25,6 +25,9 @@ const SERVER_SCENARIOS = [
   'json-schema-2020-12',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
 ];
 
 /** The client scenarios `connectMcp` claims. */
