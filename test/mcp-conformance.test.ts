@@ -31,7 +31,12 @@ const SERVER_SCENARIOS = [
 ];
 
 /** The client scenarios `connectMcp` claims. */
-const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'sse-retry'];
+const CLIENT_SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'sse-retry',
+  'elicitation-sep1034-client-defaults',
+];
 
 /**
  * Node 22 or later, which the suite needs: `npm ci` installs it from the npm registry through the

@@ -16,6 +16,8 @@ import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
   Annotations,
   Confinement,
+  ElicitRequest,
+  ElicitResult,
   ProgressInfo,
   Tool,
   ToolCall,
@@ -35,6 +37,8 @@ export interface InFlightCall {
   fail(error: Error): void;
   /** Emits a server log message as a progress event; false when the call has ended. */
   log(params: LoggingMessageNotification['params']): boolean;
+  /** Asks the call's context a server's question; undefined when the call has ended. */
+  elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
 }
 
 /** What a remote tool needs from the connection it came from. */
@@ -129,9 +133,11 @@ export class RemoteTool implements Tool {
   /**
    * Calls the remote tool: each progress notification is a progress event (in the order sent),
    * the result the final event. An `isError` answer is a RemoteToolError, any other failure an
-   * McpCallError. Unsubscribing before the answer cancels the request on the server.
+   * McpCallError. Unsubscribing before the answer cancels the request on the server. A question
+   * the server asks during the call is asked through `context.elicit` (see `connectMcp`), so it
+   * shows on this call and a proxy passes it on to its own client.
    */
-  execute(call: ToolCall, _context: ToolContext): Observable<ToolEvent> {
+  execute(call: ToolCall, context: ToolContext): Observable<ToolEvent> {
     return new Observable<ToolEvent>((subscriber) => {
       const host = this.host;
       if (host.isClosed()) {
@@ -161,6 +167,7 @@ export class RemoteTool implements Tool {
           subscriber.next({ final: false, result: { output: logText(params.data), details } });
           return true;
         },
+        elicit: (request) => (done ? undefined : context.elicit(request)),
       };
       host.inFlight.add(waiting);
       host.client
