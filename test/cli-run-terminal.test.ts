@@ -121,6 +121,21 @@ describe('agenttool run in a terminal', function () {
     expect(screen).to.contain('"output": "the user answered: Ada"');
   });
 
+  it('Ctrl-C while a question is open closes it, and the run ends cancelled', async () => {
+    const turn = join(dir, 'ask-cancel.json');
+    writeFileSync(
+      turn,
+      JSON.stringify([call('colour', 'ask_user', { question: 'Which colour?' })]),
+    );
+    const term = inTerminal(['run', turn]);
+    await term.waitFor('answer*: ');
+    term.type('\x03');
+    const { status, screen } = await term.end();
+    expect(status, screen).to.equal(1);
+    expect(screen).to.contain('(question closed: the call ended)');
+    expect(screen).to.match(/⊘ #0 +ask_user +cancelled/);
+  });
+
   it('prints an image as its type and size, not its base64', async () => {
     const turn = join(dir, 'image.json');
     writeFileSync(turn, JSON.stringify([call('image', 'every__get-tiny-image', {})]));
