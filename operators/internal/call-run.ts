@@ -174,6 +174,28 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
     this.end(undefined, error);
   }
 
+  /** Whether the call has ended: final reached, cancelled, aborted or timed out. */
+  get ended(): boolean {
+    return this.state === ENDED;
+  }
+
+  /**
+   * Ends the call on its job's own signal. A waiting call is only marked ended (it never starts)
+   * and false is returned: the host, which holds it in a queue, reports it. A started call is
+   * cancelled with `error` (its open questions answered cancel, its signal aborted, its tool
+   * unsubscribed) and ends through `host.end`, as if it had ended by itself; true is returned.
+   */
+  abort(error: Error): boolean {
+    if (this.state === ENDED) return true;
+    if (this.state === WAITING) {
+      this.state = ENDED;
+      return false;
+    }
+    this.context?.cancel(error);
+    this.end(undefined, error);
+    return true;
+  }
+
   /**
    * Stops the call without reporting to the host, which reports the cancellation itself: aborts
    * the call's signal (before unsubscribing, so the tool's teardown sees it aborted) and

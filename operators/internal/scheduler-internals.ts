@@ -45,19 +45,25 @@ import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
+import { abortError, JobWatch, type WatchHost } from './job-watch.js';
+import { askApproval, PendingApproval, type ApprovalHost } from './job-approval.js';
+import type { NotApprovedError } from '../../lib/errors.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
  * one it appends to as jobs arrive. Implements EventListenerObject so the abort listener is the
  * engine itself rather than a closure.
  */
-export class Engine implements RunHost, EventListenerObject, Unsubscribable {
+export class Engine
+  implements RunHost, WatchHost, ApprovalHost, EventListenerObject, Unsubscribable
+{
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
   private readonly onTeardownError: ExecuteOptions['onTeardownError'];
+  private readonly approve: ExecuteOptions['approve'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
   upstream: Unsubscribable | undefined = undefined;
 
@@ -77,6 +83,12 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   private draining = false; // in the pump loop, or emitting: a nested pump is deferred
   private deferred = false; // a pump was asked for while draining
   private closed = false;
+  /** The watches of unfinished jobs that carry a signal, by index; made by the first one. */
+  private watches: Map<number, JobWatch> | undefined = undefined;
+  /** Jobs past the cursor that ended before their turn: the cursor passes them by. */
+  private skipped: Set<number> | undefined = undefined;
+  /** The approvals still to come, by job index; made by the first one. */
+  private approvals: Map<number, PendingApproval> | undefined = undefined;
 
   constructor(
     private readonly destination: Subscriber<ExecutionEvent>,
@@ -89,6 +101,7 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
     this.onTeardownError = options.onTeardownError;
+    this.approve = options.approve;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.limit = serial ? 1 : parallelBound(options);
     this.serial = serial;
@@ -110,6 +123,121 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       if (signal.aborted) return this.abort();
       signal.addEventListener('abort', this);
     }
+    // executeBatch: the jobs' own signals are watched from the start, so that a job past the
+    // cursor ends when its signal aborts, not when the cursor reaches it.
+    const jobs = this.jobs;
+    for (let i = 0; i < jobs.length && !this.closed; i++) {
+      const jobSignal = jobs[i].signal;
+      if (jobSignal !== undefined) this.watch(i, jobSignal);
+    }
+    // Every job's approval is asked at once, in job order.
+    if (this.approve !== undefined)
+      for (let i = 0; i < jobs.length && !this.closed; i++) this.ask(i);
+    this.pump();
+  }
+
+  /** Asks job `index`'s approval, unless its own signal has already ended it. */
+  private ask(index: number): void {
+    if (this.skipped?.has(index) === true) return;
+    const answer = askApproval(
+      this.approve as NonNullable<ExecuteOptions['approve']>,
+      this.jobs[index - this.base],
+      index,
+    );
+    if (this.closed) {
+      if (answer instanceof PendingApproval) answer.cancel();
+      return;
+    }
+    if (answer === true) return;
+    if (answer instanceof PendingApproval) {
+      const outcome = answer.attach(this);
+      if (outcome === undefined) {
+        (this.approvals ??= new Map()).set(index, answer);
+        return;
+      }
+      if (outcome !== true) this.endUnstarted(index, undefined, outcome);
+      return;
+    }
+    this.endUnstarted(index, undefined, answer);
+  }
+
+  approved(pending: PendingApproval): void {
+    if (this.closed) return;
+    this.approvals?.delete(pending.index);
+    // A parked run has its turn already: it waits for a slot now, in the heap, by its index.
+    if (pending.parked) this.heap.push(pending.run as CallRun);
+    this.pump();
+  }
+
+  refused(pending: PendingApproval, error: NotApprovedError): void {
+    if (this.closed) return;
+    this.unwatch(pending.index);
+    this.endUnstarted(pending.index, pending.run, error);
+    this.pump();
+  }
+
+  /**
+   * Ends a job that has not started, with its final event: past the cursor, the cursor will pass
+   * it by; waiting in a chain or the heap, it stays there ended and is passed by when taken; parked
+   * for its approval, its chain's turn passes on now. Its pending approval, if any, is dropped.
+   * Returns false when `run` had started: its end is its own.
+   */
+  private endUnstarted(index: number, run: CallRun | undefined, error: Error): boolean {
+    const pending = this.approvals?.get(index);
+    if (pending !== undefined) {
+      this.approvals?.delete(index);
+      pending.cancel();
+    }
+    if (run === undefined) {
+      (this.skipped ??= new Set()).add(index);
+      this.cancelled(index, error);
+      return true;
+    }
+    if (run.abort(error)) return false;
+    this.waiting--;
+    if (pending?.parked === true && run.chain !== undefined) this.passTurn(run.chain);
+    this.emit({ index, callId: run.job.call.id, final: true, error });
+    return true;
+  }
+
+  /**
+   * Whether `run`, whose turn has come, waits for its approval: it is then parked (holding its
+   * chain's turn, no slot) until the answer comes. `counted`: it is already counted as waiting.
+   */
+  private parks(run: CallRun, counted: boolean): boolean {
+    const pending = this.approvals?.get(run.index);
+    if (pending === undefined) return false;
+    pending.parked = true;
+    if (!counted) this.waiting++;
+    return true;
+  }
+
+  /** Watches job `index`'s signal; one already aborted ends the job now, with its final event. */
+  private watch(index: number, signal: AbortSignal): void {
+    if (signal.aborted) {
+      (this.skipped ??= new Set()).add(index);
+      this.cancelled(index, abortError(signal.reason));
+      return;
+    }
+    (this.watches ??= new Map()).set(index, new JobWatch(this, index, signal));
+  }
+
+  /** Emits job `index`'s final event for its own signal. */
+  private cancelled(index: number, error: Error): void {
+    const callId = this.jobs[index - this.base].call.id;
+    this.emit({ index, callId, final: true, error });
+  }
+
+  /**
+   * A job's own signal aborted. Past the cursor, the cursor will pass it by; waiting in a chain
+   * or the heap, it stays there ended and is passed by when taken; started, its run is cancelled
+   * and ends through {@link Engine.end}. Then whatever can start starts.
+   */
+  abortJob(watch: JobWatch): void {
+    if (this.closed) return;
+    this.watches?.delete(watch.index);
+    // A started run ends through end(); any other ends here.
+    this.endUnstarted(watch.index, watch.run, abortError(watch.signal.reason));
     this.pump();
   }
 
@@ -127,6 +255,10 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       this.cursor = 0;
     }
     this.jobs.push(job);
+    const index = this.base + this.jobs.length - 1;
+    const signal = job.signal;
+    if (signal !== undefined) this.watch(index, signal);
+    if (this.approve !== undefined && !this.closed) this.ask(index);
     this.pump();
   }
 
@@ -179,11 +311,8 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     this.running--;
     if (run.barrier) this.barrier = false;
     const chain = run.chain;
-    if (chain !== undefined) {
-      const next = chain.queue.shift();
-      if (next === undefined) chain.busy = false;
-      else this.heap.push(next);
-    }
+    if (chain !== undefined) this.passTurn(chain);
+    if (this.watches !== undefined) this.unwatch(run.index);
     if (this.closed) return;
     const callId = run.job.call.id;
     this.emit(
@@ -192,6 +321,30 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
         : { index: run.index, callId, final: true, error },
     );
     this.pump();
+  }
+
+  /** The chain's turn goes to its next unfinished call (into the heap), or the chain frees. */
+  private passTurn(chain: Chain): void {
+    for (;;) {
+      const next = chain.queue.shift();
+      if (next === undefined) {
+        chain.busy = false;
+        return;
+      }
+      if (!next.ended) {
+        if (this.approvals === undefined || !this.parks(next, true)) this.heap.push(next);
+        return;
+      }
+      // Aborted by its own signal while it waited: already reported, its turn passes on.
+    }
+  }
+
+  /** Job `index` has ended: its signal is no longer watched. */
+  private unwatch(index: number): void {
+    const watch = this.watches?.get(index);
+    if (watch === undefined) return;
+    watch.stop();
+    this.watches?.delete(index);
   }
 
   teardownError(run: CallRun, thrown: unknown): void {
@@ -208,6 +361,13 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     if (this.closed) return;
     this.closed = true;
     this.signal?.removeEventListener('abort', this);
+    if (this.watches !== undefined) {
+      for (const watch of this.watches.values()) watch.stop();
+      this.watches.clear();
+    }
+    if (this.approvals !== undefined) {
+      for (const pending of this.approvals.values()) pending.cancel();
+    }
     this.upstream?.unsubscribe();
     for (const run of this.runningCalls.takeAll()) run.cancel(new CancelledError());
   }
@@ -219,9 +379,15 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
   private abort(): void {
     if (this.closed) return;
     const error = new CancelledError();
-    const admitted = this.runningCalls.takeAll();
+    let admitted = this.runningCalls.takeAll();
     this.heap.drainInto(admitted);
     for (const chain of this.chains.values()) chain.queue.drainInto(admitted);
+    if (this.approvals !== undefined)
+      for (const pending of this.approvals.values())
+        if (pending.parked) admitted.push(pending.run!);
+    // Calls ended before their turn are still queued, and have had their final.
+    if (this.skipped !== undefined || this.watches !== undefined || this.approvals !== undefined)
+      admitted = admitted.filter((run) => !run.ended);
     this.dispose();
     for (const run of admitted) run.cancel(error);
     admitted.sort((a, b) => a.index - b.index);
@@ -230,8 +396,11 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
       destination.next({ index: run.index, callId: run.job.call.id, final: true, error });
     }
     const jobs = this.jobs;
+    const skipped = this.skipped;
     for (let i = this.cursor; i < jobs.length; i++) {
-      destination.next({ index: this.base + i, callId: jobs[i].call.id, final: true, error });
+      const index = this.base + i;
+      if (skipped?.has(index) === true) continue;
+      destination.next({ index, callId: jobs[i].call.id, final: true, error });
     }
     destination.complete();
   }
@@ -265,48 +434,85 @@ export class Engine implements RunHost, EventListenerObject, Unsubscribable {
     }
   }
 
+  /** The run of an admitted job, linked to its job's watch and pending approval when it has them. */
+  private newRun(job: Job, index: number, chain: Chain | undefined, barrier: boolean): CallRun {
+    const run = new CallRun(this, job, index, chain, barrier);
+    if (this.watches !== undefined) {
+      const watch = this.watches.get(index);
+      if (watch !== undefined) watch.run = run;
+    }
+    if (this.approvals !== undefined) {
+      const pending = this.approvals.get(index);
+      if (pending !== undefined) pending.run = run;
+    }
+    return run;
+  }
+
+  /** The run of a job on a chain of its own, or undefined when it is parked for its approval. */
+  private unchained(job: Job, index: number): CallRun | undefined {
+    const run = this.newRun(job, index, undefined, false);
+    if (this.approvals !== undefined && this.parks(run, false)) return undefined;
+    return run;
+  }
+
   /** The earliest job whose turn has come, admitting jobs from the cursor as needed (rule 6). */
   private take(): CallRun | undefined {
     if (this.barrier) return undefined;
-    const ready = this.heap.pop();
-    if (ready !== undefined) {
-      this.waiting--;
-      return ready;
+    for (let ready = this.heap.pop(); ready !== undefined; ready = this.heap.pop()) {
+      if (!ready.ended) {
+        this.waiting--;
+        return ready;
+      }
+      // Ended while waiting for a slot (uncounted already): its chain goes on.
+      if (ready.chain !== undefined) this.passTurn(ready.chain);
     }
     const jobs = this.jobs;
     while (this.cursor < jobs.length) {
       const job = jobs[this.cursor];
       const index = this.base + this.cursor;
+      if (this.skipped !== undefined && this.skipped.delete(index)) {
+        this.cursor++;
+        continue;
+      }
       if (this.serial) {
         this.cursor++;
-        return new CallRun(this, job, index, undefined, false);
+        const run = this.unchained(job, index);
+        if (run === undefined) continue;
+        return run;
       }
       const tool = job.tool;
       if (tool === undefined || tool === null) {
         // No tool: its call fails at start with a NoToolError, on a chain of its own.
         this.cursor++;
-        return new CallRun(this, job, index, undefined, false);
+        const run = this.unchained(job, index);
+        if (run === undefined) continue;
+        return run;
       }
       if (tool.sequential === true) {
-        // A barrier waits for every earlier call to end, and holds back every later one.
+        // A barrier waits for every earlier call to end (and for its own approval), and holds
+        // back every later one.
         if (this.running > 0 || this.waiting > 0) return undefined;
+        if (this.approvals?.has(index) === true) return undefined;
         this.cursor++;
         this.barrier = true;
-        return new CallRun(this, job, index, undefined, true);
+        return this.newRun(job, index, undefined, true);
       }
       this.cursor++;
       const resource = resourceOf(tool);
       if (resource === '') {
-        return new CallRun(this, job, index, undefined, false);
+        const run = this.unchained(job, index);
+        if (run === undefined) continue;
+        return run;
       }
       let chain = this.chains.get(resource);
       if (chain === undefined) {
         chain = { busy: false, queue: new Fifo<CallRun>() };
         this.chains.set(resource, chain);
       }
-      const run = new CallRun(this, job, index, chain, false);
+      const run = this.newRun(job, index, chain, false);
       if (!chain.busy) {
         chain.busy = true;
+        if (this.approvals !== undefined && this.parks(run, false)) continue;
         return run;
       }
       chain.queue.push(run);
