@@ -107,6 +107,43 @@ describe("MCP client: a server's question answered through the calling job (elic
     expect(asked).to.equal(0);
   });
 
+  it('finds the call of each question when several calls of the session ask at once', async () => {
+    const who = tool({
+      name: 'who',
+      description: 'Asks who it is talking to.',
+      execute: async (_args, context) =>
+        JSON.stringify(
+          await context.elicit({
+            message: 'Who is this?',
+            schema: { type: 'object', properties: { who: { type: 'string' } } },
+          }),
+        ),
+    });
+    const { remote } = await serve([who]);
+    open.push(remote);
+    const jobs = ['c1', 'c2', 'c3'].map((id) => ({
+      tool: remote.tools[0]!,
+      call: { id, args: '{}' },
+    }));
+    // Each call is answered with its own id, once every call has asked.
+    const waiting: (() => void)[] = [];
+    const events = await lastValueFrom(
+      executeBatch(jobs, {
+        elicitor: (_request, call) =>
+          new Promise<ElicitResult>((resolve) => {
+            waiting.push(() => resolve({ action: 'accept', content: { who: call.id } }));
+            if (waiting.length === jobs.length) for (const answer of waiting) answer();
+          }),
+      }).pipe(toArray()),
+    );
+    const finals = events.filter((e) => e.final);
+    expect(
+      finals.map((e) => [e.callId, JSON.parse(String(e.result?.output))]),
+    ).to.have.deep.members(
+      ['c1', 'c2', 'c3'].map((id) => [id, { action: 'accept', content: { who: id } }]),
+    );
+  });
+
   it('gives a question asked while no call runs to the elicitor option, with call id ""', async () => {
     const server = new Server({ name: 'eager', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { firstValueFrom, isObservable } from 'rxjs';
 import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from '../../lib/contract.js';
+import { callTokenOf } from '../mcp-shared/call-token.js';
 import type { InFlightCall } from './remote-tool.js';
 
 /** What the client declares: form questions, with the schema's defaults filled into an accept. */
@@ -30,6 +31,14 @@ function toMcp(answer: unknown): McpElicitResult {
   return { action: 'cancel' };
 }
 
+/** The call a question belongs to: the one its token names, else the only one running. */
+function callOf(inFlight: ReadonlySet<InFlightCall>, token: string | undefined) {
+  if (token !== undefined) for (const call of inFlight) if (call.token === token) return call;
+  if (inFlight.size !== 1) return undefined;
+  const [only] = inFlight;
+  return only;
+}
+
 /** Asks `elicitor` outside any call: its answer, or `cancel` when it fails. */
 async function askSession(elicitor: Elicitor, request: ElicitRequest): Promise<McpElicitResult> {
   try {
@@ -42,11 +51,12 @@ async function askSession(elicitor: Elicitor, request: ElicitRequest): Promise<M
 
 /**
  * Answers the server's form questions on `client` (which must have declared
- * {@link ELICITATION_CAPABILITY}). A question asked while exactly one call of the session is
- * running is that call's (`context.elicit`): it shows on that call and its host answers it, or
- * declines when it has no elicitor. MCP does not say which request a question belongs to, so one
- * asked while no call or several run goes to `fallback`, or is declined without one. A URL-mode
- * question is declined: the client declares form mode only.
+ * {@link ELICITATION_CAPABILITY}). A question belongs to a call, and is asked through its
+ * `context.elicit` (so it shows on that call, and its executor answers it, or declines when it has
+ * no elicitor): the call whose token it carries (an agenttool server returns it, see
+ * `CALL_TOKEN`), else the only call of the session running, since MCP does not say which request a
+ * question belongs to. One that belongs to no call goes to `fallback`, or is declined without one.
+ * A URL-mode question is declined: the client declares form mode only.
  */
 export function answerQuestions(
   client: Client,
@@ -60,11 +70,9 @@ export function answerQuestions(
       message: params.message,
       schema: params.requestedSchema as ElicitRequest['schema'],
     };
-    if (inFlight.size === 1) {
-      const [call] = inFlight;
-      const asked = call!.elicit(question);
-      if (asked !== undefined) return toMcp(await asked);
-    }
+    const call = callOf(inFlight, callTokenOf(params._meta));
+    const asked = call?.elicit(question);
+    if (asked !== undefined) return toMcp(await asked);
     return fallback === undefined ? DECLINE : askSession(fallback, question);
   });
 }

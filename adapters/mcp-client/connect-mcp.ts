@@ -86,9 +86,11 @@ export interface McpClientOptions {
    * (`context.elicit`): it shows on that call in the batch's events and the executor's `elicitor`
    * answers it, or it is declined when the executor has none; a proxy (`createMcpServer` over
    * these tools) passes it on to its own client. MCP does not say which call a question belongs
-   * to: it is the running call's when exactly one call of this session runs. A question asked
-   * while no call or several run goes to this elicitor (`call.id` is ""), or is declined without
-   * one. `false`: the client declares no elicitation, and the server asks nothing.
+   * to: each call sends a token in its `_meta` (`io.github.agenttool/call`), which an agenttool
+   * server returns with the call's questions; a question without one is the running call's when
+   * exactly one call of this session runs. A question that belongs to no call (asked while none,
+   * or several, run) goes to this elicitor (`call.id` is ""), or is declined without one.
+   * `false`: the client declares no elicitation, and the server asks nothing.
    */
   elicitor?: Elicitor | false;
 }

@@ -28,12 +28,18 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { logText } from './server-log.js';
+
+/** The last call token given out: unique within the process. */
+let tokens = 0;
 
 /** A call waiting for its answer, which the connection fails when it closes. */
 export interface InFlightCall {
   /** The local name of the tool called. */
   readonly tool: string;
+  /** This call's token (see `CALL_TOKEN`), which an agenttool server returns with its questions. */
+  readonly token: string;
   fail(error: Error): void;
   /** Emits a server log message as a progress event; false when the call has ended. */
   log(params: LoggingMessageNotification['params']): boolean;
@@ -153,8 +159,10 @@ export class RemoteTool implements Tool {
       }
       let done = false;
       const controller = new AbortController();
+      const token = `c${++tokens}`;
       const waiting: InFlightCall = {
         tool: this.name,
+        token,
         fail: (error) => {
           if (done) return;
           done = true;
@@ -171,19 +179,23 @@ export class RemoteTool implements Tool {
       };
       connection.inFlight.add(waiting);
       connection.client
-        .callTool({ name: this.definition.name, arguments: args }, undefined, {
-          signal: controller.signal,
-          timeout: connection.requestTimeout,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => {
-            if (done) return;
-            const info = progressInfo(progress);
-            subscriber.next({
-              final: false,
-              result: { output: info.message ?? '', details: info },
-            });
+        .callTool(
+          { name: this.definition.name, arguments: args, _meta: { [CALL_TOKEN]: token } },
+          undefined,
+          {
+            signal: controller.signal,
+            timeout: connection.requestTimeout,
+            resetTimeoutOnProgress: true,
+            onprogress: (progress) => {
+              if (done) return;
+              const info = progressInfo(progress);
+              subscriber.next({
+                final: false,
+                result: { output: info.message ?? '', details: info },
+              });
+            },
           },
-        })
+        )
         .then(
           (answer) => {
             const result = answer as CallToolResult;

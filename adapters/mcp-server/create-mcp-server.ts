@@ -24,6 +24,7 @@ import {
 } from '../../lib/validation/validation.js';
 import { RemoteTool } from '../mcp-client/remote-tool.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
+import { callTokenOf } from '../mcp-shared/call-token.js';
 import { clientElicitor } from './client-elicitor.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 
@@ -256,7 +257,7 @@ export function createMcpServer(
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
-      elicitor: clientElicitor(server, extra.requestId, report),
+      elicitor: clientElicitor(server, extra.requestId, report, callTokenOf(request.params._meta)),
       report,
       passThrough: entry.tool instanceof RemoteTool,
     };
