@@ -138,7 +138,12 @@ export type ElicitField =
       /** The labels of `enum`'s values, in the same order. */
       enumNames?: string[];
       /** A single choice whose values have labels: each value (`const`) with its `title`. */
-      oneOf?: { const: string; title: string }[];
+      oneOf?: {
+        /** The value. */
+        const: string;
+        /** Its label. */
+        title: string;
+      }[];
     }
   | {
       /** A number field; `integer` accepts whole numbers only. */
