@@ -5,6 +5,8 @@
  * @module
  */
 import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
+import type { ElicitResult } from '../index.js';
+import { parseAnswer } from './answers.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -38,6 +40,8 @@ export interface RunArgs {
   timeout?: number;
   list: boolean;
   json: boolean;
+  /** Scripted answers to the tools' questions (`--answer`, repeatable), in the order asked. */
+  answers: ElicitResult[];
 }
 
 /** The options of `agenttool serve`. */
@@ -131,7 +135,15 @@ export function parseArgs(argv: readonly string[]): CliArgs {
 
   const mcp: McpServerSpec[] = [];
   const roots: string[] = [];
-  const run: RunArgs = { command: 'run', mcp, roots, sequential: false, list: false, json: false };
+  const run: RunArgs = {
+    command: 'run',
+    mcp,
+    roots,
+    sequential: false,
+    list: false,
+    json: false,
+    answers: [],
+  };
   const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp, roots };
   const ui: UiArgs = { command: 'ui', mcp, roots, open: true, sequential: false };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
@@ -238,6 +250,13 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         only('run');
         run.json = true;
         break;
+      case '--answer': {
+        only('run');
+        const answer = value();
+        if (answer === undefined) throw new UsageError('--answer needs a value');
+        run.answers.push(parseAnswer(answer));
+        break;
+      }
       case '--http':
         only('serve');
         serve.http = integer(flag, value(), 0);

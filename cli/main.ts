@@ -41,10 +41,18 @@ run options:
   --timeout <ms>       cancel a call that runs longer
   --list               print the tool definitions (Open Responses function tools) and exit
   --json               write every event as a JSON line on stdout instead of the live view
+  --answer <answer>    answer the tools' questions instead of asking: the form's content as a
+                       JSON object ('{"answer": "blue"}'), an MCP answer
+                       ('{"action": "accept", "content": {...}}'), decline or cancel; repeatable,
+                       used in the order the questions are asked (--sequential fixes that
+                       order), then declines
 
 The turn is Open Responses output items: a JSON array, a response object with "output", or JSON
 Lines on stdin. The function_call_output items are printed on stdout in model order.
 Exit status: 0 every call succeeded, 1 a call failed or was cancelled, 2 bad input.
+A tool that asks a question (ask_user, or an MCP server's elicitation) is asked on the terminal,
+one field at a time above the live rows (Enter keeps the default; /decline, /cancel); without a
+terminal on stdin and stderr, and without --answer, it is declined at once.
 
 ui options (and run's --mcp, --env, --mcp-url, --header, --prefix, --root, --max-parallel,
 --sequential, --timeout):

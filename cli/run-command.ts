@@ -14,6 +14,7 @@ import {
 } from '../index.js';
 import { jobResource } from '../operators/internal/batch-mode.js';
 import { bundledTools, reapShells } from './tools/index.js';
+import { scriptedElicitor } from './answers.js';
 import type { RunArgs } from './args.js';
 import { initialState, reduceBatch, type BatchAction } from './call-state.js';
 import { closeServers, connectServers, modelTools } from './mcp-servers.js';
@@ -21,6 +22,7 @@ import { readTurn } from './read-turn.js';
 import { JsonView } from './views/json-view.js';
 import { LiveView } from './views/live-view.js';
 import { PlainView } from './views/plain-view.js';
+import { TerminalForm } from './views/terminal-form.js';
 import type { BatchView } from './views/view.js';
 import { withMediaPlaceholders } from './views/media-placeholder.js';
 import { terminalJson } from './views/visible.js';
@@ -88,6 +90,15 @@ async function runTurn(
   };
   if (args.maxParallel !== undefined) options.maxParallel = args.maxParallel;
   if (args.timeout !== undefined) options.timeout = args.timeout;
+  // The tools' questions: scripted with --answer; asked on a terminal; else declined at once.
+  let form: TerminalForm | undefined;
+  if (args.answers.length > 0) options.elicitor = scriptedElicitor(args.answers);
+  else if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
+    const asking = new TerminalForm(process.stdin, process.stderr, view);
+    form = asking;
+    const names = new Map(jobs.map((job, index) => [job.call.id, `#${index} ${job.tool.name}`]));
+    options.elicitor = (request, call) => asking.ask(request, names.get(call.id) ?? call.id);
+  }
 
   const settled = new Array<SettledResult>(jobs.length);
   try {
@@ -108,6 +119,7 @@ async function runTurn(
     view.finish(state);
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
+    form?.close();
     reapShells();
   }
   const output = toOutputItems(jobs, settled);

@@ -117,8 +117,8 @@ export interface ToolContext {
 
 /**
  * One field of a question's form: the primitive schemas MCP allows in elicitation. A string with
- * `enum` is a single choice (`enumNames` are their labels); an array of enum strings a multiple
- * choice.
+ * `enum` is a single choice (`enumNames` are their labels), as is a string with `oneOf` (each
+ * value with its title); an array of enum strings a multiple choice.
  */
 export type ElicitField =
   | {
@@ -140,6 +140,13 @@ export type ElicitField =
       enum?: string[];
       /** The labels of `enum`'s values, in the same order. */
       enumNames?: string[];
+      /** A single choice whose values have labels: each value (`const`) with its `title`. */
+      oneOf?: {
+        /** The value. */
+        const: string;
+        /** Its label. */
+        title: string;
+      }[];
     }
   | {
       /** A number field; `integer` accepts whole numbers only. */

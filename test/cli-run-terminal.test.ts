@@ -88,6 +88,54 @@ describe('agenttool run in a terminal', function () {
     expect(lines.indexOf(notice)).to.be.below(lines.indexOf(rows[0]![0]!));
   });
 
+  it("asks a tool's question above the live rows, field by field, and the typed answer is the tool's", async () => {
+    const turn = join(dir, 'ask.json');
+    writeFileSync(
+      turn,
+      JSON.stringify([
+        call('colour', 'ask_user', { question: 'Which colour?', choices: ['red', 'blue'] }),
+        call('name', 'ask_user', { question: 'Your name?', default: 'Ada' }),
+        call('count', 'slow_count', { to: 3, step_ms: 10 }),
+      ]),
+    );
+    const term = inTerminal(['run', turn, '--sequential']);
+    await term.waitFor('1) red  2) blue');
+    term.type('7\r');
+    await term.waitFor('choose one of 1, 2');
+    term.type('2\r');
+    await term.waitFor('[Ada]');
+    term.type('\r');
+    const { status, screen } = await term.end();
+    expect(status, screen).to.equal(0);
+    const lines = screen.split('\n');
+    const asked = lines.findIndex((l) => l === '? #0 ask_user asks: Which colour?');
+    expect(asked, screen).to.be.at.least(0);
+    expect(lines.indexOf('? #1 ask_user asks: Your name?')).to.be.above(asked);
+    // Each row is drawn once, below the questions.
+    const rows = [0, 1, 2].map((i) => lines.filter((l) => new RegExp(`#${i} +\\S+ +done`).test(l)));
+    for (const row of rows) expect(row, screen).to.have.length(1);
+    expect(lines.indexOf(rows[0]![0]!)).to.be.above(
+      lines.indexOf('? #1 ask_user asks: Your name?'),
+    );
+    expect(screen).to.contain('"output": "the user answered: blue"');
+    expect(screen).to.contain('"output": "the user answered: Ada"');
+  });
+
+  it('Ctrl-C while a question is open closes it, and the run ends cancelled', async () => {
+    const turn = join(dir, 'ask-cancel.json');
+    writeFileSync(
+      turn,
+      JSON.stringify([call('colour', 'ask_user', { question: 'Which colour?' })]),
+    );
+    const term = inTerminal(['run', turn]);
+    await term.waitFor('answer*: ');
+    term.type('\x03');
+    const { status, screen } = await term.end();
+    expect(status, screen).to.equal(1);
+    expect(screen).to.contain('(question closed: the call ended)');
+    expect(screen).to.match(/⊘ #0 +ask_user +cancelled/);
+  });
+
   it('prints an image as its type and size, not its base64', async () => {
     const turn = join(dir, 'image.json');
     writeFileSync(turn, JSON.stringify([call('image', 'every__get-tiny-image', {})]));

@@ -80,7 +80,7 @@ describe('agenttool run', function () {
     expect(status).to.equal(0);
     expect(
       JSON.parse(stdout).map((i: { output: string }) => i.output.split('\n')[0]),
-    ).to.deep.equal(['from stdin', 'bash.ts']);
+    ).to.deep.equal(['from stdin', 'ask-user.ts']);
   });
 
   it('--json writes the jobs, every start and every ExecutionEvent as JSON lines, then the output items', async () => {
@@ -188,6 +188,7 @@ describe('agenttool run', function () {
       'list_dir',
       'bash',
       'slow_count',
+      'ask_user',
     ]);
     expect(defs[2]).to.deep.equal({
       type: 'function',
@@ -256,7 +257,7 @@ describe('agenttool run', function () {
     expect(output.map((i: { output: string }) => i.output.split('\n')[0])).to.deep.equal([
       'Error: call cancelled',
       'Error: call cancelled',
-      'bash.ts',
+      'ask-user.ts',
     ]);
     expect(() => process.kill(-pgid, 0), 'the process group is gone').to.throw(/ESRCH/);
   });

@@ -25,10 +25,18 @@ const SERVER_SCENARIOS = [
   'json-schema-2020-12',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
 ];
 
 /** The client scenarios `connectMcp` claims. */
-const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'sse-retry'];
+const CLIENT_SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'sse-retry',
+  'elicitation-sep1034-client-defaults',
+];
 
 /**
  * Node 22 or later, which the suite needs: `npm ci` installs it from the npm registry through the

@@ -165,7 +165,7 @@ describe('web front: the server', function () {
         {
           type: 'function_call_output',
           call_id: 'list',
-          output: 'bash.ts\nfiles.ts\nindex.ts\nslow-count.ts',
+          output: 'ask-user.ts\nbash.ts\nfiles.ts\nindex.ts\nslow-count.ts',
         },
       ],
     });

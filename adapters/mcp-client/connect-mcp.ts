@@ -17,9 +17,10 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, type Observable } from 'rxjs';
-import type { ResourceFunction, Tool } from '../../lib/contract.js';
+import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
+import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport } from './ordered-transport.js';
@@ -86,6 +87,20 @@ export interface McpClientOptions {
    * message no call received is written to stderr as one line, so none is lost.
    */
   onLog?: (message: McpLogMessage) => void;
+  /**
+   * The server's questions (`elicitation/create`). By default the client declares the elicitation
+   * capability (form mode; an accepted answer gets the schema's defaults for the fields it leaves
+   * out) and asks each question through the context of the call it belongs to
+   * (`context.elicit`): it shows on that call in the batch's events and the executor's `elicitor`
+   * answers it, or it is declined when the executor has none; a proxy (`createMcpServer` over
+   * these tools) passes it on to its own client. MCP does not say which call a question belongs
+   * to: each call sends a token in its `_meta` (`io.github.agenttool/call`), which an agenttool
+   * server returns with the call's questions; a question without one is the running call's when
+   * exactly one call of this session runs. A question that belongs to no call (asked while none,
+   * or several, run) goes to this elicitor (`call.id` is ""), or is declined without one.
+   * `false`: the client declares no elicitation, and the server asks nothing.
+   */
+  elicitor?: Elicitor | false;
 }
 
 const DEFAULT_GRACE = 50;
@@ -159,6 +174,7 @@ export class McpRemote {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
       this.log(notification.params),
     );
+    if (options.elicitor !== false) answerQuestions(client, this.inFlight, options.elicitor);
     client.onclose = () => this.disconnected();
   }
 
@@ -359,14 +375,17 @@ function endSession(transport: Transport): Promise<void> {
  * boundary; through a proxy made with `createMcpServer` it travels on, hop by hop.
  *
  * With `roots`, the client declares the roots capability and answers `roots/list`; the server's
- * log messages go to the running call or `onLog` (see {@link McpClientOptions}).
+ * log messages go to the running call or `onLog`, and its questions (`elicitation/create`) to the
+ * running call's `context.elicit` (see {@link McpClientOptions.elicitor}).
  */
 export async function connectMcp(
   transport: Transport,
   options: McpClientOptions = {},
 ): Promise<McpRemote> {
   const ordered = new OrderedTransport(transport);
-  const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+  const client = new Client(options.clientInfo ?? CLIENT_INFO, {
+    capabilities: options.elicitor === false ? {} : { ...ELICITATION_CAPABILITY },
+  });
   if (options.onerror !== undefined) client.onerror = options.onerror;
   let roots: ReturnType<typeof offerRoots> | undefined;
   try {

@@ -17,6 +17,8 @@ import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
   Annotations,
   Confinement,
+  ElicitRequest,
+  ElicitResult,
   ProgressInfo,
   ResourceFunction,
   Tool,
@@ -28,6 +30,7 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { recordsOf } from '../mcp-shared/mcp-records.js';
 import type { CallDeadlines, TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
@@ -37,9 +40,13 @@ import { logText } from './server-log.js';
 export interface InFlightCall extends TimedCall {
   /** The local name of the tool called. */
   readonly tool: string;
+  /** This call's token (see `CALL_TOKEN`), which an agenttool server returns with its questions. */
+  readonly token: string;
   fail(error: Error): void;
   /** Emits a server log message as a progress event; false when the call has ended. */
   log(params: LoggingMessageNotification['params']): boolean;
+  /** Asks the call's context a server's question; undefined when the call has ended. */
+  elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
 }
 
 /** The transport's part in a call: its progress, and its cancellation (see OrderedTransport). */
@@ -151,7 +158,10 @@ export class RemoteTool implements Tool {
   /**
    * Calls the remote tool: each progress notification is a progress event (in the order sent),
    * the result the final event. An `isError` answer is a RemoteToolError, any other failure an
-   * McpCallError. Unsubscribing before the answer cancels the request on the server.
+   * McpCallError. Unsubscribing before the answer cancels the request on the server. A question
+   * the server asks during the call is asked through `context.elicit` (see `connectMcp`), so it
+   * shows on this call and a proxy passes it on to its own client; the call's timeout waits while
+   * a question is open.
    *
    * Records the server's call made (`_meta["io.agenttool/records"]`, see `RECORDS_META_KEY`) are
    * written through `context.record`, one after another in the order made, before the final event
@@ -191,8 +201,14 @@ const SDK_OPTIONS = { timeout: 2_147_483_647 } as const;
 class RemoteCall implements InFlightCall, RoutedCall {
   requestId: string | number | undefined = undefined;
   deadline = Infinity;
+  /**
+   * Its progress token, which is also its call token (see `CALL_TOKEN`): unique on its
+   * connection, where questions are matched to calls.
+   */
+  token = '';
   private done = false;
-  private token = '';
+  /** Questions open: the deadline waits for a person's answer. */
+  private asking = 0;
 
   constructor(
     private readonly connection: RemoteConnection,
@@ -209,7 +225,11 @@ class RemoteCall implements InFlightCall, RoutedCall {
     connection.deadlines.start(this);
     connection.client
       .callTool(
-        { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
+        {
+          name: remoteName,
+          arguments: args,
+          _meta: { progressToken: this.token, [CALL_TOKEN]: this.token },
+        },
         undefined,
         SDK_OPTIONS,
       )
@@ -221,7 +241,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   progress(params: RoutedProgress): void {
     if (this.done) return;
-    this.connection.deadlines.start(this);
+    if (this.asking === 0) this.connection.deadlines.start(this);
     const info = progressInfo(params);
     this.subscriber.next({ final: false, result: { output: info.message ?? '', details: info } });
   }
@@ -232,6 +252,18 @@ class RemoteCall implements InFlightCall, RoutedCall {
     if (params.logger !== undefined) details.logger = params.logger;
     this.subscriber.next({ final: false, result: { output: logText(params.data), details } });
     return true;
+  }
+
+  elicit(request: ElicitRequest): Promise<ElicitResult> | undefined {
+    if (this.done) return undefined;
+    this.asking++;
+    this.deadline = Infinity;
+    const asked = this.context.elicit(request);
+    const answered = (): void => {
+      if (--this.asking === 0 && !this.done) this.connection.deadlines.start(this);
+    };
+    asked.then(answered, answered);
+    return asked;
   }
 
   fail(error: Error): void {

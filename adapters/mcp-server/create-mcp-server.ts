@@ -23,6 +23,8 @@ import {
   type ArgumentValidator,
 } from '../../lib/validation/validation.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
+import { callTokenOf } from '../mcp-shared/call-token.js';
+import { clientElicitor } from './client-elicitor.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 
 /** Options of {@link createMcpServer}; every field is optional. */
@@ -40,7 +42,9 @@ export interface McpServerOptions {
    * Told of faults that belong to no call's result, so that they never take the process down:
    * a tool left out because its schema cannot be served (a {@link SchemaError} naming it,
    * reported once per tool value), and a tool's teardown that threw after its call ended (a
-   * ToolPanicError naming it; the call's result stands). Default: one line on stderr each. It
+   * ToolPanicError naming it; the call's result stands), and a client that failed to answer a
+   * tool's question (`mcp server: elicitation: ...`; the question ends with `cancel`). Default:
+   * one line on stderr each. It
    * must not throw; what it throws is dropped.
    */
   onError?: (error: Error) => void;
@@ -159,6 +163,14 @@ function protocolError(code: number, message: string): Error {
  * the update's text as the message. The call is cancelled (its observable unsubscribed, its signal
  * aborted) when the client cancels the request or the connection closes.
  *
+ * Questions: a tool's `context.elicit({ message, schema })` is an `elicitation/create` request to
+ * the client that made the call, sent as part of that call (on its own stream over Streamable
+ * HTTP), with the message and the schema as `requestedSchema`; the client's answer is the tool's.
+ * A client that did not declare the elicitation capability is never asked: the question is
+ * declined at once. When the call is cancelled while a question is open, the request is cancelled
+ * too and the tool's question ends with `cancel`. A client's failure to answer (an error, content
+ * that does not match the schema) ends the question with `cancel` and is reported to `onError`.
+ *
  * Every call's context carries the client's `session`: `id` is unique per connection (the
  * transport's session id, or a generated one) and `client` the name and version the client gave
  * on initialize, so one tool value serving many clients can keep per-client state.
@@ -259,6 +271,7 @@ export function createMcpServer(
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
+      elicitor: clientElicitor(server, extra.requestId, report, callTokenOf(request.params._meta)),
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,

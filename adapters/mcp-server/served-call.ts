@@ -11,7 +11,14 @@ import type {
 import { UnsubscriptionError } from 'rxjs';
 import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
-import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
+import type {
+  Elicitor,
+  ProgressInfo,
+  Session,
+  Tool,
+  ToolCall,
+  ToolResult,
+} from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
 import type { Recorder, ToolRecord } from '../../lib/records.js';
 import { errorResult } from '../../lib/result.js';
@@ -31,6 +38,11 @@ export interface ServedCall {
   readonly signal: AbortSignal;
   readonly progressToken: ProgressToken | undefined;
   readonly notify: (notification: ServerNotification) => Promise<void>;
+  /**
+   * Answers the tool's questions (`context.elicit`) through the client; undefined when the client
+   * cannot answer (the questions are declined at once).
+   */
+  readonly elicitor?: Elicitor | undefined;
   /** Told of a fault that belongs to no result: the tool's teardown threw. Must not throw. */
   readonly report: (error: Error) => void;
   /**
@@ -148,7 +160,12 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       if (this.phase !== ENDED) (this.records ??= []).push(record);
       return local?.(record, recorded);
     };
-    const context = new CallContext(call, { sink: this, session: this.served.session, recorder });
+    const context = new CallContext(call, {
+      sink: this,
+      session: this.served.session,
+      recorder,
+      elicitor: this.served.elicitor,
+    });
     if (!this.consume(tool, call, context, context)) return this.result!;
     // An abort while the tool started is taken now. The listener stays: once the request is
     // answered the SDK drops its signal, which never aborts after that, and a late abort finds

@@ -50,6 +50,10 @@ export class JsonView implements BatchView {
 
   finish(): void {}
 
+  pause(): void {}
+
+  resume(): void {}
+
   notice(line: string): void {
     this.log.write(`${visible(line.replace(/[\r\n]+/g, ' '))}\n`);
   }

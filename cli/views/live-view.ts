@@ -14,6 +14,7 @@ export class LiveView implements BatchView {
   private timer: NodeJS.Timeout | undefined;
   private state: BatchState | undefined;
   private readonly began = Date.now();
+  private held = false;
 
   constructor(private readonly out: NodeJS.WriteStream) {
     this.out.write('\x1b[?25l'); // hide the cursor while redrawing
@@ -28,6 +29,7 @@ export class LiveView implements BatchView {
     clearInterval(this.timer);
     this.timer = undefined;
     this.state = state;
+    this.held = false;
     this.draw();
     this.out.write('\x1b[?25h');
   }
@@ -38,6 +40,19 @@ export class LiveView implements BatchView {
     this.draw();
   }
 
+  pause(): void {
+    this.held = true;
+    this.out.write(`${this.erase()}\x1b[?25h`);
+    this.drawn = 0;
+  }
+
+  resume(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.out.write('\x1b[?25l');
+    this.draw();
+  }
+
   /** Moves to the first row drawn and erases from there down. */
   private erase(): string {
     return `${this.drawn > 0 ? `\x1b[${this.drawn}A` : ''}\r\x1b[0J`;
@@ -45,7 +60,7 @@ export class LiveView implements BatchView {
 
   private draw(): void {
     const state = this.state;
-    if (state === undefined) return;
+    if (state === undefined || this.held) return;
     const now = Date.now() - this.began;
     const width = Math.max(40, (this.out.columns || 100) - 1);
     const nameWidth = Math.min(32, Math.max(...state.rows.map((r) => visible(r.name).length)));

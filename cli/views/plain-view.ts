@@ -33,6 +33,10 @@ export class PlainView implements BatchView {
 
   finish(): void {}
 
+  pause(): void {}
+
+  resume(): void {}
+
   notice(line: string): void {
     this.out.write(`${visible(line.replace(/[\r\n]+/g, ' '), '\t')}\n`);
   }

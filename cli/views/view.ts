@@ -12,4 +12,11 @@ export interface BatchView {
    * rows behind; the other views write it as a line of their own.
    */
   notice(line: string): void;
+  /**
+   * Stops drawing while a question is asked on the terminal: the live view clears its rows (the
+   * question is written where they were) and shows the cursor; the other views do nothing.
+   */
+  pause(): void;
+  /** Draws again after {@link BatchView.pause}: the live view redraws its rows below the form. */
+  resume(): void;
 }

@@ -3,16 +3,21 @@
  * built only from the package's public API (`agenttool` and `agenttool/mcp/client`). The suite
  * appends the server's URL to the command line and names the scenario in
  * `MCP_CONFORMANCE_SCENARIO`. It opens the session, lists the tools and calls each one it knows
- * the arguments for, then closes; the exit status is 1 when a call failed.
+ * the arguments for, answering any question it asks by accepting the form as it stands, then
+ * closes; the exit status is 1 when a call failed.
  */
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp, httpTransport } from '../../adapters/mcp-client/index.js';
-import { CallContext } from '../../index.js';
+import { CallContext, type Elicitor } from '../../index.js';
 
 const ARGUMENTS: Record<string, object> = {
   add_numbers: { a: 5, b: 3 },
   test_reconnection: {},
+  test_client_elicitation_defaults: {},
 };
+
+/** The person: accepts every question as the form stands, so each field keeps its default. */
+const acceptAsIs: Elicitor = () => ({ action: 'accept', content: {} });
 
 const url = process.argv.at(-1)!;
 const remote = await connectMcp(httpTransport(url));
@@ -22,7 +27,9 @@ for (const tool of remote.tools) {
   if (args === undefined) continue;
   const call = { id: tool.name, args: JSON.stringify(args) };
   try {
-    const events = await lastValueFrom(tool.execute(call, new CallContext(call)).pipe(toArray()));
+    const events = await lastValueFrom(
+      tool.execute(call, new CallContext(call, { elicitor: acceptAsIs })).pipe(toArray()),
+    );
     process.stdout.write(`${tool.name}: ${JSON.stringify(events.at(-1)?.result.output)}\n`);
   } catch (err) {
     process.stderr.write(`${tool.name}: ${(err as Error).message}\n`);

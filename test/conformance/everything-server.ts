@@ -1,13 +1,24 @@
 /**
  * The server the MCP conformance suite's server scenarios run against: every feature the package
  * claims (tools with text, image, audio, embedded-resource and mixed content, tool errors,
- * progress, JSON Schema 2020-12 schemas served as written, Host checks on loopback), built only
+ * progress, JSON Schema 2020-12 schemas served as written, Host checks on loopback, questions
+ * asked of the client with `context.elicit`: defaults and every enum form), built only
  * from the package's public API (`agenttool` and `agenttool/mcp/server`).
  *
  * Run alone: `node --import tsx test/conformance/everything-server.ts` prints its URL.
  */
 import { createMcpServer, serveHttp, type McpHttpServer } from '../../adapters/mcp-server/index.js';
-import { filePart, imagePart, parts, rawTool, textPart, textResult, tool } from '../../index.js';
+import { z } from 'zod';
+import {
+  filePart,
+  imagePart,
+  parts,
+  rawTool,
+  textPart,
+  textResult,
+  tool,
+  type ElicitField,
+} from '../../index.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -15,6 +26,10 @@ const WAV = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ').toString('base64');
 const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
 const none = { type: 'object', properties: {} } as const;
+
+/** The text the elicitation scenarios expect: the action and the content. */
+const completed = (answer: { action: string; content?: unknown }): string =>
+  `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
 
 export const conformanceTools = [
   tool({
@@ -92,6 +107,95 @@ export const conformanceTools = [
       additionalProperties: false,
     },
     execute: (call) => textResult(`got ${call.args}`),
+  }),
+  tool({
+    name: 'test_elicitation',
+    description: 'Asks the client for a username and an email.',
+    parameters: z.object({ message: z.string() }),
+    execute: async ({ message }, context) => {
+      const answer = await context.elicit({
+        message,
+        schema: {
+          type: 'object',
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
+        },
+      });
+      return `User response: ${JSON.stringify(answer)}`;
+    },
+  }),
+  tool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Asks with a default for every primitive type.',
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        message: 'Please review and update the form fields with defaults',
+        schema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', description: 'User name', default: 'John Doe' },
+            age: { type: 'integer', description: 'User age', default: 30 },
+            score: { type: 'number', description: 'User score', default: 95.5 },
+            status: {
+              type: 'string',
+              description: 'User status',
+              enum: ['active', 'inactive', 'pending'],
+              default: 'active',
+            },
+            verified: { type: 'boolean', description: 'Verification status', default: true },
+          },
+        },
+      });
+      return completed(answer);
+    },
+  }),
+  tool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Asks with every enum form.',
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        message: 'Please select options from the enum fields',
+        schema: {
+          type: 'object',
+          properties: {
+            untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+            titledSingle: {
+              type: 'string',
+              oneOf: [
+                { const: 'value1', title: 'First Option' },
+                { const: 'value2', title: 'Second Option' },
+                { const: 'value3', title: 'Third Option' },
+              ],
+            },
+            legacyEnum: {
+              type: 'string',
+              enum: ['opt1', 'opt2', 'opt3'],
+              enumNames: ['Option One', 'Option Two', 'Option Three'],
+            },
+            untitledMulti: {
+              type: 'array',
+              items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+            },
+            // MCP's titled multiple choice; ElicitField types the untitled one, and the server
+            // sends the schema as written.
+            titledMulti: {
+              type: 'array',
+              items: {
+                anyOf: [
+                  { const: 'value1', title: 'First Choice' },
+                  { const: 'value2', title: 'Second Choice' },
+                  { const: 'value3', title: 'Third Choice' },
+                ],
+              },
+            } as unknown as ElicitField,
+          },
+        },
+      });
+      return completed(answer);
+    },
   }),
   rawTool({
     name: 'echo_args',

@@ -1,0 +1,82 @@
+/**
+ * A served call's questions asked of the MCP client: `context.elicit` as `elicitation/create`.
+ *
+ * @module
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type {
+  ElicitRequestFormParams,
+  ElicitResult as McpElicitResult,
+  RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Observable } from 'rxjs';
+import type { ElicitResult, Elicitor } from '../../lib/contract.js';
+import { CancelledError, describeThrown, oneLine } from '../../lib/errors.js';
+import { CALL_TOKEN } from '../mcp-shared/call-token.js';
+
+/** A question waits for a person: no timeout but the call's own end (the longest a timer waits). */
+const NO_TIMEOUT = 2_147_483_647;
+
+/** Whether the client declared form elicitation (an empty `elicitation: {}` means form). */
+export function clientElicits(server: Server): boolean {
+  const elicitation = server.getClientCapabilities()?.elicitation as
+    { form?: unknown; url?: unknown } | undefined;
+  if (elicitation === undefined || elicitation === null) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+/** The client's answer as the tool sees it; an accept without content is an empty form. */
+function answerOf(result: McpElicitResult): ElicitResult {
+  if (result.action === 'accept')
+    return { action: 'accept', content: (result.content ?? {}) as Record<string, string> };
+  return { action: result.action };
+}
+
+/**
+ * The elicitor of one served call: each question is an `elicitation/create` request to the client,
+ * sent as part of the call's request (`relatedRequestId`, so Streamable HTTP carries it on the
+ * call's own stream), with the tool's message and its schema as `requestedSchema`. The client's
+ * answer (checked against the schema by the SDK) is the tool's; the call's `token` (sent by an
+ * agenttool client, see `CALL_TOKEN`) goes back with the question, so that client knows the call; a failure (the client answers an
+ * error, or content the schema refuses) is passed to `report` and the tool's question ends with
+ * `cancel`. When the call ends first, the request is cancelled (`notifications/cancelled`).
+ * Undefined when the client did not declare elicitation: the call's questions are then declined
+ * at once.
+ */
+export function clientElicitor(
+  server: Server,
+  relatedRequestId: RequestId,
+  report: (error: Error) => void,
+  token: string | undefined,
+): Elicitor | undefined {
+  if (!clientElicits(server)) return undefined;
+  return (request) =>
+    new Observable<ElicitResult>((subscriber) => {
+      const controller = new AbortController();
+      let settled = false;
+      const params: ElicitRequestFormParams = {
+        mode: 'form',
+        message: request.message,
+        requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
+      };
+      if (token !== undefined) params._meta = { [CALL_TOKEN]: token };
+      server
+        .elicitInput(params, { relatedRequestId, signal: controller.signal, timeout: NO_TIMEOUT })
+        .then(
+          (result) => {
+            settled = true;
+            subscriber.next(answerOf(result));
+            subscriber.complete();
+          },
+          (err: unknown) => {
+            settled = true;
+            if (!controller.signal.aborted)
+              report(new Error(`mcp server: elicitation: ${oneLine(describeThrown(err))}`));
+            subscriber.error(err);
+          },
+        );
+      return () => {
+        if (!settled) controller.abort(new CancelledError());
+      };
+    });
+}

@@ -1,0 +1,47 @@
+/**
+ * `agenttool run --answer`: scripted answers to the tools' questions, used in the order the
+ * questions are asked.
+ *
+ * @module
+ */
+import type { ElicitResult, Elicitor } from '../index.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE =
+  '--answer takes "decline", "cancel", or a JSON object: the form\'s content, or an answer ' +
+  '{"action": "accept", "content": {...}}';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * One `--answer` value: `decline`, `cancel`, a JSON object with `action` (an MCP elicitation
+ * result), or any other JSON object, the content of an accepted answer.
+ * @throws UsageError for anything else.
+ */
+export function parseAnswer(text: string): ElicitResult {
+  const word = text.trim();
+  if (word === 'decline' || word === 'cancel') return { action: word };
+  let value: unknown;
+  try {
+    value = JSON.parse(word);
+  } catch {
+    throw new UsageError(`${USAGE}, got ${JSON.stringify(text)}`);
+  }
+  if (!isObject(value)) throw new UsageError(`${USAGE}, got ${JSON.stringify(text)}`);
+  if (!('action' in value)) return { action: 'accept', content: value as Record<string, string> };
+  if (value.action === 'decline' || value.action === 'cancel') return { action: value.action };
+  if (value.action === 'accept' && isObject(value.content))
+    return { action: 'accept', content: value.content as Record<string, string> };
+  throw new UsageError(`${USAGE}, got ${JSON.stringify(text)}`);
+}
+
+/**
+ * Answers each question with the next scripted answer, in the order the questions are asked
+ * (`--sequential` makes that the model's order); once they are used up, declines.
+ */
+export function scriptedElicitor(answers: readonly ElicitResult[]): Elicitor {
+  let next = 0;
+  return () => answers[next++] ?? { action: 'decline' };
+}

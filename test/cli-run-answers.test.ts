@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from './support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agenttool-answers-'));
+const ask = (call_id: string, args: object) => ({
+  type: 'function_call',
+  call_id,
+  name: 'ask_user',
+  arguments: JSON.stringify(args),
+});
+const turn = join(dir, 'ask.json');
+writeFileSync(
+  turn,
+  JSON.stringify([
+    ask('colour', { question: 'Which colour?', choices: ['red', 'blue'] }),
+    ask('name', { question: 'Your name?', default: 'Ada' }),
+  ]),
+);
+const outputs = (stdout: string): string[] =>
+  (JSON.parse(stdout) as { output: string }[]).map((item) => item.output);
+
+describe('agenttool run: the tools ask (ask_user, --answer)', function () {
+  this.timeout(30_000);
+
+  it('answers with the --answer values in the order the questions are asked', async () => {
+    const { status, stdout, stderr } = await runCli([
+      'run',
+      turn,
+      '--sequential',
+      '--answer',
+      '{"answer": "blue"}',
+      '--answer',
+      '{"action": "accept", "content": {"answer": "Grace"}}',
+    ]);
+    expect(status, stderr).to.equal(0);
+    expect(outputs(stdout)).to.deep.equal(['the user answered: blue', 'the user answered: Grace']);
+  });
+
+  it('declines once the answers are used up, and takes decline and cancel as answers', async () => {
+    const two = await runCli(['run', turn, '--sequential', '--answer', 'cancel']);
+    expect(outputs(two.stdout)).to.deep.equal([
+      'nobody answered (the question was dismissed)',
+      'the user declined to answer, or could not be asked',
+    ]);
+    const one = await runCli(['run', turn, '--sequential', '--answer', 'decline']);
+    expect(outputs(one.stdout)[0]).to.equal('the user declined to answer, or could not be asked');
+  });
+
+  it('declines at once when not at a terminal and nothing is scripted', async () => {
+    const { status, stdout } = await runCli(['run', turn]);
+    expect(status).to.equal(0);
+    expect(outputs(stdout)).to.deep.equal([
+      'the user declined to answer, or could not be asked',
+      'the user declined to answer, or could not be asked',
+    ]);
+  });
+
+  it('refuses an --answer that is not an answer, with one line and exit 2', async () => {
+    const { status, stdout, stderr } = await runCli(['run', turn, '--answer', '[1]']);
+    expect(status).to.equal(2);
+    expect(stdout).to.equal('');
+    expect(stderr.trim().split('\n')).to.have.length(1);
+    expect(stderr).to.match(/^agenttool: --answer takes "decline", "cancel", or a JSON object/);
+  });
+});
