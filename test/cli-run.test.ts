@@ -188,6 +188,7 @@ describe('agenttool run', function () {
       'list_dir',
       'bash',
       'slow_count',
+      'confirm_step',
     ]);
     expect(defs[2]).to.deep.equal({
       type: 'function',

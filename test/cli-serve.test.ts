@@ -29,6 +29,7 @@ describe('agenttool serve', function () {
         'list_dir',
         'bash',
         'slow_count',
+        'confirm_step',
       ]);
       const events = await call(
         remote.tools.find((t) => t.name === 'slow_count'),

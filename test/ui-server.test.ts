@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { request } from 'node:http';
 import { ToolSet, type FunctionCallItem, type OutputItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
-import { CANCELLED_BY_USER } from '../cli/ui/call-cancellation.js';
+import { CANCELLED_BY_USER } from '../cli/ui/call-controls.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import { replayRun } from '../cli/ui/replay-run.js';
 import type { EventRecord, RunRecord, StreamRecord } from '../cli/ui/run-records.js';
@@ -165,7 +165,7 @@ describe('web front: the server', function () {
         {
           type: 'function_call_output',
           call_id: 'list',
-          output: 'bash.ts\nfiles.ts\nindex.ts\nslow-count.ts',
+          output: 'bash.ts\nconfirm-step.ts\nfiles.ts\nindex.ts\nslow-count.ts',
         },
       ],
     });

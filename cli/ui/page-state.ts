@@ -9,8 +9,15 @@
  * @module
  */
 import { initialState, reduceBatch, type BatchState, type CallPhase } from '../call-state.js';
-import type { FunctionCallOutputItem } from '../../index.js';
-import { actionOf, jobsOfBatch, type StreamRecord } from './run-records.js';
+import type { ElicitRequest, FunctionCallOutputItem } from '../../index.js';
+import {
+  actionOf,
+  jobsOfBatch,
+  type ApprovalRecord,
+  type EventRecord,
+  type StartRecord,
+  type StreamRecord,
+} from './run-records.js';
 
 /** The event stream's connection came up, or was lost (the browser reconnects by itself). */
 export interface ConnectionRecord {
@@ -43,6 +50,10 @@ export interface PageState {
   clockBase: number | undefined;
   /** The function_call_output items, once the batch is over. */
   output: FunctionCallOutputItem[] | undefined;
+  /** The calls waiting for a person's approval, by index. */
+  approvals: Set<number>;
+  /** The open questions of the calls, by index: what a tool asked and has no answer to yet. */
+  questions: Map<number, ElicitRequest>;
 }
 
 /** The state before anything arrived. */
@@ -57,6 +68,8 @@ export function emptyPageState(): PageState {
     version: 0,
     clockBase: undefined,
     output: undefined,
+    approvals: new Set(),
+    questions: new Map(),
   };
 }
 
@@ -78,6 +91,8 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
       state.run++;
       state.clockBase = undefined;
       state.output = undefined;
+      state.approvals = new Set();
+      state.questions = new Map();
       return state;
   }
   if (state.batch === undefined) return state;
@@ -85,11 +100,28 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
   else {
     state.clockBase = receivedAt - record.at;
     if (state.phase === 'idle') state.phase = 'running';
+    askedOf(state, record);
   }
   const action = actionOf(record);
   if (action !== undefined) reduceBatch(state.batch, action);
   if (state.batch.done) state.phase = 'finished';
   return state;
+}
+
+/** Keeps {@link PageState.approvals} and {@link PageState.questions} up to date with `record`. */
+function askedOf(state: PageState, record: StartRecord | ApprovalRecord | EventRecord): void {
+  const { index } = record;
+  if (record.type === 'approval') {
+    if (record.state === 'asked') state.approvals.add(index);
+    else state.approvals.delete(index);
+  } else if (record.type === 'start') state.approvals.delete(index);
+  else if (record.final) {
+    state.approvals.delete(index);
+    state.questions.delete(index);
+  } else if (record.question !== undefined) {
+    if (record.answer === undefined) state.questions.set(index, record.question);
+    else state.questions.delete(index);
+  }
 }
 
 /**

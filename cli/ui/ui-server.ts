@@ -16,6 +16,8 @@
  * | `POST /run?token=`           | 202 a run starts; 409 one is going                           |
  * | `POST /cancel?token=`        | 202 the batch is being cancelled; 409 no run going, or a replay |
  * | `POST /calls/<i>/cancel?t…`  | 202 call i is being cancelled; 409 it has ended or no run is going; 404 no such call |
+ * | `POST /calls/<i>/approve?t…`, `/refuse` | 202 call i goes on, or ends refused; 409 it waits for no approval |
+ * | `POST /calls/<i>/answer?t…`  | body `{ "action": "accept", "content": {…} }`, `{ "action": "decline" }` or `{ "action": "cancel" }`: 202 the tool has its answer; 400 the content does not fit the question; 409 no question is open |
  *
  * @module
  */
@@ -23,7 +25,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Subscription } from 'rxjs';
 import { loadPageAssets, type PageAssets } from './page-assets.js';
-import { RunController } from './run-controller.js';
+import { parseAnswer } from './check-answer.js';
+import { RunController, type CallDecisionOutcome } from './run-controller.js';
 import type { StreamRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
 import { visible } from '../views/visible.js';
@@ -124,7 +127,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     });
   };
 
-  const post = (path: string, res: ServerResponse): void => {
+  const post = (path: string, body: unknown, res: ServerResponse): void => {
     if (path === '/run')
       return runs.start()
         ? answer(res, 202, { ok: true })
@@ -135,20 +138,41 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         : answer(res, 409, {
             error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
           });
-    const call = /^\/calls\/(\d+)\/cancel$/.exec(path);
+    const call = /^\/calls\/(\d+)\/(cancel|approve|refuse|answer)$/.exec(path);
     if (call === null) return answer(res, 404, { error: `no ${path} here` });
     const index = Number(call[1]);
-    switch (runs.cancelCall(index)) {
-      case 'cancelling':
+    const live = source.mode === 'live';
+    if (call[2] === 'cancel')
+      switch (runs.cancelCall(index)) {
+        case 'cancelling':
+          return answer(res, 202, { ok: true });
+        case 'ended':
+          return answer(res, 409, { error: `call #${index} has ended` });
+        case 'not-running':
+          return answer(res, 409, {
+            error: live ? 'no run is going' : 'a replay cannot be cancelled',
+          });
+        case 'no-such-call':
+          return answer(res, 404, { error: `no call #${index} in this turn` });
+      }
+    let outcome: CallDecisionOutcome;
+    if (call[2] === 'answer') {
+      const result = parseAnswer(body);
+      if (typeof result === 'string') return answer(res, 400, { error: result });
+      outcome = runs.answerCall(index, result);
+    } else outcome = runs.decideCall(index, call[2] === 'approve');
+    const asked = call[2] === 'answer' ? 'an answer' : 'an approval';
+    switch (outcome) {
+      case 'taken':
         return answer(res, 202, { ok: true });
-      case 'ended':
-        return answer(res, 409, { error: `call #${index} has ended` });
+      case 'not-asked':
+        return answer(res, 409, { error: `call #${index} is not waiting for ${asked}` });
       case 'not-running':
-        return answer(res, 409, {
-          error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
-        });
+        return answer(res, 409, { error: live ? 'no run is going' : 'a replay asks nothing' });
       case 'no-such-call':
         return answer(res, 404, { error: `no call #${index} in this turn` });
+      default:
+        return answer(res, 400, { error: outcome.invalid });
     }
   };
 
@@ -170,9 +194,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       return void res.end(req.method === 'HEAD' ? undefined : file[1]);
     }
     if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
-    const refused = checkOwnPage(req, query, origins, token) ?? (await checkBody(req));
+    const refused = checkOwnPage(req, query, origins, token);
     if (refused !== undefined) return answer(res, refused.status, refused);
-    post(path, res);
+    const body = await checkBody(req);
+    if ('status' in body) return answer(res, body.status, body);
+    post(path, body.value, res);
   };
 
   const server = createServer((req, res) => {
