@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'timeout'
   | 'no_tool'
   | 'invalid_schema'
-  | 'not_replayed';
+  | 'not_replayed'
+  | 'not_approved';
 
 /** Base class of every error this package raises; `code` is stable across versions. */
 export class AgentToolError extends Error {
@@ -109,6 +110,23 @@ export class NotReplayedError extends AgentToolError {
     super('not_replayed', `call "${callId}" was interrupted and not replayed: ${reason}`);
     this.callId = callId;
     this.toolName = toolName;
+  }
+}
+
+/**
+ * A call the host's `approve` refused before it ran (see `ExecuteOptions.approve`). The message,
+ * for the model, is `call "<id>" was not approved`, or the host's reason when it gave one.
+ */
+export class NotApprovedError extends AgentToolError {
+  /** The call's id. */
+  readonly callId: string;
+  constructor(callId: string, reason?: string, options?: { cause?: unknown }) {
+    super(
+      'not_approved',
+      reason === undefined || reason === '' ? `call "${callId}" was not approved` : oneLine(reason),
+      options,
+    );
+    this.callId = callId;
   }
 }
 

@@ -41,6 +41,7 @@ export {
   AgentToolError,
   CancelledError,
   NoToolError,
+  NotApprovedError,
   NotReplayedError,
   SchemaError,
   TimeoutError,

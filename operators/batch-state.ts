@@ -84,8 +84,25 @@ export interface CallStart {
   readonly started: true;
 }
 
-/** What {@link batchState} folds: the engine's events, and optionally when each call started. */
-export type BatchStateInput = ExecutionEvent | CallStart;
+/**
+ * A call's approval (`ExecuteOptions.approve`): asked and pending (`approving: true`), or given
+ * (`approving: false`; the call then waits for its slot and turn). A refusal is the call's final
+ * event instead. {@link executeBatchWithStarts} puts these in the stream.
+ */
+export interface CallApproval {
+  /** The job's position in the batch. */
+  readonly index: number;
+  /** The job's call id. */
+  readonly callId: string;
+  /** True while the answer is pending; false once the call is approved. */
+  readonly approving: boolean;
+}
+
+/**
+ * What {@link batchState} folds: the engine's events, and optionally when each call started and
+ * when it waited for its approval.
+ */
+export type BatchStateInput = ExecutionEvent | CallStart | CallApproval;
 
 /** How the batch runs (for the resource chains) and which clock times it. */
 export interface BatchStateOptions {
@@ -151,8 +168,12 @@ function isCancelled(error: Error): boolean {
 /** The call after `input` at `at` ms; the same object when nothing changed. */
 function nextCall(call: CallState, input: BatchStateInput, at: number): CallState {
   if ('started' in input) {
-    if (call.phase !== 'waiting') return call;
+    if (call.phase !== 'waiting' && call.phase !== 'approving') return call;
     return { ...call, phase: 'running', startedAt: at };
+  }
+  if ('approving' in input) {
+    if (input.approving) return call.phase === 'waiting' ? { ...call, phase: 'approving' } : call;
+    return call.phase === 'approving' ? { ...call, phase: 'waiting' } : call;
   }
   if (call.endedAt >= 0) return call; // nothing of a call comes after its final event
   const result: ToolResult | undefined = 'result' in input ? input.result : undefined;
@@ -240,7 +261,9 @@ export function reduceCallStates(
  *
  * The engine's events alone say when a call progresses and ends; a call counts as running from
  * its first progress. Feed {@link CallStart}s too (with {@link executeBatchWithStarts}) to see a
- * call leave `waiting` the moment it starts and to time it from there. A question its tool asks
+ * call leave `waiting` the moment it starts and to time it from there; with `approve`, those
+ * starts come with {@link CallApproval}s, and a call is `approving` while its answer is pending,
+ * then `waiting` again once approved (a refusal ends it `failed`). A question its tool asks
  * (with `ExecuteOptions.elicitor`) makes the call `asking`, with the question in `question`, until
  * the answer comes; then it is `running` again. A final event ends the call:
  * `done` with its output, `cancelled` for a `CancelledError`, `failed` for any other error.

@@ -1,7 +1,11 @@
-import { Observable } from 'rxjs';
-import type { BatchStateInput, CallStart } from './batch-state.js';
+import { isObservable, Observable, tap } from 'rxjs';
+import type { BatchStateInput, CallApproval, CallStart } from './batch-state.js';
 import { executeBatch } from './execute-batch.js';
-import type { ExecuteOptions, Job } from './job.js';
+import type { Approval, ExecuteOptions, Job } from './job.js';
+
+function isApproval(answer: unknown): boolean {
+  return answer === true || (answer as { approved?: unknown } | null)?.approved === true;
+}
 
 /**
  * {@link executeBatch}, with a {@link CallStart} in the stream each time a call starts: what
@@ -17,6 +21,9 @@ import type { ExecuteOptions, Job } from './job.js';
  * ```
  *
  * The events and rules are those of `executeBatch`; a start comes before every event of its call.
+ * With `options.approve`, a call whose answer is not given at once gets a {@link CallApproval}
+ * (`approving: true`) when asked and another (`approving: false`) once approved, so
+ * {@link batchState} shows it `approving` meanwhile.
  * `options.onStart` still runs: the start is emitted once it returns (once its Promise resolves),
  * and not at all when it refuses the call. Cold, like `executeBatch`.
  *
@@ -41,9 +48,34 @@ export function executeBatchWithStarts(
       const start: CallStart = { index, callId: jobs[index]!.call.id, started: true };
       subscriber.next(start);
     };
-    const onStart = options.onStart;
+    const approving = (index: number, pending: boolean): void => {
+      const input: CallApproval = { index, callId: jobs[index]!.call.id, approving: pending };
+      subscriber.next(input);
+    };
+    const { onStart, approve } = options;
     return executeBatch(jobs, {
       ...options,
+      approve:
+        approve === undefined
+          ? undefined
+          : (job, index) => {
+              const answer = approve(job, index);
+              const given = (value: Approval) => {
+                if (isApproval(value)) approving(index, false);
+              };
+              if (isObservable(answer)) {
+                approving(index, true);
+                return answer.pipe(tap(given));
+              }
+              if (typeof (answer as { then?: unknown } | null)?.then === 'function') {
+                approving(index, true);
+                return Promise.resolve(answer).then((value) => {
+                  given(value);
+                  return value;
+                });
+              }
+              return answer;
+            },
       onStart: (job, index) => {
         if (onStart === undefined) return started(index);
         const answer = onStart(job, index);

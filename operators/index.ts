@@ -5,6 +5,7 @@
  */
 export {
   DEFAULT_MAX_PARALLEL,
+  type Approval,
   type ExecuteOptions,
   type ExecutionErrorEvent,
   type ExecutionEvent,
@@ -35,6 +36,7 @@ export {
   reduceCallStates,
   type BatchStateInput,
   type BatchStateOptions,
+  type CallApproval,
   type CallPhase,
   type CallStart,
   type CallState,

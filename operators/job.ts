@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -126,6 +126,20 @@ export type SettledResult =
       readonly error: Error;
     };
 
+/**
+ * A host's answer to `approve`: true lets the call go on; false refuses it (its final is a
+ * NotApprovedError `call "<id>" was not approved`); `{ approved: false, reason }` refuses it with
+ * the reason as the error's message, which the model reads.
+ */
+export type Approval =
+  | boolean
+  | {
+      /** Refused. */
+      readonly approved: false;
+      /** Why, for the model: the NotApprovedError's message. */
+      readonly reason: string;
+    };
+
 /** How a batch runs. Every field is optional. */
 export interface ExecuteOptions {
   /**
@@ -148,6 +162,21 @@ export interface ExecuteOptions {
    * answer is unsubscribed); a failing elicitor answers `cancel`, never an error in the tool.
    */
   elicitor?: Elicitor;
+  /**
+   * Asks the host (a person) whether a call may run, for each job as it arrives (every job of
+   * `executeBatch` at subscription, in job order), all at once: a call waiting for its answer holds
+   * no slot and blocks nobody but the later calls of its own resource, which keep their order
+   * behind it. Approved, the call goes on as if it had just arrived: it takes a slot when one is
+   * free and its resource turn when the earlier calls of its resource have ended. Refused, its
+   * final is a NotApprovedError (see {@link Approval}) and its tool never runs; a throw, a
+   * rejection or an Observable error refuses with that error's message, an Observable that
+   * completes without an answer or any answer that is not an Approval refuses too. A Promise or
+   * an Observable (its first value) is awaited; a plain answer is taken at once. Unsubscribing,
+   * aborting the batch's signal or the job's own signal cancels a pending approval (an Observable
+   * answer is unsubscribed; a Promise is left to settle, ignored). Asked before `onStart`, which
+   * still runs when the call starts.
+   */
+  approve?: (job: Job, index: number) => Approval | Promise<Approval> | Observable<Approval>;
   /**
    * Runs when a call actually starts: after it has its slot and its turn, before its tool is
    * subscribed. The slot stays held while a returned Promise is pending. A throw or a rejection

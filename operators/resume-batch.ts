@@ -12,7 +12,7 @@ import type { ResumePlan } from './resume-log.js';
 /**
  * Runs a planned resume. The decided finals come first, at subscription, in job order; then the
  * jobs that run go through `execute` (the engine) as a batch of their own, in job order, serial
- * when the whole batch was, and every event they emit (and every `onStart`) carries its index in
+ * when the whole batch was, and every event they emit (and every `onStart` and `approve`) carries its index in
  * the whole batch.
  */
 export function resumeBatch(
@@ -22,11 +22,12 @@ export function resumeBatch(
   execute: (jobs: readonly Job[], options: ExecuteOptions) => Observable<ExecutionEvent>,
 ): Observable<ExecutionEvent> {
   const { indices } = plan;
-  const onStart = options.onStart;
+  const { onStart, approve } = options;
   const inner: ExecuteOptions = {
     ...options,
     sequential: options.sequential === true || isSerialBatch(jobs, options),
     onStart: onStart === undefined ? undefined : (job, index) => onStart(job, indices[index]),
+    approve: approve === undefined ? undefined : (job, index) => approve(job, indices[index]),
   };
   return new Observable<ExecutionEvent>((subscriber) => {
     plan.decided.forEach((decided, index) => {

@@ -46,19 +46,24 @@ import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
 import { abortError, JobWatch, type WatchHost } from './job-watch.js';
+import { askApproval, PendingApproval, type ApprovalHost } from './job-approval.js';
+import type { NotApprovedError } from '../../lib/errors.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
  * one it appends to as jobs arrive. Implements EventListenerObject so the abort listener is the
  * engine itself rather than a closure.
  */
-export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscribable {
+export class Engine
+  implements RunHost, WatchHost, ApprovalHost, EventListenerObject, Unsubscribable
+{
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
   private readonly onTeardownError: ExecuteOptions['onTeardownError'];
+  private readonly approve: ExecuteOptions['approve'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
   upstream: Unsubscribable | undefined = undefined;
 
@@ -80,8 +85,10 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
   private closed = false;
   /** The watches of unfinished jobs that carry a signal, by index; made by the first one. */
   private watches: Map<number, JobWatch> | undefined = undefined;
-  /** Jobs past the cursor that their own signal ended: the cursor passes them by. */
+  /** Jobs past the cursor that ended before their turn: the cursor passes them by. */
   private skipped: Set<number> | undefined = undefined;
+  /** The approvals still to come, by job index; made by the first one. */
+  private approvals: Map<number, PendingApproval> | undefined = undefined;
 
   constructor(
     private readonly destination: Subscriber<ExecutionEvent>,
@@ -94,6 +101,7 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
     this.onTeardownError = options.onTeardownError;
+    this.approve = options.approve;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.limit = serial ? 1 : parallelBound(options);
     this.serial = serial;
@@ -122,7 +130,86 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
       const jobSignal = jobs[i].signal;
       if (jobSignal !== undefined) this.watch(i, jobSignal);
     }
+    // Every job's approval is asked at once, in job order.
+    if (this.approve !== undefined)
+      for (let i = 0; i < jobs.length && !this.closed; i++) this.ask(i);
     this.pump();
+  }
+
+  /** Asks job `index`'s approval, unless its own signal has already ended it. */
+  private ask(index: number): void {
+    if (this.skipped?.has(index) === true) return;
+    const answer = askApproval(
+      this.approve as NonNullable<ExecuteOptions['approve']>,
+      this.jobs[index - this.base],
+      index,
+    );
+    if (this.closed) {
+      if (answer instanceof PendingApproval) answer.cancel();
+      return;
+    }
+    if (answer === true) return;
+    if (answer instanceof PendingApproval) {
+      const outcome = answer.attach(this);
+      if (outcome === undefined) {
+        (this.approvals ??= new Map()).set(index, answer);
+        return;
+      }
+      if (outcome !== true) this.endUnstarted(index, undefined, outcome);
+      return;
+    }
+    this.endUnstarted(index, undefined, answer);
+  }
+
+  approved(pending: PendingApproval): void {
+    if (this.closed) return;
+    this.approvals?.delete(pending.index);
+    // A parked run has its turn already: it waits for a slot now, in the heap, by its index.
+    if (pending.parked) this.heap.push(pending.run as CallRun);
+    this.pump();
+  }
+
+  refused(pending: PendingApproval, error: NotApprovedError): void {
+    if (this.closed) return;
+    this.unwatch(pending.index);
+    this.endUnstarted(pending.index, pending.run, error);
+    this.pump();
+  }
+
+  /**
+   * Ends a job that has not started, with its final event: past the cursor, the cursor will pass
+   * it by; waiting in a chain or the heap, it stays there ended and is passed by when taken; parked
+   * for its approval, its chain's turn passes on now. Its pending approval, if any, is dropped.
+   * Returns false when `run` had started: its end is its own.
+   */
+  private endUnstarted(index: number, run: CallRun | undefined, error: Error): boolean {
+    const pending = this.approvals?.get(index);
+    if (pending !== undefined) {
+      this.approvals?.delete(index);
+      pending.cancel();
+    }
+    if (run === undefined) {
+      (this.skipped ??= new Set()).add(index);
+      this.cancelled(index, error);
+      return true;
+    }
+    if (run.abort(error)) return false;
+    this.waiting--;
+    if (pending?.parked === true && run.chain !== undefined) this.passTurn(run.chain);
+    this.emit({ index, callId: run.job.call.id, final: true, error });
+    return true;
+  }
+
+  /**
+   * Whether `run`, whose turn has come, waits for its approval: it is then parked (holding its
+   * chain's turn, no slot) until the answer comes. `counted`: it is already counted as waiting.
+   */
+  private parks(run: CallRun, counted: boolean): boolean {
+    const pending = this.approvals?.get(run.index);
+    if (pending === undefined) return false;
+    pending.parked = true;
+    if (!counted) this.waiting++;
+    return true;
   }
 
   /** Watches job `index`'s signal; one already aborted ends the job now, with its final event. */
@@ -149,15 +236,8 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
   abortJob(watch: JobWatch): void {
     if (this.closed) return;
     this.watches?.delete(watch.index);
-    const error = abortError(watch.signal.reason);
-    const run = watch.run;
-    if (run === undefined) {
-      (this.skipped ??= new Set()).add(watch.index);
-      this.cancelled(watch.index, error);
-    } else if (!run.abort(error)) {
-      this.waiting--;
-      this.emit({ index: run.index, callId: run.job.call.id, final: true, error });
-    }
+    // A started run ends through end(); any other ends here.
+    this.endUnstarted(watch.index, watch.run, abortError(watch.signal.reason));
     this.pump();
   }
 
@@ -175,8 +255,10 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
       this.cursor = 0;
     }
     this.jobs.push(job);
+    const index = this.base + this.jobs.length - 1;
     const signal = job.signal;
-    if (signal !== undefined) this.watch(this.base + this.jobs.length - 1, signal);
+    if (signal !== undefined) this.watch(index, signal);
+    if (this.approve !== undefined && !this.closed) this.ask(index);
     this.pump();
   }
 
@@ -250,7 +332,7 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
         return;
       }
       if (!next.ended) {
-        this.heap.push(next);
+        if (this.approvals === undefined || !this.parks(next, true)) this.heap.push(next);
         return;
       }
       // Aborted by its own signal while it waited: already reported, its turn passes on.
@@ -283,6 +365,9 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
       for (const watch of this.watches.values()) watch.stop();
       this.watches.clear();
     }
+    if (this.approvals !== undefined) {
+      for (const pending of this.approvals.values()) pending.cancel();
+    }
     this.upstream?.unsubscribe();
     for (const run of this.runningCalls.takeAll()) run.cancel(new CancelledError());
   }
@@ -297,8 +382,11 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
     let admitted = this.runningCalls.takeAll();
     this.heap.drainInto(admitted);
     for (const chain of this.chains.values()) chain.queue.drainInto(admitted);
-    // Calls their own signal ended are still queued, and have had their final.
-    if (this.watches !== undefined || this.skipped !== undefined)
+    if (this.approvals !== undefined)
+      for (const pending of this.approvals.values())
+        if (pending.parked) admitted.push(pending.run!);
+    // Calls ended before their turn are still queued, and have had their final.
+    if (this.skipped !== undefined || this.watches !== undefined || this.approvals !== undefined)
       admitted = admitted.filter((run) => !run.ended);
     this.dispose();
     for (const run of admitted) run.cancel(error);
@@ -346,13 +434,24 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
     }
   }
 
-  /** The run of an admitted job, linked to its job's watch when it has one. */
+  /** The run of an admitted job, linked to its job's watch and pending approval when it has them. */
   private newRun(job: Job, index: number, chain: Chain | undefined, barrier: boolean): CallRun {
     const run = new CallRun(this, job, index, chain, barrier);
     if (this.watches !== undefined) {
       const watch = this.watches.get(index);
       if (watch !== undefined) watch.run = run;
     }
+    if (this.approvals !== undefined) {
+      const pending = this.approvals.get(index);
+      if (pending !== undefined) pending.run = run;
+    }
+    return run;
+  }
+
+  /** The run of a job on a chain of its own, or undefined when it is parked for its approval. */
+  private unchained(job: Job, index: number): CallRun | undefined {
+    const run = this.newRun(job, index, undefined, false);
+    if (this.approvals !== undefined && this.parks(run, false)) return undefined;
     return run;
   }
 
@@ -364,8 +463,8 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
         this.waiting--;
         return ready;
       }
-      // Aborted by its own signal while waiting for a slot (uncounted already): its chain goes on.
-      this.passTurn(ready.chain as Chain);
+      // Ended while waiting for a slot (uncounted already): its chain goes on.
+      if (ready.chain !== undefined) this.passTurn(ready.chain);
     }
     const jobs = this.jobs;
     while (this.cursor < jobs.length) {
@@ -377,17 +476,23 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
       }
       if (this.serial) {
         this.cursor++;
-        return this.newRun(job, index, undefined, false);
+        const run = this.unchained(job, index);
+        if (run === undefined) continue;
+        return run;
       }
       const tool = job.tool;
       if (tool === undefined || tool === null) {
         // No tool: its call fails at start with a NoToolError, on a chain of its own.
         this.cursor++;
-        return this.newRun(job, index, undefined, false);
+        const run = this.unchained(job, index);
+        if (run === undefined) continue;
+        return run;
       }
       if (tool.sequential === true) {
-        // A barrier waits for every earlier call to end, and holds back every later one.
+        // A barrier waits for every earlier call to end (and for its own approval), and holds
+        // back every later one.
         if (this.running > 0 || this.waiting > 0) return undefined;
+        if (this.approvals?.has(index) === true) return undefined;
         this.cursor++;
         this.barrier = true;
         return this.newRun(job, index, undefined, true);
@@ -395,7 +500,9 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
       this.cursor++;
       const resource = resourceOf(tool);
       if (resource === '') {
-        return this.newRun(job, index, undefined, false);
+        const run = this.unchained(job, index);
+        if (run === undefined) continue;
+        return run;
       }
       let chain = this.chains.get(resource);
       if (chain === undefined) {
@@ -405,6 +512,7 @@ export class Engine implements RunHost, WatchHost, EventListenerObject, Unsubscr
       const run = this.newRun(job, index, chain, false);
       if (!chain.busy) {
         chain.busy = true;
+        if (this.approvals !== undefined && this.parks(run, false)) continue;
         return run;
       }
       chain.queue.push(run);
