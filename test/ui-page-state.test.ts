@@ -123,6 +123,7 @@ describe('web front: the page state', () => {
     ];
     const state = fold(asking);
     expect([...state.approvals]).to.deep.equal([0, 1]);
+    expect(state.batch!.rows[0]).to.include({ phase: 'approving' });
     expect(state.questions.get(2)).to.deep.equal(question);
     expect(state.batch!.rows[2]).to.include({ phase: 'asking' });
     expect(state.batch!.rows[2]!.question).to.deep.equal(question);
@@ -135,6 +136,7 @@ describe('web front: the page state', () => {
       { type: 'event', at: 5, index: 1, callId: 'b', final: true, error: refused },
     ]);
     expect([...later.approvals]).to.deep.equal([]);
+    expect(later.batch!.rows[0]).to.include({ phase: 'waiting' });
     expect(later.questions.size).to.equal(0);
     expect(later.batch!.rows[2]).to.include({ phase: 'running' });
     expect(later.batch!.rows[1]).to.include({ phase: 'failed' });

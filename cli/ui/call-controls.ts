@@ -8,6 +8,7 @@
 import { Observable } from 'rxjs';
 import {
   CancelledError,
+  type Approval,
   type ElicitRequest,
   type ElicitResult,
   type Job,
@@ -28,7 +29,7 @@ interface Pending<T> {
 /** The per-call controls of one run, by job index. */
 export class CallControls {
   private readonly controllers: AbortController[];
-  private readonly approvals = new Map<number, Pending<boolean>>();
+  private readonly approvals = new Map<number, Pending<Approval>>();
   private readonly questions = new Map<number, Pending<ElicitResult> & ElicitRequest>();
 
   /** @param callIds The run's call ids, in job order: they tell which call asks a question. */
@@ -61,8 +62,8 @@ export class CallControls {
    * The engine's `approve` answer for call `index`: pending until {@link decide} is called for it,
    * forgotten when the engine unsubscribes (the call or the batch was cancelled).
    */
-  approval(index: number): Observable<boolean> {
-    return new Observable<boolean>((subscriber) => {
+  approval(index: number): Observable<Approval> {
+    return new Observable<Approval>((subscriber) => {
       this.approvals.set(index, {
         answer: (approved) => {
           subscriber.next(approved);

@@ -10,6 +10,7 @@
  */
 import { initialState, reduceBatch, type BatchState, type CallPhase } from '../call-state.js';
 import type { ElicitRequest, FunctionCallOutputItem } from '../../index.js';
+import { reduceCallStates } from '../../operators/batch-state.js';
 import {
   actionOf,
   jobsOfBatch,
@@ -104,6 +105,13 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
   }
   const action = actionOf(record);
   if (action !== undefined) reduceBatch(state.batch, action);
+  else if (record.type === 'approval' && record.state !== 'refused') {
+    // Shown as batchState shows it: `approving`, then `waiting` again; a refusal is a final event.
+    const { index, at } = record;
+    const callId = state.batch.rows[index]?.callId ?? '';
+    const approving = record.state === 'asked';
+    state.batch.rows = reduceCallStates(state.batch.rows, { index, callId, approving }, at);
+  }
   if (state.batch.done) state.phase = 'finished';
   return state;
 }
