@@ -147,6 +147,30 @@ describe('web front: approvals and questions over HTTP', function () {
     });
   });
 
+  it('takes approvals and answers from its own page only: the token, and no foreign origin', async () => {
+    const server = await serve([call('ask', 'confirm_step', { step: 'deploy' })]);
+    const reader = events(server);
+    await post(server, 'run');
+    await reader.waitFor(question(0));
+    const answer = JSON.stringify({ action: 'accept', content: { go_ahead: true } });
+    const tokenless = await fetch(new URL('calls/0/answer', server.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: answer,
+    });
+    expect(tokenless.status).to.equal(403);
+    const foreign = await fetch(new URL(`calls/0/answer?token=${server.token}`, server.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://attacker.example' },
+      body: answer,
+    });
+    expect(foreign.status).to.equal(403);
+    expect((await post(server, 'calls/0/refuse')).status).to.equal(409);
+    // The question is still open for the page itself.
+    expect((await post(server, 'calls/0/answer', JSON.parse(answer))).status).to.equal(202);
+    await reader.waitFor(isOutput);
+  });
+
   it('cancels a call whose question is open: the question goes, the call ends cancelled', async () => {
     const server = await serve([call('ask', 'confirm_step', { step: 'deploy' })]);
     const reader = events(server);

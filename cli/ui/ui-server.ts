@@ -25,8 +25,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Subscription } from 'rxjs';
 import { loadPageAssets, type PageAssets } from './page-assets.js';
-import { parseAnswer } from './check-answer.js';
-import { RunController, type CallDecisionOutcome } from './run-controller.js';
+import { callRequest } from './call-request.js';
+import { RunController } from './run-controller.js';
 import type { StreamRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
 import { visible } from '../views/visible.js';
@@ -140,40 +140,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
           });
     const call = /^\/calls\/(\d+)\/(cancel|approve|refuse|answer)$/.exec(path);
     if (call === null) return answer(res, 404, { error: `no ${path} here` });
-    const index = Number(call[1]);
-    const live = source.mode === 'live';
-    if (call[2] === 'cancel')
-      switch (runs.cancelCall(index)) {
-        case 'cancelling':
-          return answer(res, 202, { ok: true });
-        case 'ended':
-          return answer(res, 409, { error: `call #${index} has ended` });
-        case 'not-running':
-          return answer(res, 409, {
-            error: live ? 'no run is going' : 'a replay cannot be cancelled',
-          });
-        case 'no-such-call':
-          return answer(res, 404, { error: `no call #${index} in this turn` });
-      }
-    let outcome: CallDecisionOutcome;
-    if (call[2] === 'answer') {
-      const result = parseAnswer(body);
-      if (typeof result === 'string') return answer(res, 400, { error: result });
-      outcome = runs.answerCall(index, result);
-    } else outcome = runs.decideCall(index, call[2] === 'approve');
-    const asked = call[2] === 'answer' ? 'an answer' : 'an approval';
-    switch (outcome) {
-      case 'taken':
-        return answer(res, 202, { ok: true });
-      case 'not-asked':
-        return answer(res, 409, { error: `call #${index} is not waiting for ${asked}` });
-      case 'not-running':
-        return answer(res, 409, { error: live ? 'no run is going' : 'a replay asks nothing' });
-      case 'no-such-call':
-        return answer(res, 404, { error: `no call #${index} in this turn` });
-      default:
-        return answer(res, 400, { error: outcome.invalid });
-    }
+    const action = call[2] as 'cancel' | 'approve' | 'refuse' | 'answer';
+    const reply = callRequest(runs, source.mode === 'live', Number(call[1]), action, body);
+    answer(res, reply.status, reply.body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
