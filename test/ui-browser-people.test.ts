@@ -3,7 +3,8 @@
  * call that is not read-only (one approved, one refused from its row); a tool's question renders
  * as a form in its call's row (text, number, select, checkbox, multiple choice, with defaults and
  * required fields), and the answer submitted there is what the tool's result uses; one call is
- * cancelled from its row while the others finish.
+ * cancelled from its row while the others finish; all of it under the page's strict policy, with
+ * no violation and no error logged.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { z } from 'zod';
 import { tool, ToolSet, type ElicitSchema, type OutputItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
-import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
+import { PAGE_POLICY, startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { root } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
 
@@ -93,6 +94,15 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     });
     page = await chrome.context.newPage();
     page.on('pageerror', (err) => errors.push(err.message));
+    // Installed before any page script runs; the policy does not apply to what the test injects.
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI}`);
+      });
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     await mkdir(join(root, 'test-output'), { recursive: true });
   });
 
@@ -102,7 +112,8 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
   });
 
   it('asks before the calls that are not read-only: one approved, one refused from its row', async () => {
-    await page.goto(server.url.href);
+    const response = await page.goto(server.url.href);
+    expect(response?.headers()['content-security-policy']).to.equal(PAGE_POLICY);
     await page.waitForSelector('[data-action="run"]:not([disabled])');
     await page.click('[data-action="run"]');
     await page.waitForSelector(`${row(1)}[data-awaits="approval"]`);

@@ -94,6 +94,7 @@ describe('web front: the server', function () {
     expect(server.url.hostname).to.equal('127.0.0.1');
     const page = await fetch(server.url);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).to.contain("script-src 'self'");
     expect(await page.text()).to.contain('<script type="module" src="app.js">');
     const script = await fetch(new URL('app.js', server.url));
     expect(script.headers.get('content-type')).to.match(/^text\/javascript/);

@@ -11,7 +11,7 @@
  *
  * | request                      | answer                                                       |
  * | ---------------------------- | ------------------------------------------------------------ |
- * | `GET /`, `/app.js`, `/app.css` | the page                                                   |
+ * | `GET /`, `/app.js`, `/app.css` | the page, under {@link PAGE_POLICY}                        |
  * | `GET /events?token=`         | `text/event-stream`: a `session` record, then every record of the current run from its `batch` record, then those of later runs; one JSON record per event |
  * | `POST /run?token=`           | 202 a run starts; 409 one is going                           |
  * | `POST /cancel?token=`        | 202 the batch is being cancelled; 409 no run going, or a replay |
@@ -61,6 +61,15 @@ export interface UiServer {
 }
 
 const HEARTBEAT_MS = 15_000;
+
+/**
+ * The page's Content-Security-Policy: its own script and stylesheet only (no inline script, no
+ * eval), requests to this server only, images inline or from the web (a tool's image output), no
+ * form sent anywhere (a question's form is read by the script), and no framing.
+ */
+export const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+  "img-src 'self' data: https: http:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A record as JSON; a `details` value JSON cannot hold is dropped rather than failing the stream. */
 function recordJson(record: StreamRecord): string {
@@ -159,7 +168,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (req.method === 'GET' || req.method === 'HEAD') {
       const file = files[path];
       if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
-      res.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': file[0],
+        'cache-control': 'no-store',
+        'content-security-policy': PAGE_POLICY,
+      });
       return void res.end(req.method === 'HEAD' ? undefined : file[1]);
     }
     if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
