@@ -13,7 +13,10 @@ import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { tool, ToolSet, type ElicitSchema, type OutputItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
+import { takeWhile } from 'rxjs';
 import { liveTurn } from '../cli/ui/live-turn.js';
+import { replayRun } from '../cli/ui/replay-run.js';
+import type { RunRecord } from '../cli/ui/run-records.js';
 import { PAGE_POLICY, startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { root } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
@@ -174,5 +177,30 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     expect(await page.textContent(`${row(4)} td.output`)).to.contain('call cancelled by the user');
     await page.screenshot({ path: join(root, 'test-output', 'ui-people.png'), fullPage: true });
     expect(errors).to.deep.equal([]);
+  });
+
+  it('replays the run up to the open question: the question shows, with nothing to answer', async () => {
+    const saved: RunRecord[] = [];
+    server.runs.records.pipe(takeWhile((r) => r.type !== 'output', true)).subscribe((r) => {
+      saved.push(r);
+    });
+    const asked = saved.findIndex((r) => r.type === 'event' && r.question !== undefined);
+    expect(asked).to.be.greaterThan(0);
+    const replay = await startUiServer({
+      source: replayRun(saved.slice(0, asked + 1), { title: 'run.jsonl', speed: 4 }),
+    });
+    try {
+      const other = await chrome.context.newPage();
+      await other.goto(replay.url.href);
+      await other.waitForSelector('[data-action="run"]:not([disabled])');
+      await other.click('[data-action="run"]');
+      await other.waitForSelector(`${row(3)}[data-awaits="answer"]`);
+      expect(await other.textContent(`${row(3)} .asking`)).to.equal('Book the trip to Lisbon?');
+      expect(await other.$$('form.question')).to.have.length(0);
+      expect(await other.isVisible('button[data-action="approve-call"]')).to.equal(false);
+      await other.close();
+    } finally {
+      await replay.close();
+    }
   });
 });

@@ -129,11 +129,14 @@ function updateRow(
   );
   if (question !== view.question) {
     view.question = question;
+    // A replay shows what was asked, with nothing to answer.
     view.asking.replaceChildren(
-      ...(question === undefined ? [] : [questionForm(row.index, question)]),
+      ...(question === undefined
+        ? []
+        : [live ? questionForm(row.index, question) : element('p', 'ask', question.message)]),
     );
   }
-  view.approve.hidden = view.refuse.hidden = !approval;
+  view.approve.hidden = view.refuse.hidden = !approval || !live;
   setText(view.badge, row.phase);
   const info = row.progress;
   const total = info?.total;
@@ -175,7 +178,8 @@ export class CallsTable {
   /**
    * Shows `rows` of run number `run` at batch time `now`. The cancel buttons show in `live` mode
    * only, and are enabled for the unfinished calls of a `running` batch; the approve and refuse
-   * buttons and the question forms show for the calls `asked` names.
+   * buttons and the question forms show for the calls `asked` names, in `live` mode only (a
+   * replay shows a question's message alone).
    */
   render(
     run: number,
