@@ -6,13 +6,7 @@
  * @module
  */
 import { CancelledError } from './errors.js';
-import {
-  CANCELLED,
-  DECLINED,
-  OpenQuestion,
-  requestError,
-  type QuestionOwner,
-} from './open-question.js';
+import { CANCELLED, DECLINED, OpenQuestion, requestError } from './open-question.js';
 import { recordOf, type Recordable, type Recorder } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
@@ -65,7 +59,7 @@ export interface CallContextOptions {
  * it is created. {@link CallContext.finish} marks the call ended: later progress is dropped and a
  * later cancel does nothing, since the signal aborts on cancellation only.
  */
-export class CallContext implements ToolContext, QuestionOwner {
+export class CallContext implements ToolContext {
   private ownCall: ToolCall;
   private keyed = false; // whether ownCall carries its idempotency key yet
   private readonly sink: ProgressSink | undefined;
@@ -149,7 +143,11 @@ export class CallContext implements ToolContext, QuestionOwner {
     if (elicitor === undefined && typeof parent?.elicit !== 'function')
       return Promise.resolve(DECLINED);
     return new Promise<ElicitResult>((resolve) => {
-      const question = new OpenQuestion(request, elicitor !== undefined, this, resolve);
+      // A closure per question, not per call: the owner stays out of the public class.
+      const owner = {
+        answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
+      };
+      const question = new OpenQuestion(request, elicitor !== undefined, owner, resolve);
       (this.questions ??= new Set()).add(question);
       if (elicitor === undefined) {
         let lent: unknown;
@@ -167,7 +165,7 @@ export class CallContext implements ToolContext, QuestionOwner {
   }
 
   /** A question settled: no longer open; reported to the sink when it was this context's own. */
-  answered(question: OpenQuestion, answer: ElicitResult): void {
+  private answered(question: OpenQuestion, answer: ElicitResult): void {
     this.questions?.delete(question);
     if (question.reported) this.sink?.question?.(question.request, answer);
   }

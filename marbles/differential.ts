@@ -57,6 +57,8 @@ export interface Case {
   timeout: number | undefined;
   onStart: { index: number; how: 'throw' | 'value' | 'then' } | undefined;
   abortAt: number | 'before' | undefined;
+  /** Per job: when its own signal aborts (`'before'`: aborted when made), or null for no signal. */
+  jobAborts?: (number | 'before' | null)[];
   unsubscribeAt: number | undefined;
   take: number | undefined;
 }
@@ -100,6 +102,14 @@ export function caseArbitrary(size = 7): fc.Arbitrary<Case> {
         fc.record({ index: fc.nat(size - 1), how: fc.constantFrom('throw', 'value', 'then') }),
       ),
       abortAt: sometimes(fc.oneof(fc.nat(8), fc.constant('before' as const))),
+      jobAborts: fc.array(
+        fc.oneof(
+          { arbitrary: fc.constant(null), weight: 6 },
+          { arbitrary: fc.nat(8), weight: 3 },
+          { arbitrary: fc.constant('before' as const), weight: 1 },
+        ),
+        { minLength: size, maxLength: size },
+      ),
       unsubscribeAt: sometimes(fc.nat(10)),
       take: sometimes(fc.integer({ min: 1, max: 6 })),
     })
@@ -148,7 +158,13 @@ function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
   const result: Trace = { events: [], subscriptions: {} };
   {
     const now = () => scheduler.now();
-    const jobs = spec.tools.map((t, i) => makeJob(t, `c${i}`, scheduler, result.subscriptions));
+    const jobs = spec.tools.map((t, i) =>
+      withSignal(
+        makeJob(t, `c${i}`, scheduler, result.subscriptions),
+        spec.jobAborts?.[i] ?? null,
+        scheduler,
+      ),
+    );
     const controller = spec.abortAt === undefined ? undefined : new AbortController();
     const options: ModelOptions = {
       maxParallel: spec.maxParallel,
@@ -194,6 +210,15 @@ function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
   }
   scheduler.flush();
   return result;
+}
+
+/** `job` with its own signal, aborted at `at` (or at once for `'before'`); as is for null. */
+function withSignal(job: Job, at: number | 'before' | null, scheduler: SchedulerLike): Job {
+  if (at === null) return job;
+  const controller = new AbortController();
+  if (at === 'before') controller.abort(abortReason);
+  else scheduler.schedule(() => controller.abort(abortReason), at);
+  return { ...job, signal: controller.signal };
 }
 
 function onStartOf(spec: Case): ExecuteOptions['onStart'] {

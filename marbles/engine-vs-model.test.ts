@@ -28,7 +28,8 @@ describe('the engine against its pipeline model (marbles/pipeline-model.ts)', fu
 
   it('gives the same events and tool subscriptions, frame for frame, on 3,000 random batches', () => {
     // Sync, async, failing and never-ending tools, resources, sequential tools, timeouts, onStart
-    // refusals, aborts, unsubscription, take(n), jobs pushed from the consumer's own handler.
+    // refusals, aborts of the batch and of single jobs (running, waiting or before they arrive),
+    // unsubscription, take(n), jobs pushed from the consumer's own handler.
     fc.assert(
       fc.property(caseArbitrary(), (spec) => expectSameTrace(spec)),
       { numRuns: 3000, seed: 42 },

@@ -25,6 +25,9 @@
  *   against its timeout; an error, a completion without a final or a throwing `execute` become an
  *   error final. Unsubscribed before its final, it cancels its context first.
  * - `signal`: `takeUntil` its abort, then a CancelledError final for every unfinished job.
+ * - A job's own signal: started, its abort is one more source of the call's final (as a timeout
+ *   is); not started, the final goes out at once and the job leaves its chain (`takeUntil`) and
+ *   the pool. Already aborted, its final comes on arrival (for a batch, before anything runs).
  *
  * @module
  */
@@ -63,6 +66,7 @@ import {
   ToolPanicError,
 } from '../lib/errors.js';
 import { isSerialBatch, parallelBound, timeoutBound } from '../operators/internal/batch-mode.js';
+import { abortError } from '../operators/internal/job-watch.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../operators/job.js';
 import { IndexHeap } from '../operators/internal/run-queues.js';
 
@@ -79,6 +83,16 @@ export interface ModelOptions extends ExecuteOptions {
 interface Numbered {
   readonly job: Job;
   readonly index: number;
+  readonly state: JobState;
+}
+
+/** Where a job is, for its own signal. */
+interface JobState {
+  started: boolean;
+  /** Ended by its own signal before it started. */
+  ended: boolean;
+  /** Takes a job that has not started out of its chain. */
+  readonly withdraw: Subject<void>;
 }
 
 /** `executeBatch` as a pipeline. */
@@ -90,7 +104,7 @@ export function modelBatch(
   return defer(() =>
     options.signal?.aborted === true
       ? from(jobs.map((job, index) => cancelled(job, index)))
-      : pipeline(from(jobs), options, serial, false),
+      : pipeline(from(jobs), options, serial, false, jobs),
   );
 }
 
@@ -108,25 +122,81 @@ function pipeline(
   options: ModelOptions,
   serial: boolean,
   barriers: boolean,
+  known?: readonly Job[],
 ): Observable<ExecutionEvent> {
   return new Observable<ExecutionEvent>((subscriber) => {
     const pool = new SlotPool(serial ? 1 : parallelBound(options), options.plantedBug === true);
     const arrived: Job[] = [];
     const ended = new Set<number>();
+    // Finals of jobs their own signal ended before they started, merged into the events.
+    const side = new Subject<ExecutionEvent>();
+    const stopWatching: (() => void)[] = [];
+    const ownFinal = (job: Job, index: number): ExecutionEvent => ({
+      index,
+      callId: job.call.id,
+      final: true,
+      error: abortError(job.signal?.reason),
+    });
+    // A batch's jobs already aborted end first, in job order, before anything runs.
+    if (known !== undefined)
+      known.forEach((job, index) => {
+        if (job.signal?.aborted !== true) return;
+        ended.add(index);
+        subscriber.next(ownFinal(job, index));
+      });
+    const arrive = (job: Job, index: number): JobState => {
+      const state: JobState = { started: false, ended: false, withdraw: new Subject<void>() };
+      const signal = job.signal;
+      if (signal?.aborted === true) {
+        state.ended = true;
+        if (!ended.has(index)) pool.hold(() => side.next(ownFinal(job, index)));
+        return state;
+      }
+      pool.arrive(index, isBarrier(job));
+      if (signal === undefined) return state;
+      const onAbort = () => {
+        if (state.started || state.ended) return; // started: the call ends itself (runCall)
+        state.ended = true;
+        pool.hold(() => {
+          side.next(ownFinal(job, index));
+          state.withdraw.next();
+          pool.forget(index);
+        });
+      };
+      signal.addEventListener('abort', onAbort);
+      stopWatching.push(() => signal.removeEventListener('abort', onAbort));
+      return state;
+    };
     const isBarrier = (job: Job) => barriers && !serial && job.tool?.sequential === true;
     const chainOf = ({ job, index }: Numbered) =>
       serial ? '' : job.tool == null || isBarrier(job) ? index : resourceOf(job.tool) || index;
 
-    let events = source.pipe(
+    const chained = source.pipe(
       map((job, index): Numbered => {
         arrived.push(job);
-        pool.arrive(index, isBarrier(job));
-        return { job, index };
+        return { job, index, state: arrive(job, index) };
       }),
       groupBy(chainOf),
       mergeMap((chain) =>
-        chain.pipe(concatMap(({ job, index }) => pool.run(index, runCall(job, index, options)))),
+        chain.pipe(
+          concatMap(({ job, index, state }) =>
+            state.ended
+              ? EMPTY
+              : pool
+                  .run(
+                    index,
+                    defer(() => {
+                      state.started = true;
+                      return runCall(job, index, options);
+                    }),
+                  )
+                  .pipe(takeUntil(state.withdraw)),
+          ),
+        ),
       ),
+      tap({ complete: () => side.complete() }),
+    );
+    let events = merge(side, chained).pipe(
       tap((event) => {
         if (event.final) ended.add(event.index);
       }),
@@ -140,6 +210,7 @@ function pipeline(
       events = concat(events.pipe(takeUntil(aborted)), unfinished);
     }
     subscriber.add(() => pool.close()); // first of the teardowns: no grant while calls are torn down
+    subscriber.add(() => stopWatching.forEach((stop) => stop()));
     events.subscribe(subscriber);
   });
 }
@@ -155,11 +226,21 @@ function runCall(job: Job, index: number, options: ExecuteOptions): Observable<E
     const then = pending === undefined || pending === null ? undefined : pending.then;
     return typeof then === 'function' ? from(Promise.resolve(pending)) : of(undefined);
   });
-  return started.pipe(
-    concatMap(() =>
-      job.tool == null ? of(failed(new NoToolError(callId))) : toolCall(job, index, options),
+  // The job's own signal, once the call has started: one more way for it to end, in onStart too.
+  const signal = job.signal;
+  const stopped =
+    signal === undefined
+      ? EMPTY
+      : fromEvent(signal, 'abort').pipe(map(() => failed(abortError(signal.reason))));
+  return merge(
+    stopped,
+    started.pipe(
+      concatMap(() =>
+        job.tool == null ? of(failed(new NoToolError(callId))) : toolCall(job, index, options),
+      ),
+      catchError((err: unknown) => of(failed(asError(err)))), // onStart refused the call
     ),
-    catchError((err: unknown) => of(failed(asError(err)))), // onStart refused the call
+  ).pipe(
     // Each event is one step on the queueScheduler, and the call's end (its final out, then its
     // completion giving the slot back) is one step: the pool grants only after it.
     observeOn(queueScheduler),
@@ -255,9 +336,37 @@ class SlotPool {
     this.free = size;
   }
 
+  private holding = 0; // inside hold(): grants wait until it returns
+  private wanted = false; // a grant was asked for while holding
+
   arrive(index: number, barrier: boolean): void {
     this.unfinished.add(index);
     if (barrier) this.barriers.push(index);
+  }
+
+  /** A job ended before it was granted: it no longer holds a barrier back. */
+  forget(index: number): void {
+    this.unfinished.delete(index);
+    const at = this.barriers.indexOf(index);
+    if (at >= 0) this.barriers.splice(at, 1);
+    this.dispatchSoon();
+  }
+
+  /**
+   * Runs `emit` (an event going out) with grants held until it returns, as a call's end is one
+   * step: what the consumer's handler sets off is granted after it.
+   */
+  hold(emit: () => void): void {
+    this.holding++;
+    try {
+      emit();
+    } finally {
+      this.holding--;
+    }
+    if (this.holding === 0 && this.wanted) {
+      this.wanted = false;
+      this.dispatchSoon();
+    }
   }
 
   close(): void {
@@ -297,6 +406,10 @@ class SlotPool {
    * pending grant at a time, so each grant comes after what the one before it set off.
    */
   private dispatchSoon(): void {
+    if (this.holding > 0) {
+      this.wanted = true;
+      return;
+    }
     if (this.pending) return;
     this.pending = true;
     queueScheduler.schedule(() => {
