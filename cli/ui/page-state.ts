@@ -1,7 +1,8 @@
 /**
  * The web page's state, folded from the event stream with `scan(applyRecord, emptyPageState())`:
  * the session (live or replay), the current batch's rows (the CLI's own reducer), whether a run
- * is going, and the clock that maps the page's time onto the batch's.
+ * is going, the clock that maps the page's time onto the batch's, and the calls waiting for a
+ * person (an approval, or the answer to their tool's question).
  *
  * Runs in the browser and in tests: pure apart from mutating the state it is given, which `scan`
  * owns.
