@@ -29,7 +29,7 @@ const call = (id: string, name: string, args: object): OutputItem => ({
 });
 
 /** A question with every kind of field a form draws. */
-const TRIP: ElicitSchema = {
+const TRIP = {
   type: 'object',
   properties: {
     traveller: { type: 'string', title: 'Traveller', minLength: 2 },
@@ -42,6 +42,15 @@ const TRIP: ElicitSchema = {
       default: 'economy',
     },
     insured: { type: 'boolean', title: 'Insurance', default: true },
+    // MCP's titled single choice.
+    seat: {
+      type: 'string',
+      title: 'Seat',
+      oneOf: [
+        { const: 'w', title: 'Window' },
+        { const: 'a', title: 'Aisle' },
+      ],
+    },
     meals: {
       type: 'array',
       title: 'Meals',
@@ -50,7 +59,7 @@ const TRIP: ElicitSchema = {
     },
   },
   required: ['traveller', 'nights', 'cabin'],
-};
+} as ElicitSchema;
 
 const bookTrip = tool({
   name: 'book_trip',
@@ -154,6 +163,7 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     await page.fill(`${form} [name="nights"]`, '3');
     await page.selectOption(`${form} select[name="cabin"]`, 'business');
     await page.uncheck(`${form} [name="insured"]`);
+    await page.selectOption(`${form} select[name="seat"]`, { label: 'Aisle' });
     await page.check(`${form} [name="meals"][value="dinner"]`);
     await page.click(`${form} button[data-answer="accept"]`);
     await page.waitForSelector(`${row(3)}[data-phase="done"]`);
@@ -165,6 +175,7 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
       nights: 3,
       cabin: 'business',
       insured: false,
+      seat: 'a',
       meals: ['breakfast', 'dinner'],
     });
   });

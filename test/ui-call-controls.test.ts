@@ -139,6 +139,23 @@ describe('web front: answering a question', () => {
       expect(checkAnswer(QUESTION, content)).to.equal(message);
   });
 
+  it('takes a titled single choice (oneOf) as a choice among its values', () => {
+    const titled = {
+      type: 'object',
+      properties: {
+        color: {
+          type: 'string',
+          oneOf: [
+            { const: 'r', title: 'Red' },
+            { const: 'g', title: 'Green' },
+          ],
+        },
+      },
+    } as ElicitSchema;
+    expect(checkAnswer(titled, { color: 'g' })).to.equal(undefined);
+    expect(checkAnswer(titled, { color: 'Green' })).to.equal('color: expected one of "r", "g"');
+  });
+
   it('reads a POSTed answer, saying what is wrong with one that is not', () => {
     expect(parseAnswer({ action: 'decline' })).to.deep.equal({ action: 'decline' });
     expect(parseAnswer({ action: 'accept', content: { a: 1 } })).to.deep.equal({

@@ -10,12 +10,31 @@ import type { ElicitField, ElicitResult, ElicitSchema } from '../../index.js';
 
 type Value = string | number | boolean | string[];
 
+/** One choice of a single-choice field: its value and the label a form shows. */
+export interface Choice {
+  value: string;
+  label: string;
+}
+
+/**
+ * The choices of a string field, or undefined for free text: `enum` (labelled by `enumNames`), or
+ * MCP's titled single choice, `oneOf: [{ const, title }]`.
+ */
+export function choicesOf(field: ElicitField): Choice[] | undefined {
+  if (field.type !== 'string') return undefined;
+  const titled = (field as { oneOf?: { const: string; title?: string }[] }).oneOf;
+  if (Array.isArray(titled))
+    return titled.map((option) => ({ value: option.const, label: option.title ?? option.const }));
+  return field.enum?.map((value, i) => ({ value, label: field.enumNames?.[i] ?? value }));
+}
+
 function checkField(name: string, field: ElicitField, value: unknown): string | undefined {
   switch (field.type) {
     case 'string': {
       if (typeof value !== 'string') return `${name}: expected text`;
-      if (field.enum !== undefined && !field.enum.includes(value))
-        return `${name}: expected one of ${field.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+      const choices = choicesOf(field)?.map((choice) => choice.value);
+      if (choices !== undefined && !choices.includes(value))
+        return `${name}: expected one of ${choices.map((v) => JSON.stringify(v)).join(', ')}`;
       if (field.minLength !== undefined && value.length < field.minLength)
         return `${name}: at least ${field.minLength} characters`;
       if (field.maxLength !== undefined && value.length > field.maxLength)

@@ -1,9 +1,10 @@
 /**
- * A tool's question as a form in its call's row: one control per field of the flat schema (text,
- * e-mail, URL or date input for a string, a select for a string enum, a number input, a checkbox
- * for a boolean, a checkbox per choice for a multiple choice), with the schema's defaults and
- * required fields, and Submit, Decline and Dismiss (the answer `cancel`) buttons. The browser checks required fields and
- * bounds before Submit; the server checks the answer again.
+ * A tool's question as a form in its call's row: one control per field of the flat schema (a
+ * text, e-mail, URL or date input for a string, a select for a single choice (`enum` or titled
+ * `oneOf`), a number input, a checkbox for a boolean, a checkbox per choice for a multiple
+ * choice), with the schema's defaults and required fields, and Submit, Decline and Dismiss (the
+ * answer `cancel`) buttons. The browser checks required fields and bounds before Submit; the
+ * server checks the answer again.
  *
  * Stable hooks: `form.question[data-call-index]`, its controls named after the fields (a multiple
  * choice's checkboxes share the name), and `button[data-answer="accept|decline|cancel"]`.
@@ -11,6 +12,7 @@
  * @module
  */
 import type { ElicitField, ElicitRequest, ElicitResult } from '../../../index.js';
+import { choicesOf } from '../check-answer.js';
 import { element } from './dom.js';
 
 const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
@@ -18,17 +20,18 @@ const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'da
 function control(name: string, field: ElicitField, required: boolean): HTMLElement {
   switch (field.type) {
     case 'string': {
-      if (field.enum !== undefined) {
+      const choices = choicesOf(field);
+      if (choices !== undefined) {
         const select = element('select');
         select.name = name;
         select.required = required;
         if (!required || field.default === undefined) select.append(element('option', '', ''));
-        field.enum.forEach((value, i) => {
-          const option = element('option', '', field.enumNames?.[i] ?? value);
+        for (const { value, label } of choices) {
+          const option = element('option', '', label);
           option.value = value;
           option.selected = value === field.default;
           select.append(option);
-        });
+        }
         return select;
       }
       const input = element('input');

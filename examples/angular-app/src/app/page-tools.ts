@@ -76,7 +76,13 @@ export const orderPizza = tool({
       schema: {
         type: 'object',
         properties: {
-          size: { type: 'string', title: 'Size', enum: ['small', 'large'], default: 'large' },
+          size: {
+            type: 'string',
+            title: 'Size',
+            enum: ['small', 'large'],
+            enumNames: ['Small', 'Large'],
+            default: 'large',
+          },
           count: { type: 'integer', title: 'How many', minimum: 1, maximum: 5, default: 1 },
           extras: {
             type: 'array',

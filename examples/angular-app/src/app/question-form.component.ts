@@ -1,8 +1,8 @@
 /**
  * A tool's question as a form: one control per field of its flat schema (a text input, a select
- * for a choice, a number input, a checkbox, a checkbox per option of a multiple choice), with the
- * schema's defaults and required fields. Submit (after the browser's own checks), Decline and
- * Cancel each emit the answer once.
+ * for a single choice (`enum` or titled `oneOf`), a number input, a checkbox, a checkbox per
+ * option of a multiple choice), with the schema's defaults and required fields. Submit (after the
+ * browser's own checks), Decline and Cancel each emit the answer once.
  *
  * ```html
  * <app-question-form [question]="call.question" (answer)="answer(call.index, $event)" />
@@ -50,9 +50,9 @@ type Value = string | number | boolean | string[];
             @case ('string') {
               @if (options(f.field); as values) {
                 <select [name]="f.name" [required]="f.required">
-                  @for (value of values; track value; let i = $index) {
-                    <option [value]="value" [selected]="initial(f.field) === value">
-                      {{ optionLabel(f.field, i) }}
+                  @for (choice of values; track choice.value) {
+                    <option [value]="choice.value" [selected]="initial(f.field) === choice.value">
+                      {{ choice.label }}
                     </option>
                   }
                 </select>
@@ -121,11 +121,13 @@ export class QuestionFormComponent {
   protected initial(field: ElicitField): Value | undefined {
     return field.default;
   }
-  protected options(field: ElicitField): string[] | undefined {
-    return field.type === 'string' ? field.enum : undefined;
-  }
-  protected optionLabel(field: ElicitField, i: number): string {
-    return field.type === 'string' ? (field.enumNames?.[i] ?? field.enum?.[i] ?? '') : '';
+  /** A single choice's options: `enum` (labelled by `enumNames`) or MCP's titled `oneOf`. */
+  protected options(field: ElicitField): { value: string; label: string }[] | undefined {
+    if (field.type !== 'string') return undefined;
+    const titled = (field as { oneOf?: { const: string; title?: string }[] }).oneOf;
+    if (titled !== undefined)
+      return titled.map((o) => ({ value: o.const, label: o.title ?? o.const }));
+    return field.enum?.map((value, i) => ({ value, label: field.enumNames?.[i] ?? value }));
   }
   protected choices(field: ElicitField): string[] {
     return field.type === 'array' ? field.items.enum : [];
