@@ -16,7 +16,7 @@ export interface ToolCall {
   /**
    * The key a tool passes to the systems it changes so that a second run of this call is not a
    * second effect (an `Idempotency-Key` header, a unique request id). Set it to keep a key of the
-   * host's; left unset, it is the call id, and a tool reads it filled in on `context.call`.
+   * application's; left unset, it is the call id, and a tool reads it filled in on `context.call`.
    * See `idempotencyKeyOf`.
    */
   readonly idempotencyKey?: string;
@@ -82,10 +82,10 @@ export interface Session {
 /** What a call can reach while it runs. */
 export interface ToolContext {
   /**
-   * The call being run, its `idempotencyKey` always filled in: the host's, or else the call id.
+   * The call being run, its `idempotencyKey` always filled in: the application's, or else the call id.
    */
   readonly call: ToolCall & {
-    /** The host's key, or else the call id. */
+    /** The application's key, or else the call id. */
     readonly idempotencyKey: string;
   };
   /** Aborts when the call is cancelled, and only then: not when it completes or fails. */
@@ -94,7 +94,7 @@ export interface ToolContext {
   progress(update: ProgressUpdate): void;
   /**
    * Writes a handle to a side effect the call has just started (a process group, a temp dir, a
-   * remote job id) through the host's recorder. Resolves once the recorder has written it
+   * remote job id) through the application's recorder. Resolves once the recorder has written it
    * durably, rejects with the recorder's error, and resolves at once when no recorder is
    * installed, so a tool calls it unconditionally.
    */
@@ -103,10 +103,10 @@ export interface ToolContext {
   readonly session?: Session | undefined;
   /**
    * Asks the person beside the model a question, as a form (see {@link ElicitRequest}), and
-   * resolves with their answer. Resolves to `{ action: 'decline' }` at once when the host installed
+   * resolves with their answer. Resolves to `{ action: 'decline' }` at once when the application installed
    * no elicitor (so a tool runs headless), and to `{ action: 'cancel' }` when the call is
    * cancelled or ends while the question is open, or when the elicitor fails. Never rejects for the
-   * host's sake; rejects with a TypeError only when `request` is not a message and a flat object
+   * application's sake; rejects with a TypeError only when `request` is not a message and a flat object
    * schema.
    */
   elicit(request: ElicitRequest): Promise<ElicitResult>;
@@ -223,7 +223,7 @@ export type ElicitResult =
     };
 
 /**
- * Answers a tool's question for the host, with the same shape as a Recorder: a plain answer, a
+ * Answers a tool's question for the application, with the same shape as a Recorder: a plain answer, a
  * Promise of one, or an Observable whose first value is the answer. A throw, a rejection, an
  * observable that errors or completes empty, or an answer that is not an {@link ElicitResult}
  * resolves the tool's `elicit` to `{ action: 'cancel' }`, never an error in the tool. When the
@@ -299,7 +299,7 @@ export interface Tool {
    * Unset is `'unsafe'`.
    */
   readonly replay?: Replay;
-  /** Releases what the tool value owns beyond one call; the host's to call, never a batch's. */
+  /** Releases what the tool value owns beyond one call; the application's to call, never a batch's. */
   close?(): void | Promise<void>;
 }
 

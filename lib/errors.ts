@@ -48,7 +48,7 @@ export class ValidationError extends AgentToolError {
 /**
  * A tool broke the contract: its execute threw instead of returning an observable, its observable
  * completed without a final event, or it threw a value that is not an Error. The message is one
- * line; the thrown value and its stack stay on the error for the host.
+ * line; the thrown value and its stack stay on the error for the application.
  */
 export class ToolPanicError extends AgentToolError {
   /** The tool's name. */
@@ -114,8 +114,8 @@ export class NotReplayedError extends AgentToolError {
 }
 
 /**
- * A call the host's `approve` refused before it ran (see `ExecuteOptions.approve`). The message,
- * for the model, is `call "<id>" was not approved`, or the host's reason when it gave one.
+ * A call the application's `approve` refused before it ran (see `ExecuteOptions.approve`). The message,
+ * for the model, is `call "<id>" was not approved`, or the application's reason when it gave one.
  */
 export class NotApprovedError extends AgentToolError {
   /** The call's id. */

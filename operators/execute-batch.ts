@@ -48,6 +48,12 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * its signal aborts) and starts nothing more, and emits nothing for the unfinished jobs. To get a
  * CancelledError final event for every unfinished job instead, abort `options.signal`.
  *
+ * A person can take part (README, "People in the loop"): a job's own `signal` stops that call
+ * alone; `options.approve` is asked before a call takes a slot or its resource turn, and a call
+ * waiting for its answer holds no slot; a tool's question (`context.elicit`, answered by
+ * `options.elicitor`) appears on its call as an `ExecutionQuestionEvent`, asked then answered,
+ * before the call's final event.
+ *
  * ## Example
  *
  * ```ts
@@ -63,11 +69,8 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * @see {@link batchResults} for the settled results alone, in job order.
  * @see {@link chains} for which jobs run one after another.
  * @param jobs The calls to run; the array is read as the batch runs and must not change meanwhile.
- * A tool's question (`context.elicit`, answered by `options.elicitor`) appears on its call as an
- * `ExecutionQuestionEvent`, asked then answered, before the call's final event.
- *
- * @param options Bound, serial mode, recorder, elicitor, onStart, timeout, signal, scheduler and
- *   resume.
+ * @param options Bound, serial mode, recorder, elicitor, approve, onStart, timeout, signal,
+ *   scheduler and resume.
  * @return A cold Observable of the batch's progress and final events.
  */
 export function executeBatch(

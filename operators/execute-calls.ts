@@ -34,6 +34,9 @@ import { Engine } from './internal/scheduler-internals.js';
  *
  * Warning: unsubscribing cancels every running call and emits nothing for the unfinished jobs.
  *
+ * A job's own `signal`, `options.approve` (asked as each job arrives) and `options.elicitor` work
+ * as for {@link executeBatch}.
+ *
  * ## Example
  *
  * ```ts
@@ -45,7 +48,8 @@ import { Engine } from './internal/scheduler-internals.js';
  * ```
  *
  * @see {@link executeBatch} for a batch known in full.
- * @param options Bound, serial mode, recorder, onStart, timeout, signal and scheduler.
+ * @param options Bound, serial mode, recorder, elicitor, approve, onStart, timeout, signal and
+ *   scheduler.
  * @return An operator from jobs over time to their progress and final events.
  */
 export function executeCalls(options: ExecuteOptions = {}): OperatorFunction<Job, ExecutionEvent> {

@@ -31,7 +31,7 @@ export interface Job {
    * already aborted when the job arrives ends the call at once (for `executeBatch`, at
    * subscription, before anything runs). Aborting after the call's final event does nothing.
    * The final's error is the signal's reason when that is an agenttool error (a CancelledError of
-   * the host's, with its message), otherwise a CancelledError (with another Error reason's message,
+   * the application's, with its message), otherwise a CancelledError (with another Error reason's message,
    * and that reason as its cause).
    */
   readonly signal?: AbortSignal;
@@ -127,7 +127,7 @@ export type SettledResult =
     };
 
 /**
- * A host's answer to `approve`: true lets the call go on; false refuses it (its final is a
+ * An application's answer to `approve`: true lets the call go on; false refuses it (its final is a
  * NotApprovedError `call "<id>" was not approved`); `{ approved: false, reason }` refuses it with
  * the reason as the error's message, which the model reads.
  */
@@ -152,7 +152,7 @@ export interface ExecuteOptions {
    * sequential tool does.
    */
   sequential?: boolean;
-  /** Installed on every call's context, so a tool's `context.record(...)` reaches the host. */
+  /** Installed on every call's context, so a tool's `context.record(...)` reaches the application. */
   recorder?: Recorder;
   /**
    * Answers the questions tools ask (`context.elicit`), installed on every call's context. Each
@@ -163,7 +163,7 @@ export interface ExecuteOptions {
    */
   elicitor?: Elicitor;
   /**
-   * Asks the host (a person) whether a call may run, for each job as it arrives (every job of
+   * Asks the application (a person) whether a call may run, for each job as it arrives (every job of
    * `executeBatch` at subscription, in job order), all at once: a call waiting for its answer holds
    * no slot and blocks nobody but the later calls of its own resource, which keep their order
    * behind it. Approved, the call goes on as if it had just arrived: it takes a slot when one is

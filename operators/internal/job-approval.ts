@@ -10,7 +10,7 @@ import type { CallRun } from './call-run.js';
 import type { ExecuteOptions, Job } from '../job.js';
 
 /** What a pending approval tells once its answer has come. */
-export interface ApprovalHost {
+export interface ApprovalOwner {
   /** The call may go on. */
   approved(pending: PendingApproval): void;
   /** The call is refused, with the error that is its final. */
@@ -48,7 +48,7 @@ export class PendingApproval {
   /** The run's turn has come (a slot may take it) and it waits for this answer alone. */
   parked = false;
   private subscription: Subscription | undefined = undefined;
-  private host: ApprovalHost | undefined = undefined; // set once the engine holds it
+  private owner: ApprovalOwner | undefined = undefined; // set once the engine holds it
   private outcome: true | NotApprovedError | undefined = undefined;
 
   constructor(
@@ -81,9 +81,9 @@ export class PendingApproval {
     );
   }
 
-  /** Hands the answer to `host` from now on; returns it when it has already come. */
-  attach(host: ApprovalHost): true | NotApprovedError | undefined {
-    this.host = host;
+  /** Hands the answer to `owner` from now on; returns it when it has already come. */
+  attach(owner: ApprovalOwner): true | NotApprovedError | undefined {
+    this.owner = owner;
     return this.outcome;
   }
 
@@ -91,7 +91,7 @@ export class PendingApproval {
   cancel(): void {
     if (this.outcome !== undefined) return;
     this.outcome = true;
-    this.host = undefined;
+    this.owner = undefined;
     const subscription = this.subscription;
     this.subscription = undefined;
     subscription?.unsubscribe();
@@ -103,16 +103,16 @@ export class PendingApproval {
     const subscription = this.subscription;
     this.subscription = undefined;
     subscription?.unsubscribe();
-    const host = this.host;
-    if (host === undefined) return;
-    if (outcome === true) host.approved(this);
-    else host.refused(this, outcome);
+    const owner = this.owner;
+    if (owner === undefined) return;
+    if (outcome === true) owner.approved(this);
+    else owner.refused(this, outcome);
   }
 }
 
 /**
  * Asks `approve` about job `index`: true when approved at once, the refusing error when refused at
- * once (a throw included), otherwise the pending approval, not yet attached to a host.
+ * once (a throw included), otherwise the pending approval, not yet attached to an owner.
  */
 export function askApproval(
   approve: NonNullable<ExecuteOptions['approve']>,

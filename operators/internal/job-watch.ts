@@ -8,7 +8,7 @@ import { AgentToolError, CancelledError } from '../../lib/errors.js';
 import type { CallRun } from './call-run.js';
 
 /** What a watch tells when its job's signal aborts. */
-export interface WatchHost {
+export interface WatchOwner {
   /** Job `index`'s signal aborted; the watch has already stopped listening. */
   abortJob(watch: JobWatch): void;
 }
@@ -33,7 +33,7 @@ export class JobWatch implements EventListenerObject {
   run: CallRun | undefined = undefined;
 
   constructor(
-    private readonly host: WatchHost,
+    private readonly owner: WatchOwner,
     /** The job's index in the batch. */
     readonly index: number,
     /** The job's signal. */
@@ -44,7 +44,7 @@ export class JobWatch implements EventListenerObject {
 
   handleEvent(): void {
     this.stop();
-    this.host.abortJob(this);
+    this.owner.abortJob(this);
   }
 
   /** Stops listening: the job has ended, or the batch has. */

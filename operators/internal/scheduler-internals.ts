@@ -40,13 +40,13 @@ import {
 } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
-import { CallRun, type Chain, type RunHost } from './call-run.js';
+import { CallRun, type Chain, type RunOwner } from './call-run.js';
 import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
-import { abortError, JobWatch, type WatchHost } from './job-watch.js';
-import { askApproval, PendingApproval, type ApprovalHost } from './job-approval.js';
+import { abortError, JobWatch, type WatchOwner } from './job-watch.js';
+import { askApproval, PendingApproval, type ApprovalOwner } from './job-approval.js';
 import type { NotApprovedError } from '../../lib/errors.js';
 
 /**
@@ -55,7 +55,7 @@ import type { NotApprovedError } from '../../lib/errors.js';
  * engine itself rather than a closure.
  */
 export class Engine
-  implements RunHost, WatchHost, ApprovalHost, EventListenerObject, Unsubscribable
+  implements RunOwner, WatchOwner, ApprovalOwner, EventListenerObject, Unsubscribable
 {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
