@@ -3,12 +3,15 @@
  * call that is not read-only (approve one, refuse another), and a tool's question reaches the
  * event stream on its call and takes its answer from a POST, checked against the question.
  */
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { ToolSet, type FunctionCallItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
+import { readTurn } from '../cli/read-turn.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import type { EventRecord, RunRecord, StreamRecord } from '../cli/ui/run-records.js';
 import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
+import { root } from './support/cli.js';
 import { EventStreamReader } from './ui-support.js';
 
 const call = (id: string, name: string, args: object): FunctionCallItem => ({
@@ -168,6 +171,23 @@ describe('web front: approvals and questions over HTTP', function () {
     expect((await post(server, 'calls/0/refuse')).status).to.equal(409);
     // The question is still open for the page itself.
     expect((await post(server, 'calls/0/answer', JSON.parse(answer))).status).to.equal(202);
+    await reader.waitFor(isOutput);
+  });
+
+  it('runs the example turn with approve: the shell call waits for approval, confirm_step asks', async () => {
+    const items = await readTurn(join(root, 'examples', 'people-turn.json'));
+    const server = await startUiServer({
+      source: liveTurn(items, tools, { title: 'people-turn.json', approve: true }),
+    });
+    open.push(server);
+    const reader = events(server);
+    await post(server, 'run');
+    await reader.waitFor(question(1));
+    await reader.waitFor(approval(2, 'asked'));
+    await reader.waitFor((r) => r.type === 'event' && r.index === 0 && r.final);
+    expect(reader.records.some(approval(1, 'asked')), 'confirm_step is read-only').to.equal(false);
+    expect(reader.records.some(approval(3, 'asked')), 'slow_count is read-only').to.equal(false);
+    expect((await post(server, 'cancel')).status).to.equal(202);
     await reader.waitFor(isOutput);
   });
 
