@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
 import { CancelledError, NotApprovedError } from '../lib/errors.js';
-import { map } from 'rxjs';
+import { map, timer } from 'rxjs';
 import { batchState } from '../operators/batch-state.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import { executeBatchWithStarts } from '../operators/execute-batch-with-starts.js';
@@ -61,6 +61,25 @@ describe('executeBatch: approve before a slot', () => {
       expectSubscriptions(a.subscriptions).toBe('---^!');
       expectSubscriptions(b.subscriptions).toBe('----^!');
       expectSubscriptions(x.subscriptions).toBe('^!');
+    });
+  });
+
+  it('keeps resource order under maxParallel 1 too, while the others run past the call being approved', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const yes = cold<Approval>('---y|', { y: true });
+      const jobs = [
+        job(stubTool('a', a, { resource: 'fs' }), 'a'),
+        job(stubTool('b', b, { resource: 'fs' }), 'b'),
+        job(stubTool('c', c), 'c'),
+      ];
+      const options = { maxParallel: 1, approve: answering({ a: yes }) };
+      expectObservable(executeBatch(jobs, options)).toBe('-c--a(b|)', doneEvents('abc'));
+      expectSubscriptions(c.subscriptions).toBe('^!');
+      expectSubscriptions(a.subscriptions).toBe('---^!');
+      expectSubscriptions(b.subscriptions).toBe('----^!');
     });
   });
 
@@ -172,6 +191,27 @@ describe('executeBatch: approve before a slot', () => {
     });
   });
 
+  it('passes the resource turn on when a call waiting for its approval is stopped by its own signal', () => {
+    const own = new AbortController();
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const yes = cold<Approval>('-----y|', { y: true });
+      const jobs = [
+        { ...job(stubTool('a', a, { resource: 'fs' }), 'a'), signal: own.signal },
+        job(stubTool('b', b, { resource: 'fs' }), 'b'),
+      ];
+      timer(2).subscribe(() => own.abort());
+      expectObservable(executeBatch(jobs, { approve: answering({ a: yes }) })).toBe('--a(b|)', {
+        a: errorEvent(0, 'a', new CancelledError()),
+        b: finalEvent(1, 'b', 'done'),
+      });
+      expectSubscriptions(yes.subscriptions).toBe('^-!');
+      expectSubscriptions(a.subscriptions).toBe([]);
+      expectSubscriptions(b.subscriptions).toBe('--^!');
+    });
+  });
+
   it('asks before onStart, which runs once the approved call starts', () => {
     const log: string[] = [];
     testScheduler().run(({ cold, expectObservable }) => {
@@ -251,6 +291,26 @@ describe('executeCalls: approve before a slot', () => {
         doneEvents('ab'),
       );
       expectSubscriptions(yes.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('holds the calls after a sequential tool back while it waits for its approval', () => {
+    testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const s = cold('-(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const yes = cold<Approval>('---y|', { y: true });
+      const source = hot<Job>('a-s-b|', {
+        a: job(stubTool('a', a), 'a'),
+        s: job(stubTool('s', s, { sequential: true }), 's'),
+        b: job(stubTool('b', b), 'b'),
+      });
+      expectObservable(source.pipe(executeCalls({ approve: answering({ s: yes }) }))).toBe(
+        '-a----s(b|)',
+        doneEvents('asb'),
+      );
+      expectSubscriptions(s.subscriptions).toBe('-----^!');
+      expectSubscriptions(b.subscriptions).toBe('------^!');
     });
   });
 });

@@ -24,8 +24,15 @@
  *   starts while an event is being emitted either: what a consumer's handler sets off is taken up
  *   once it returns, as the pipeline's `queueScheduler` steps do.
  *
- * One class of some 300 lines rather than several: every path (a call ending, a job arriving, an
- * abort) reads and writes the same counters, and the policy is easier to check in one place.
+ * - A job's own signal and its pending approval live in maps made by the first job that has one
+ *   (job-watch.ts, job-approval.ts): a batch without them pays a property read per job and an
+ *   `undefined` check per call. A job they end before it starts stays where it waits, marked
+ *   ended, and is passed by when its turn comes (the cursor keeps a set of those past it); a call
+ *   parked for its approval holds its chain's turn and no slot, and enters the heap once approved.
+ *
+ * One class of some 500 lines rather than several: every path (a call ending, a job arriving, an
+ * abort, an approval) reads and writes the same counters, and the policy is easier to check in one
+ * place.
  *
  * @module
  */
@@ -474,11 +481,11 @@ export class Engine
         this.cursor++;
         continue;
       }
-      if (this.serial) {
+      // Serial: one call at a time in job order. With approve, the chains below give that order
+      // too under the bound of 1, and keep a resource's later calls behind a call being approved.
+      if (this.serial && this.approve === undefined) {
         this.cursor++;
-        const run = this.unchained(job, index);
-        if (run === undefined) continue;
-        return run;
+        return this.newRun(job, index, undefined, false);
       }
       const tool = job.tool;
       if (tool === undefined || tool === null) {
