@@ -13,6 +13,7 @@ export type {
   ElicitSchema,
   ProgressInfo,
   ProgressUpdate,
+  RemoteListing,
   Replay,
   Session,
   Tool,

@@ -59,6 +59,8 @@ export interface Case {
   abortAt: number | 'before' | undefined;
   /** Per job: when its own signal aborts (`'before'`: aborted when made), or null for no signal. */
   jobAborts?: (number | 'before' | null)[];
+  /** Per job: its approval, at once (`at` null) or at frame `at`; null approves at once. */
+  approvals?: ({ value: boolean; at: number | null } | null)[];
   unsubscribeAt: number | undefined;
   take: number | undefined;
 }
@@ -109,6 +111,14 @@ export function caseArbitrary(size = 7): fc.Arbitrary<Case> {
           { arbitrary: fc.constant('before' as const), weight: 1 },
         ),
         { minLength: size, maxLength: size },
+      ),
+      approvals: sometimes(
+        fc.array(
+          fc.option(fc.record({ value: fc.boolean(), at: fc.option(fc.nat(6), { freq: 2 }) }), {
+            freq: 2,
+          }),
+          { minLength: size, maxLength: size },
+        ),
       ),
       unsubscribeAt: sometimes(fc.nat(10)),
       take: sometimes(fc.integer({ min: 1, max: 6 })),
@@ -171,6 +181,7 @@ function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
       sequential: spec.sequential || undefined,
       timeout: spec.timeout,
       onStart: onStartOf(spec),
+      approve: approveOf(spec, scheduler),
       scheduler,
       ...(controller === undefined ? {} : { signal: controller.signal }),
       ...(side === 'model' ? { plantedBug } : {}),
@@ -219,6 +230,18 @@ function withSignal(job: Job, at: number | 'before' | null, scheduler: Scheduler
   if (at === 'before') controller.abort(abortReason);
   else scheduler.schedule(() => controller.abort(abortReason), at);
   return { ...job, signal: controller.signal };
+}
+
+/** An approve answering each job as `spec.approvals` says, on `scheduler`; undefined without. */
+function approveOf(spec: Case, scheduler: SchedulerLike): ExecuteOptions['approve'] {
+  const approvals = spec.approvals;
+  if (approvals === undefined) return undefined;
+  return (_job, index) => {
+    const approval = approvals[index] ?? null;
+    if (approval === null) return true;
+    if (approval.at === null) return approval.value;
+    return timer(approval.at, scheduler).pipe(map(() => approval.value));
+  };
 }
 
 function onStartOf(spec: Case): ExecuteOptions['onStart'] {

@@ -23,13 +23,39 @@ const rule6: Case = {
   take: undefined,
 };
 
+/**
+ * Jobs pushed from the consumer's handler of a final emitted as a job arrives (its signal already
+ * aborted) start, end and push more at once, and the engine compacts its job array meanwhile: the
+ * arriving job's approval must still be read from the job itself.
+ */
+const pushedWhileArriving: Case = {
+  ...rule6,
+  mode: 'calls',
+  tools: [
+    { kind: 'cold', marble: '(f|)', resource: '', sequential: true },
+    { kind: 'throws', marble: '(f|)', resource: '', sequential: true },
+    { kind: 'cold', marble: '(f|)', resource: '', sequential: true },
+  ],
+  arrivals: [2, 0, 0],
+  pushAfter: [null, 0, 1],
+  maxParallel: 1,
+  sequential: true,
+  jobAborts: [0, null, null],
+  approvals: [null, null, null],
+};
+
 describe('the engine against its pipeline model (marbles/pipeline-model.ts)', function () {
   this.timeout(120_000);
+
+  it('agrees on a job arriving aborted whose final makes the consumer push jobs that end at once', () => {
+    expectSameTrace(pushedWhileArriving);
+  });
 
   it('gives the same events and tool subscriptions, frame for frame, on 3,000 random batches', () => {
     // Sync, async, failing and never-ending tools, resources, sequential tools, timeouts, onStart
     // refusals, aborts of the batch and of single jobs (running, waiting or before they arrive),
-    // unsubscription, take(n), jobs pushed from the consumer's own handler.
+    // approvals (at once or later, granted or refused), unsubscription, take(n), jobs pushed from
+    // the consumer's own handler.
     fc.assert(
       fc.property(caseArbitrary(), (spec) => expectSameTrace(spec)),
       { numRuns: 3000, seed: 42 },

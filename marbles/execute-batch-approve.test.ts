@@ -212,6 +212,22 @@ describe('executeBatch: approve before a slot', () => {
     });
   });
 
+  it('ends a call refused at once only once, when its own signal aborts later', () => {
+    const own = new AbortController();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const a = cold('-(f|)', toolEvents);
+      const jobs = [
+        { ...job(stubTool('a', a), 'a'), signal: own.signal },
+        job(stubTool('b', a), 'b'),
+      ];
+      timer(1).subscribe(() => own.abort());
+      expectObservable(executeBatch(jobs, { approve: answering({ a: false }) })).toBe('a(b|)', {
+        a: errorEvent(0, 'a', new NotApprovedError('a')),
+        b: finalEvent(1, 'b', 'done'),
+      });
+    });
+  });
+
   it('asks before onStart, which runs once the approved call starts', () => {
     const log: string[] = [];
     testScheduler().run(({ cold, expectObservable }) => {
@@ -292,6 +308,28 @@ describe('executeCalls: approve before a slot', () => {
       );
       expectSubscriptions(yes.subscriptions).toBe('^--!');
     });
+  });
+
+  it('neither asks nor ends twice a job that arrives with its signal aborted', () => {
+    const asked: string[] = [];
+    const aborted = new AbortController();
+    aborted.abort();
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const a = cold('-(f|)', toolEvents);
+      const source = hot<Job>('a-b|', {
+        a: { ...job(stubTool('a', a), 'a'), signal: aborted.signal },
+        b: job(stubTool('b', a), 'b'),
+      });
+      const approve = (asking: Job) => {
+        asked.push(asking.call.id);
+        return false;
+      };
+      expectObservable(source.pipe(executeCalls({ approve }))).toBe('a-b|', {
+        a: errorEvent(0, 'a', new CancelledError()),
+        b: errorEvent(1, 'b', new NotApprovedError('b')),
+      });
+    });
+    expect(asked).to.deep.equal(['b']);
   });
 
   it('holds the calls after a sequential tool back while it waits for its approval', () => {

@@ -28,11 +28,19 @@
  * - A job's own signal: started, its abort is one more source of the call's final (as a timeout
  *   is); not started, the final goes out at once and the job leaves its chain (`takeUntil`) and
  *   the pool. Already aborted, its final comes on arrival (for a batch, before anything runs).
+ * - `approve`: asked on arrival (for a batch, all at subscription); a job enters its chain's
+ *   `concatMap` step only once approved, so waiting for a person holds its resource's later calls
+ *   and no slot; a refusal ends it as its own signal would. A serial batch with approve is its
+ *   chains under a bound of 1.
  *
  * @module
  */
 import {
   catchError,
+  defaultIfEmpty,
+  isObservable,
+  ReplaySubject,
+  take,
   concat,
   concatMap,
   defer,
@@ -61,6 +69,7 @@ import { CallContext } from '../lib/context.js';
 import {
   CancelledError,
   describeThrown,
+  NotApprovedError,
   NoToolError,
   TimeoutError,
   ToolPanicError,
@@ -93,6 +102,52 @@ interface JobState {
   ended: boolean;
   /** Takes a job that has not started out of its chain. */
   readonly withdraw: Subject<void>;
+  /** With approve: emits once the job is approved. */
+  approved?: ReplaySubject<true>;
+}
+
+/** The job's approval as one verdict, or undefined without approve; read as the engine reads it. */
+function approvalOf(
+  job: Job,
+  index: number,
+  options: ExecuteOptions,
+): Observable<true | Error> | undefined {
+  const approve = options.approve;
+  if (approve === undefined) return undefined;
+  const callId = job.call.id;
+  const verdict = (value: unknown): true | Error =>
+    value === true || (value as { approved?: unknown } | null)?.approved === true
+      ? true
+      : value === false
+        ? new NotApprovedError(callId)
+        : new NotApprovedError(
+            callId,
+            (value as { approved?: unknown } | null)?.approved === false
+              ? String((value as { reason?: unknown }).reason)
+              : `call "${callId}" was not approved: approve answered ${describeThrown(value)}, not an approval`,
+          );
+  const failed = (err: unknown) => of(new NotApprovedError(callId, describeThrown(err)));
+  let answer: unknown;
+  try {
+    answer = approve(job, index);
+  } catch (err) {
+    return failed(err);
+  }
+  if (isObservable(answer))
+    return answer.pipe(
+      take(1),
+      map(verdict),
+      defaultIfEmpty<true | Error, Error>(
+        new NotApprovedError(
+          callId,
+          `call "${callId}" was not approved: approve completed without an answer`,
+        ),
+      ),
+      catchError(failed),
+    );
+  if (typeof (answer as { then?: unknown } | null)?.then === 'function')
+    return from(answer as Promise<unknown>).pipe(map(verdict), catchError(failed));
+  return of(verdict(answer));
 }
 
 /** `executeBatch` as a pipeline. */
@@ -131,45 +186,78 @@ function pipeline(
     // Finals of jobs their own signal ended before they started, merged into the events.
     const side = new Subject<ExecutionEvent>();
     const stopWatching: (() => void)[] = [];
-    const ownFinal = (job: Job, index: number): ExecutionEvent => ({
-      index,
-      callId: job.call.id,
-      final: true,
-      error: abortError(job.signal?.reason),
-    });
-    // A batch's jobs already aborted end first, in job order, before anything runs.
-    if (known !== undefined)
-      known.forEach((job, index) => {
-        if (job.signal?.aborted !== true) return;
+    let live = false; // the events are subscribed: what ends a job goes out through `side`
+    const states: JobState[] = [];
+    /** Ends a job that has not started with `error`: at once, and out of its chain and the pool. */
+    const endUnstarted = (job: Job, index: number, state: JobState, error: Error) => {
+      if (state.started || state.ended) return;
+      state.ended = true;
+      const event: ExecutionEvent = { index, callId: job.call.id, final: true, error };
+      if (!live) {
         ended.add(index);
-        subscriber.next(ownFinal(job, index));
+        subscriber.next(event);
+        return;
+      }
+      pool.hold(() => {
+        side.next(event);
+        state.withdraw.next();
+        pool.forget(index);
       });
-    const arrive = (job: Job, index: number): JobState => {
+    };
+    const prepare = (job: Job, index: number): JobState => {
       const state: JobState = { started: false, ended: false, withdraw: new Subject<void>() };
+      states[index] = state;
       const signal = job.signal;
       if (signal?.aborted === true) {
-        state.ended = true;
-        if (!ended.has(index)) pool.hold(() => side.next(ownFinal(job, index)));
+        endUnstarted(job, index, state, abortError(signal.reason));
         return state;
       }
-      pool.arrive(index, isBarrier(job));
       if (signal === undefined) return state;
-      const onAbort = () => {
-        if (state.started || state.ended) return; // started: the call ends itself (runCall)
-        state.ended = true;
-        pool.hold(() => {
-          side.next(ownFinal(job, index));
-          state.withdraw.next();
-          pool.forget(index);
-        });
-      };
+      const onAbort = () => endUnstarted(job, index, state, abortError(signal.reason));
       signal.addEventListener('abort', onAbort);
       stopWatching.push(() => signal.removeEventListener('abort', onAbort));
       return state;
     };
-    const isBarrier = (job: Job) => barriers && !serial && job.tool?.sequential === true;
+    /** Asks the job's approval: refused, it ends; approved, `state.approved` lets it into its chain. */
+    const ask = (job: Job, index: number, state: JobState) => {
+      const answer = approvalOf(job, index, options);
+      if (answer === undefined || state.ended) return;
+      const approved = new ReplaySubject<true>(1);
+      state.approved = approved;
+      const subscription = answer.subscribe((verdict) => {
+        if (verdict === true) approved.next(true);
+        else endUnstarted(job, index, state, verdict);
+      });
+      stopWatching.push(() => subscription.unsubscribe());
+    };
+    // A batch's jobs already aborted end first, in job order, then those refused at once, before
+    // anything runs.
+    if (known !== undefined) {
+      known.forEach((job, index) => prepare(job, index));
+      known.forEach((job, index) => ask(job, index, states[index]!));
+    }
+    const arrive = (job: Job, index: number): JobState => {
+      if (known !== undefined) {
+        const state = states[index]!;
+        if (!state.ended) pool.arrive(index, isBarrier(job));
+        return state;
+      }
+      const state = prepare(job, index);
+      if (!state.ended) pool.arrive(index, isBarrier(job));
+      ask(job, index, state);
+      return state;
+    };
+    const approving = options.approve !== undefined;
+    // Under approve, a serial batch is its chains under a bound of 1 (a call being approved holds
+    // its resource's later calls, no others), and a sequential tool is a barrier in it.
+    const isBarrier = (job: Job) =>
+      (serial ? approving : barriers) && job.tool?.sequential === true;
     const chainOf = ({ job, index }: Numbered) =>
-      serial ? '' : job.tool == null || isBarrier(job) ? index : resourceOf(job.tool) || index;
+      serial && !approving
+        ? ''
+        : job.tool == null || isBarrier(job)
+          ? index
+          : resourceOf(job.tool) || index;
 
     const chained = source.pipe(
       map((job, index): Numbered => {
@@ -179,23 +267,29 @@ function pipeline(
       groupBy(chainOf),
       mergeMap((chain) =>
         chain.pipe(
-          concatMap(({ job, index, state }) =>
-            state.ended
-              ? EMPTY
-              : pool
-                  .run(
-                    index,
-                    defer(() => {
-                      state.started = true;
-                      return runCall(job, index, options);
-                    }),
-                  )
-                  .pipe(takeUntil(state.withdraw)),
-          ),
+          concatMap(({ job, index, state }) => {
+            if (state.ended) return EMPTY;
+            const call = pool.run(
+              index,
+              defer(() => {
+                state.started = true;
+                return runCall(job, index, options);
+              }),
+            );
+            const gated =
+              state.approved === undefined
+                ? call
+                : state.approved.pipe(
+                    take(1),
+                    concatMap(() => call),
+                  );
+            return gated.pipe(takeUntil(state.withdraw));
+          }),
         ),
       ),
       tap({ complete: () => side.complete() }),
     );
+    live = true;
     let events = merge(side, chained).pipe(
       tap((event) => {
         if (event.final) ended.add(event.index);

@@ -8,7 +8,8 @@
  * @module
  */
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import { CallConsumer, ENDED, PENDING, RUNNING } from '../../lib/call-consumer.js';
+import type * as consumer from '../../lib/call-consumer.js';
+import { CallConsumer } from '../../lib/call-consumer.js';
 import type { ElicitRequest, ElicitResult, Elicitor, ToolResult } from '../../lib/contract.js';
 import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
@@ -42,6 +43,12 @@ export interface Chain {
   readonly queue: Fifo<CallRun>;
 }
 
+// CallConsumer's phases, copied into module constants: reading another module's bindings on every
+// call costs the engine measurably.
+const PENDING: typeof consumer.PENDING = 0;
+const RUNNING: typeof consumer.RUNNING = 1;
+const ENDED: typeof consumer.ENDED = 2;
+
 function fireTimeout(this: SchedulerAction<CallRun>, run?: CallRun): void {
   run?.timedOut();
 }
@@ -66,9 +73,8 @@ export class CallRun extends CallConsumer {
   /** The running list, for cancelling every running call without a registry. */
   prevRunning: CallRun | undefined = undefined;
   nextRunning: CallRun | undefined = undefined;
-  private timer: Subscription | undefined = undefined;
   /** Whether the scheduler has started it (onStart, then the tool). */
-  private started = false;
+  private started: boolean;
 
   constructor(
     owner: RunOwner,
@@ -78,11 +84,18 @@ export class CallRun extends CallConsumer {
     barrier: boolean,
   ) {
     super();
+    // CallConsumer.init written out, for the same reason as in subscribeTool.
+    this.phase = PENDING;
+    this.context = undefined;
+    this.tool = undefined;
+    this.subscription = undefined;
+    this.timer = undefined;
     this.owner = owner;
     this.job = job;
     this.index = index;
     this.chain = chain;
     this.barrier = barrier;
+    this.started = false;
   }
 
   /** Runs onStart, then the tool. The slot is the caller's to count. */
@@ -122,14 +135,30 @@ export class CallRun extends CallConsumer {
       recorder: owner.recorder,
       elicitor: owner.elicitor,
     });
-    if (!this.consume(tool, call, context, context)) return;
+    // CallConsumer.consume written out, with its own helpers: the engine measurably loses speed
+    // through the one more call on every tool it runs.
+    this.phase = RUNNING;
+    this.tool = tool;
+    this.context = context;
+    let subscription: Subscription;
+    try {
+      subscription = tool.execute(call, context).subscribe(this);
+    } catch (err) {
+      return this.subscribeThrew(err);
+    }
+    if (this.phase === ENDED) return this.unsubscribeTool(subscription);
+    this.subscription = subscription;
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
   }
 
-  /** A question from `context.elicit(...)`, asked or answered, shown while the call runs. */
+  /**
+   * A question from `context.elicit(...)`, asked or answered, shown on the call: while it runs, and
+   * when the call ends by itself with its question open (the cancel answer then comes before the
+   * final; a cancelled batch shows nothing more).
+   */
   question(request: ElicitRequest, answer: ElicitResult | undefined): void {
-    if (this.phase === RUNNING) this.owner.question(this, request, answer);
+    if (this.phase !== PENDING) this.owner.question(this, request, answer);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */
@@ -163,18 +192,6 @@ export class CallRun extends CallConsumer {
     return true;
   }
 
-  /**
-   * Ends the call. An open question is answered (cancel) and shown so before the final; the
-   * consumer told of it may have ended the call meanwhile.
-   */
-  protected override end(result: ToolResult | undefined, error: Error | undefined): void {
-    if (this.context?.asking === true && this.phase === RUNNING) {
-      this.context.finish();
-      if (this.ended) return;
-    }
-    super.end(result, error);
-  }
-
   protected onProgress(result: ToolResult): void {
     this.owner.progress(this, result);
   }
@@ -189,14 +206,5 @@ export class CallRun extends CallConsumer {
    */
   protected onTeardownError(thrown: unknown): void {
     this.owner.teardownError(this, thrown);
-  }
-
-  protected override release(): void {
-    const timer = this.timer;
-    if (timer !== undefined) {
-      this.timer = undefined;
-      timer.unsubscribe();
-    }
-    super.release();
   }
 }

@@ -54,7 +54,8 @@ export class PendingApproval {
   constructor(
     /** The job's index in the batch. */
     readonly index: number,
-    private readonly callId: string,
+    /** The job's call id. */
+    readonly callId: string,
   ) {}
 
   /** Follows `answer`, a Promise or an Observable; its first value (or failure) settles. */

@@ -36,6 +36,8 @@ export class JobWatch implements EventListenerObject {
     private readonly owner: WatchOwner,
     /** The job's index in the batch. */
     readonly index: number,
+    /** The job's call id. */
+    readonly callId: string,
     /** The job's signal. */
     readonly signal: AbortSignal,
   ) {

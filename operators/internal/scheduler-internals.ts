@@ -135,22 +135,19 @@ export class Engine
     const jobs = this.jobs;
     for (let i = 0; i < jobs.length && !this.closed; i++) {
       const jobSignal = jobs[i].signal;
-      if (jobSignal !== undefined) this.watch(i, jobSignal);
+      if (jobSignal !== undefined) this.watch(i, jobs[i], jobSignal);
     }
     // Every job's approval is asked at once, in job order.
     if (this.approve !== undefined)
-      for (let i = 0; i < jobs.length && !this.closed; i++) this.ask(i);
+      for (let i = 0; i < jobs.length && !this.closed; i++) this.ask(i, jobs[i]);
     this.pump();
   }
 
   /** Asks job `index`'s approval, unless its own signal has already ended it. */
-  private ask(index: number): void {
-    if (this.skipped?.has(index) === true) return;
-    const answer = askApproval(
-      this.approve as NonNullable<ExecuteOptions['approve']>,
-      this.jobs[index - this.base],
-      index,
-    );
+  private ask(index: number, job: Job): void {
+    // A job whose signal has aborted has had its final.
+    if (job.signal?.aborted === true) return;
+    const answer = askApproval(this.approve as NonNullable<ExecuteOptions['approve']>, job, index);
     if (this.closed) {
       if (answer instanceof PendingApproval) answer.cancel();
       return;
@@ -162,10 +159,10 @@ export class Engine
         (this.approvals ??= new Map()).set(index, answer);
         return;
       }
-      if (outcome !== true) this.endUnstarted(index, undefined, outcome);
+      if (outcome !== true) this.endUnstarted(index, job.call.id, undefined, outcome);
       return;
     }
-    this.endUnstarted(index, undefined, answer);
+    this.endUnstarted(index, job.call.id, undefined, answer);
   }
 
   approved(pending: PendingApproval): void {
@@ -178,18 +175,24 @@ export class Engine
 
   refused(pending: PendingApproval, error: NotApprovedError): void {
     if (this.closed) return;
-    this.unwatch(pending.index);
-    this.endUnstarted(pending.index, pending.run, error);
+    this.endUnstarted(pending.index, pending.callId, pending.run, error);
     this.pump();
   }
 
   /**
    * Ends a job that has not started, with its final event: past the cursor, the cursor will pass
    * it by; waiting in a chain or the heap, it stays there ended and is passed by when taken; parked
-   * for its approval, its chain's turn passes on now. Its pending approval, if any, is dropped.
+   * for its approval, its chain's turn passes on now. Its pending approval and its signal's watch,
+   * if any, are dropped.
    * Returns false when `run` had started: its end is its own.
    */
-  private endUnstarted(index: number, run: CallRun | undefined, error: Error): boolean {
+  private endUnstarted(
+    index: number,
+    callId: string,
+    run: CallRun | undefined,
+    error: Error,
+  ): boolean {
+    if (this.watches !== undefined) this.unwatch(index);
     const pending = this.approvals?.get(index);
     if (pending !== undefined) {
       this.approvals?.delete(index);
@@ -197,13 +200,13 @@ export class Engine
     }
     if (run === undefined) {
       (this.skipped ??= new Set()).add(index);
-      this.cancelled(index, error);
+      this.emit({ index, callId, final: true, error });
       return true;
     }
     if (run.abort(error)) return false;
     this.waiting--;
     if (pending?.parked === true && run.chain !== undefined) this.passTurn(run.chain);
-    this.emit({ index, callId: run.job.call.id, final: true, error });
+    this.emit({ index, callId, final: true, error });
     return true;
   }
 
@@ -220,19 +223,13 @@ export class Engine
   }
 
   /** Watches job `index`'s signal; one already aborted ends the job now, with its final event. */
-  private watch(index: number, signal: AbortSignal): void {
+  private watch(index: number, job: Job, signal: AbortSignal): void {
     if (signal.aborted) {
       (this.skipped ??= new Set()).add(index);
-      this.cancelled(index, abortError(signal.reason));
+      this.emit({ index, callId: job.call.id, final: true, error: abortError(signal.reason) });
       return;
     }
-    (this.watches ??= new Map()).set(index, new JobWatch(this, index, signal));
-  }
-
-  /** Emits job `index`'s final event for its own signal. */
-  private cancelled(index: number, error: Error): void {
-    const callId = this.jobs[index - this.base].call.id;
-    this.emit({ index, callId, final: true, error });
+    (this.watches ??= new Map()).set(index, new JobWatch(this, index, job.call.id, signal));
   }
 
   /**
@@ -244,7 +241,7 @@ export class Engine
     if (this.closed) return;
     this.watches?.delete(watch.index);
     // A started run ends through end(); any other ends here.
-    this.endUnstarted(watch.index, watch.run, abortError(watch.signal.reason));
+    this.endUnstarted(watch.index, watch.callId, watch.run, abortError(watch.signal.reason));
     this.pump();
   }
 
@@ -264,8 +261,9 @@ export class Engine
     this.jobs.push(job);
     const index = this.base + this.jobs.length - 1;
     const signal = job.signal;
-    if (signal !== undefined) this.watch(index, signal);
-    if (this.approve !== undefined && !this.closed) this.ask(index);
+    // What these emit may push more jobs (and compact the array): the job is passed, not looked up.
+    if (signal !== undefined) this.watch(index, job, signal);
+    if (this.approve !== undefined && !this.closed) this.ask(index, job);
     this.pump();
   }
 
