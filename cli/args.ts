@@ -72,6 +72,8 @@ export interface UiArgs {
   port?: number;
   /** Open the page in a browser (default true; `--no-open`). */
   open: boolean;
+  /** Ask in the page before each call that is not read-only runs (`--approve`; default false). */
+  approve: boolean;
   mcp: McpServerSpec[];
   /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
   roots: string[];
@@ -145,7 +147,14 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     answers: [],
   };
   const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp, roots };
-  const ui: UiArgs = { command: 'ui', mcp, roots, open: true, sequential: false };
+  const ui: UiArgs = {
+    command: 'ui',
+    mcp,
+    roots,
+    open: true,
+    approve: false,
+    sequential: false,
+  };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
   const batch = command === 'ui' ? ui : run;
   for (let i = 0; i < rest.length; i++) {
@@ -241,6 +250,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       case '--no-open':
         only('ui');
         ui.open = false;
+        break;
+      case '--approve':
+        only('ui');
+        ui.approve = true;
         break;
       case '--list':
         only('run');

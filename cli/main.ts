@@ -59,8 +59,10 @@ ui options (and run's --mcp, --env, --mcp-url, --header, --prefix, --root, --max
   --replay <file>      show a saved "agenttool run --json" output instead of running a turn
   --port <n>           listen on this port (default: any free one); the address is printed
   --no-open            do not open the page in a browser
+  --approve            ask in the page before each call that is not read-only runs
 The page shows one row per call (state, progress, time, output) and a timeline with a lane per
-resource; it can run the turn again, cancel one call, or cancel the batch. Ctrl-C stops the server.
+resource; it can run the turn again, cancel one call, or cancel the batch, approve or refuse a
+call, and answer a tool's question in its row. Ctrl-C stops the server.
 `;
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,7 +1,6 @@
 /**
  * The rules for consuming a tool's observable, written once for everything that runs a call: the
- * engine (operators/internal/call-run.ts), the MCP server (adapters/mcp-server/served-call.ts) and
- * the web front's per-call cancellation (cli/ui/call-cancellation.ts).
+ * engine (operators/internal/call-run.ts) and the MCP server (adapters/mcp-server/served-call.ts).
  *
  * A base class rather than a function taking callbacks: the engine's call is this object, the
  * observer of the tool's observable and the sink of its context at once, so a call costs one object

@@ -189,6 +189,7 @@ describe('agenttool run', function () {
       'bash',
       'slow_count',
       'ask_user',
+      'confirm_step',
     ]);
     expect(defs[2]).to.deep.equal({
       type: 'function',

@@ -30,6 +30,7 @@ describe('agenttool serve', function () {
         'bash',
         'slow_count',
         'ask_user',
+        'confirm_step',
       ]);
       const events = await call(
         remote.tools.find((t) => t.name === 'slow_count'),

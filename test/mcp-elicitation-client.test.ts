@@ -87,7 +87,7 @@ describe("MCP client: a server's question answered through the calling job (elic
     ]);
   });
 
-  it("does not time the call out while a person answers: the timeout waits for the answer, then starts again", async () => {
+  it('does not time the call out while a person answers: the timeout waits for the answer, then starts again', async () => {
     const { remote } = await serve([deploy], { timeout: 150 });
     open.push(remote);
     const events = await run(

@@ -2,8 +2,9 @@
  * The example Angular app (examples/angular-app) in Chromium, as its users run it: built with
  * Angular's application builder, served under `Content-Security-Policy: script-src 'self'`, it
  * runs a model turn over tools in the page and calls the tools of `agenttool serve --http` on
- * another origin with a bearer token. What a user sees: progress moving, a call cancelled, a
- * validation error, the remote calls' results, and not one CSP violation.
+ * another origin with a bearer token. What a user sees: progress moving, a validation error, a
+ * call approved and one refused in their rows, a tool's question answered in a form, one call
+ * cancelled alone, the remote calls' results, and not one CSP violation.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
@@ -129,26 +130,65 @@ describe('the Angular example app in Chromium, under script-src self', function 
     expect(await page.textContent(`${row('greet')} .text`)).to.equal('Hello, Ada!');
   });
 
-  it('cancels the slow call from the page', async () => {
+  it('asks before the calls that change something: one approved, one refused in its row', async () => {
+    await page.waitForSelector(`${row('deploy-api')} [data-action="approve"]`);
+    await page.waitForSelector(`${row('deploy-db')} [data-action="refuse"]`);
+    expect(await page.getAttribute(row('deploy-api'), 'data-phase')).to.equal('approving');
+    // A read-only call is never asked about.
+    expect(await page.isVisible(`${row('greet')} [data-action="approve"]`)).to.equal(false);
+    await page.click(`${row('deploy-api')} [data-action="approve"]`);
+    await page.click(`${row('deploy-db')} [data-action="refuse"]`);
+    await page.waitForSelector(`${row('deploy-api')}[data-phase="done"]`);
+    await page.waitForSelector(`${row('deploy-db')}[data-phase="failed"]`);
+    expect(await page.textContent(`${row('deploy-api')} .text`)).to.equal('deployed api');
+    expect(await page.textContent(`${row('deploy-db')} .text`)).to.equal(
+      'call "deploy-db" was not approved',
+    );
+  });
+
+  it('shows the tool’s question as a form in its row; the result uses the answer', async () => {
+    const form = `${row('pizza')} form.question`;
+    await page.waitForSelector(form);
+    expect(await page.getAttribute(row('pizza'), 'data-phase')).to.equal('asking');
+    expect(await page.textContent(`${form} .ask`)).to.equal('Which pizza?');
+    expect(await page.inputValue(`${form} select[name="size"]`)).to.equal('large');
+    expect(await page.inputValue(`${form} [name="count"]`)).to.equal('1');
+    await page.fill(`${form} [name="name"]`, 'Ada');
+    await page.fill(`${form} [name="count"]`, '2');
+    await page.check(`${form} [name="extras"][value="basil"]`);
+    await page.click(`${form} [data-answer="accept"]`);
+    await page.waitForSelector(`${row('pizza')}[data-phase="done"]`);
+    expect(await page.textContent(`${row('pizza')} .text`)).to.equal(
+      'ordered 2 large with basil for Ada',
+    );
+  });
+
+  it('cancels the slow call alone from its row, and the turn’s items are out', async () => {
     expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
-    await page.click('[data-panel="page"] [data-action="cancel"]');
+    await page.click(`${row('wait')} [data-action="cancel-call"]`);
     await page.waitForSelector(`${row('wait')}[data-phase="cancelled"]`);
-    expect(await page.textContent(`${row('wait')} .text`)).to.match(/cancelled/);
-    // Cancelling touched nothing that had ended.
+    expect(await page.textContent(`${row('wait')} .text`)).to.equal('call cancelled by the user');
+    // Cancelling touched nothing else.
     expect(await page.getAttribute(row('count'), 'data-phase')).to.equal('done');
+    expect(await page.getAttribute(row('pizza'), 'data-phase')).to.equal('done');
     expect(await page.isDisabled('[data-panel="page"] [data-action="cancel"]')).to.equal(true);
     // Every call ended, so the items for the model are there, in the model's order.
+    await page.waitForFunction(() => document.querySelector('[data-outputs]')?.textContent !== '');
     const outputs = (await page.textContent('[data-outputs]'))!.split('\n');
     expect(outputs.map((line) => line.split(':')[0])).to.deep.equal([
       'count',
       'wait',
       'greet-bad',
       'greet',
+      'deploy-api',
+      'deploy-db',
+      'pizza',
     ]);
-    expect(outputs[1]).to.match(/^wait: "Error: .*cancelled/);
+    expect(outputs[1]).to.equal('wait: "Error: call cancelled by the user"');
     expect(outputs[2]).to.equal(
       'greet-bad: "Error: invalid arguments: name: expected string, got 42"',
     );
+    expect(outputs[5]).to.equal('deploy-db: "Error: call \\"deploy-db\\" was not approved"');
   });
 
   it('calls the tools of agenttool serve --http on another origin, with the token', async () => {

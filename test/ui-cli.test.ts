@@ -58,12 +58,13 @@ function address(child: ChildProcess): Promise<URL> {
 }
 
 describe('agenttool ui: options', () => {
-  it('takes a turn file, a port, --no-open and the batch options of run', () => {
+  it('takes a turn file, a port, --no-open, --approve and the batch options of run', () => {
     expect(parseArgs(['ui'])).to.deep.equal({
       command: 'ui',
       mcp: [],
       roots: [],
       open: true,
+      approve: false,
       sequential: false,
     });
     expect(
@@ -73,6 +74,7 @@ describe('agenttool ui: options', () => {
         '--port',
         '8080',
         '--no-open',
+        '--approve',
         '--max-parallel=2',
         '--sequential',
       ]),
@@ -81,6 +83,7 @@ describe('agenttool ui: options', () => {
       input: 't.json',
       port: 8080,
       open: false,
+      approve: true,
       mcp: [],
       roots: [],
       maxParallel: 2,
@@ -96,6 +99,7 @@ describe('agenttool ui: options', () => {
     [['ui', '--replay'], '--replay needs a file'],
     [['ui', '--port', '70000'], '--port takes a port number, got 70000'],
     [['ui', '--json'], '--json is an option of "agenttool run"'],
+    [['run', '--approve'], '--approve is an option of "agenttool ui"'],
     [['run', '--port', '1'], '--port is an option of "agenttool ui"'],
     [['serve', '--sequential'], '--sequential is an option of "agenttool run" and "agenttool ui"'],
     [['ui', 'a.json', 'b.json'], 'give one turn file at most'],

@@ -58,6 +58,8 @@ const run: RunRecord[] = [
   { type: 'output', items: [] },
 ];
 
+const refused = { name: 'NotApprovedError', message: 'call "b" was not approved' };
+
 function fold(records: readonly (StreamRecord | ConnectionRecord)[], receivedAt = 0): PageState {
   return records.reduce(
     (state, record) => applyRecord(state, { record, receivedAt }),
@@ -105,6 +107,41 @@ describe('web front: the page state', () => {
     const state = fold(run.slice(0, 4), 1000); // the record at 50 ms arrived at page time 1000
     expect(batchNow(state, 1200)).to.equal(250);
     expect(batchNow(fold(run, 1000), 5000)).to.equal(180);
+  });
+
+  it('knows which calls wait for an approval or an answer, until they have it or end', () => {
+    const question = {
+      message: 'Go on?',
+      schema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const } } },
+    };
+    const asking: RunRecord[] = [
+      batch,
+      { type: 'approval', index: 0, at: 0, state: 'asked' },
+      { type: 'approval', index: 1, at: 0, state: 'asked' },
+      { type: 'start', index: 2, at: 1 },
+      { type: 'event', at: 2, index: 2, callId: 'c', final: false, question },
+    ];
+    const state = fold(asking);
+    expect([...state.approvals]).to.deep.equal([0, 1]);
+    expect(state.batch!.rows[0]).to.include({ phase: 'approving' });
+    expect(state.questions.get(2)).to.deep.equal(question);
+    expect(state.batch!.rows[2]).to.include({ phase: 'asking' });
+    expect(state.batch!.rows[2]!.question).to.deep.equal(question);
+
+    const answer = { action: 'accept' as const, content: { ok: true } };
+    const later = fold([
+      ...asking,
+      { type: 'approval', index: 0, at: 3, state: 'approved' },
+      { type: 'event', at: 4, index: 2, callId: 'c', final: false, question, answer },
+      { type: 'event', at: 5, index: 1, callId: 'b', final: true, error: refused },
+    ]);
+    expect([...later.approvals]).to.deep.equal([]);
+    expect(later.batch!.rows[0]).to.include({ phase: 'waiting' });
+    expect(later.questions.size).to.equal(0);
+    expect(later.batch!.rows[2]).to.include({ phase: 'running' });
+    expect(later.batch!.rows[1]).to.include({ phase: 'failed' });
+    // A fresh run forgets them.
+    expect(fold([...asking, batch]).approvals.size).to.equal(0);
   });
 
   it('tracks the connection', () => {

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { request } from 'node:http';
 import { ToolSet, type FunctionCallItem, type OutputItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
-import { CANCELLED_BY_USER } from '../cli/ui/call-cancellation.js';
+import { CANCELLED_BY_USER } from '../cli/ui/call-controls.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import { replayRun } from '../cli/ui/replay-run.js';
 import type { EventRecord, RunRecord, StreamRecord } from '../cli/ui/run-records.js';
@@ -94,6 +94,7 @@ describe('web front: the server', function () {
     expect(server.url.hostname).to.equal('127.0.0.1');
     const page = await fetch(server.url);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).to.contain("script-src 'self'");
     expect(await page.text()).to.contain('<script type="module" src="app.js">');
     const script = await fetch(new URL('app.js', server.url));
     expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
@@ -165,7 +166,7 @@ describe('web front: the server', function () {
         {
           type: 'function_call_output',
           call_id: 'list',
-          output: 'ask-user.ts\nbash.ts\nfiles.ts\nindex.ts\nslow-count.ts',
+          output: 'ask-user.ts\nbash.ts\nconfirm-step.ts\nfiles.ts\nindex.ts\nslow-count.ts',
         },
       ],
     });

@@ -4,18 +4,24 @@
  *
  * @module
  */
-import { Observable } from 'rxjs';
+import { defer, Observable, tap } from 'rxjs';
 import {
   executeBatch,
   jobsFromItems,
   toOutputItems,
   type ExecuteOptions,
+  type Job,
   type OutputItem,
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
 import { isSerialBatch, jobResource } from '../../operators/internal/batch-mode.js';
-import { eventRecord, type BatchRecord, type RunRecord } from './run-records.js';
+import {
+  eventRecord,
+  type ApprovalRecord,
+  type BatchRecord,
+  type RunRecord,
+} from './run-records.js';
 import type { RunControl, RunSource } from './run-source.js';
 
 /** How the batch runs: the options of `agenttool run`, and the page's title. */
@@ -24,20 +30,28 @@ export interface LiveTurnOptions extends Pick<
   'maxParallel' | 'sequential' | 'timeout'
 > {
   title: string;
+  /**
+   * Asks the person for every call that is not read-only (its tool's `annotations.readOnlyHint`
+   * is not true) before it takes a slot: the page shows approve/refuse buttons in its row.
+   * Default false: every call runs without asking.
+   */
+  approve?: boolean;
 }
 
 /**
  * The function calls of `items`, run with `tools`. Each run builds its jobs anew (an unknown
  * tool name is a job that fails with NoToolError, as in `agenttool run`) and times its records
  * from its own start. A batch cancel (the control's signal) ends every unfinished call with a
- * CancelledError and still emits the `output` record.
+ * CancelledError and still emits the `output` record. Each job carries the signal of its
+ * {@link CallControls} entry (cancel one call), and a tool's questions go to the controls'
+ * elicitor (answered from the page).
  */
 export function liveTurn(
   items: readonly OutputItem[],
   tools: ToolSet,
   options: LiveTurnOptions,
 ): RunSource {
-  const { title, ...execute } = options;
+  const { title, approve, ...execute } = options;
   const jobs = jobsFromItems(items, tools);
   const batch: BatchRecord = {
     type: 'batch',
@@ -51,15 +65,29 @@ export function liveTurn(
   };
   if (isSerialBatch(jobs, execute)) batch.serial = true;
 
-  const run = ({ signal, cancellation }: RunControl): Observable<RunRecord> =>
+  const run = ({ signal, calls }: RunControl): Observable<RunRecord> =>
     new Observable<RunRecord>((subscriber) => {
-      const wrapped = cancellation.wrap(jobs);
       const began = Date.now();
       const settled = new Array<SettledResult>(jobs.length);
+      const approval = (index: number, state: ApprovalRecord['state']): void =>
+        subscriber.next({ type: 'approval', index, state, at: Date.now() - began });
       subscriber.next(batch);
-      return executeBatch(wrapped, {
+      return executeBatch(calls.withSignals(jobs), {
         ...execute,
         signal,
+        elicitor: calls.elicitor,
+        ...(approve === true && {
+          approve: (job: Job, index: number) =>
+            job.tool.annotations?.readOnlyHint === true ||
+            defer(() => {
+              approval(index, 'asked');
+              return calls
+                .approval(index)
+                .pipe(
+                  tap((approved) => approval(index, approved === true ? 'approved' : 'refused')),
+                );
+            }),
+        }),
         onStart: (_job, index) => subscriber.next({ type: 'start', index, at: Date.now() - began }),
       }).subscribe({
         next: (event) => {
@@ -70,7 +98,7 @@ export function liveTurn(
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {
-          subscriber.next({ type: 'output', items: toOutputItems(wrapped, settled) });
+          subscriber.next({ type: 'output', items: toOutputItems(jobs, settled) });
           subscriber.complete();
         },
       });

@@ -1,7 +1,8 @@
 /**
  * The web page's state, folded from the event stream with `scan(applyRecord, emptyPageState())`:
  * the session (live or replay), the current batch's rows (the CLI's own reducer), whether a run
- * is going, and the clock that maps the page's time onto the batch's.
+ * is going, the clock that maps the page's time onto the batch's, and the calls waiting for a
+ * person (an approval, or the answer to their tool's question).
  *
  * Runs in the browser and in tests: pure apart from mutating the state it is given, which `scan`
  * owns.
@@ -9,8 +10,16 @@
  * @module
  */
 import { initialState, reduceBatch, type BatchState, type CallPhase } from '../call-state.js';
-import type { FunctionCallOutputItem } from '../../index.js';
-import { actionOf, jobsOfBatch, type StreamRecord } from './run-records.js';
+import type { ElicitRequest, FunctionCallOutputItem } from '../../index.js';
+import { reduceCallStates } from '../../operators/batch-state.js';
+import {
+  actionOf,
+  jobsOfBatch,
+  type ApprovalRecord,
+  type EventRecord,
+  type StartRecord,
+  type StreamRecord,
+} from './run-records.js';
 
 /** The event stream's connection came up, or was lost (the browser reconnects by itself). */
 export interface ConnectionRecord {
@@ -43,6 +52,10 @@ export interface PageState {
   clockBase: number | undefined;
   /** The function_call_output items, once the batch is over. */
   output: FunctionCallOutputItem[] | undefined;
+  /** The calls waiting for a person's approval, by index. */
+  approvals: Set<number>;
+  /** The open questions of the calls, by index: what a tool asked and has no answer to yet. */
+  questions: Map<number, ElicitRequest>;
 }
 
 /** The state before anything arrived. */
@@ -57,6 +70,8 @@ export function emptyPageState(): PageState {
     version: 0,
     clockBase: undefined,
     output: undefined,
+    approvals: new Set(),
+    questions: new Map(),
   };
 }
 
@@ -78,6 +93,8 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
       state.run++;
       state.clockBase = undefined;
       state.output = undefined;
+      state.approvals = new Set();
+      state.questions = new Map();
       return state;
   }
   if (state.batch === undefined) return state;
@@ -85,11 +102,35 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
   else {
     state.clockBase = receivedAt - record.at;
     if (state.phase === 'idle') state.phase = 'running';
+    askedOf(state, record);
   }
   const action = actionOf(record);
   if (action !== undefined) reduceBatch(state.batch, action);
+  else if (record.type === 'approval' && record.state !== 'refused') {
+    // Shown as batchState shows it: `approving`, then `waiting` again; a refusal is a final event.
+    const { index, at } = record;
+    const callId = state.batch.rows[index]?.callId ?? '';
+    const approving = record.state === 'asked';
+    state.batch.rows = reduceCallStates(state.batch.rows, { index, callId, approving }, at);
+  }
   if (state.batch.done) state.phase = 'finished';
   return state;
+}
+
+/** Keeps {@link PageState.approvals} and {@link PageState.questions} up to date with `record`. */
+function askedOf(state: PageState, record: StartRecord | ApprovalRecord | EventRecord): void {
+  const { index } = record;
+  if (record.type === 'approval') {
+    if (record.state === 'asked') state.approvals.add(index);
+    else state.approvals.delete(index);
+  } else if (record.type === 'start') state.approvals.delete(index);
+  else if (record.final) {
+    state.approvals.delete(index);
+    state.questions.delete(index);
+  } else if (record.question !== undefined) {
+    if (record.answer === undefined) state.questions.set(index, record.question);
+    else state.questions.delete(index);
+  }
 }
 
 /**

@@ -14,7 +14,7 @@ export interface Refusal {
   error: string;
 }
 
-/** The largest body a POST may carry; the actions take none, but `{}` and the like are accepted. */
+/** The largest body a POST may carry: an answer to a question, or none at all. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** A fresh token: 128 random bits, URL-safe. */
@@ -68,12 +68,17 @@ export function checkOwnPage(
   return undefined;
 }
 
+/** A POST body that passed {@link checkBody}: its JSON value, undefined when it was empty. */
+export interface JsonBody {
+  value: unknown;
+}
+
 /**
  * Reads a POST body of at most {@link MAX_BODY_BYTES}: resolves with a refusal when it is larger
- * (413) or, when not empty, not JSON (400); undefined when it is fine. Never rejects: a client that
+ * (413) or, when not empty, not JSON (400); else with its JSON value. Never rejects: a client that
  * goes away resolves it too.
  */
-export function checkBody(req: IncomingMessage): Promise<Refusal | undefined> {
+export function checkBody(req: IncomingMessage): Promise<Refusal | JsonBody> {
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
@@ -83,10 +88,10 @@ export function checkBody(req: IncomingMessage): Promise<Refusal | undefined> {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const settle = (refusal: Refusal | undefined): void => {
+    const settle = (outcome: Refusal | JsonBody): void => {
       if (settled) return;
       settled = true;
-      resolve(refusal);
+      resolve(outcome);
     };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -100,10 +105,9 @@ export function checkBody(req: IncomingMessage): Promise<Refusal | undefined> {
     req.on('close', () => settle({ status: 400, error: 'the request body was cut off' }));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return settle(undefined);
+      if (text.trim() === '') return settle({ value: undefined });
       try {
-        JSON.parse(text);
-        settle(undefined);
+        settle({ value: JSON.parse(text) as unknown });
       } catch {
         settle({ status: 400, error: 'the request body is not valid JSON' });
       }

@@ -1,7 +1,7 @@
 /**
  * The web front's runs: at most one going at a time, its records kept for every page that
  * connects (a page that connects late, or reconnects, sees the run from its `batch` record), and
- * the cancel requests that reach it.
+ * what a person does to single calls: cancel, approve or refuse, answer a question.
  *
  * @module
  */
@@ -13,7 +13,8 @@ import {
   type Observable,
   type Subscription,
 } from 'rxjs';
-import { CallCancellation } from './call-cancellation.js';
+import type { ElicitResult } from '../../index.js';
+import { CallControls, type Decision } from './call-controls.js';
 import type { RunRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
 import { visible } from '../views/visible.js';
@@ -21,9 +22,15 @@ import { visible } from '../views/visible.js';
 /** What became of a request to cancel one call. */
 export type CallCancelOutcome = 'cancelling' | 'not-running' | 'ended' | 'no-such-call';
 
+/**
+ * What became of a person's approval or answer for one call: taken; the call is not waiting for
+ * one (`not-asked`); no run is going; no such call; or, for an answer, why it does not fit.
+ */
+export type CallDecisionOutcome = Decision | 'not-running' | 'no-such-call';
+
 interface ActiveRun {
   readonly controller: AbortController;
-  readonly cancellation: CallCancellation;
+  readonly calls: CallControls;
   readonly ended: Set<number>;
   subscription: Subscription | undefined;
   done: boolean;
@@ -65,7 +72,7 @@ export class RunController {
     const records = new ReplaySubject<RunRecord>();
     const run: ActiveRun = {
       controller: new AbortController(),
-      cancellation: new CallCancellation(),
+      calls: new CallControls(this.source.batch.jobs.map((job) => job.callId)),
       ended: new Set(),
       subscription: undefined,
       done: false,
@@ -78,7 +85,7 @@ export class RunController {
       records.complete();
     };
     run.subscription = this.source
-      .run({ signal: run.controller.signal, cancellation: run.cancellation })
+      .run({ signal: run.controller.signal, calls: run.calls })
       .subscribe({
         next: (record) => {
           if (record.type === 'event' && record.final) run.ended.add(record.index);
@@ -106,15 +113,32 @@ export class RunController {
     return true;
   }
 
-  /** Cancels call `index` of the running batch (see {@link CallCancellation.cancel}). */
+  /** Cancels call `index` of the running batch (see {@link CallControls.cancel}). */
   cancelCall(index: number): CallCancelOutcome {
-    if (!Number.isInteger(index) || index < 0 || index >= this.source.batch.jobs.length)
-      return 'no-such-call';
+    if (!this.isCall(index)) return 'no-such-call';
     if (!this.running || this.source.mode !== 'live') return 'not-running';
     const run = this.active!;
     if (run.ended.has(index)) return 'ended';
-    run.cancellation.cancel(index);
+    run.calls.cancel(index);
     return 'cancelling';
+  }
+
+  /** Approves or refuses call `index` of the running batch (see {@link CallControls.decide}). */
+  decideCall(index: number, approved: boolean): CallDecisionOutcome {
+    if (!this.isCall(index)) return 'no-such-call';
+    if (!this.running || this.source.mode !== 'live') return 'not-running';
+    return this.active!.calls.decide(index, approved);
+  }
+
+  /** Answers the open question of call `index` (see {@link CallControls.answer}). */
+  answerCall(index: number, result: ElicitResult): CallDecisionOutcome {
+    if (!this.isCall(index)) return 'no-such-call';
+    if (!this.running || this.source.mode !== 'live') return 'not-running';
+    return this.active!.calls.answer(index, result);
+  }
+
+  private isCall(index: number): boolean {
+    return Number.isInteger(index) && index >= 0 && index < this.source.batch.jobs.length;
   }
 
   /** Cancels a running batch and lets go of it; the records end. */

@@ -1,7 +1,8 @@
 /**
  * The records of a run, as `agenttool run --json` writes them one per line and as the web front
  * streams them one per Server-Sent Event: a `batch` record naming the jobs, a `start` record when a
- * call starts, an `event` record per ExecutionEvent (with `at`, ms since the batch started), and
+ * call starts, an `approval` record when a call waits for a person's approval and when it has it,
+ * an `event` record per ExecutionEvent (with `at`, ms since the batch started), and
  * an `output` record with the function_call_output items once the batch is over. A saved run and
  * a live one read the same, so the page replays a file with the code that shows a live batch.
  *
@@ -10,7 +11,15 @@
  * @module
  */
 import { EMPTY } from 'rxjs';
-import type { ExecutionEvent, FunctionCallOutputItem, Job, Tool, ToolResult } from '../../index.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  ExecutionEvent,
+  FunctionCallOutputItem,
+  Job,
+  Tool,
+  ToolResult,
+} from '../../index.js';
 import type { BatchAction } from '../call-state.js';
 
 /** One job as the `batch` record names it. */
@@ -44,7 +53,18 @@ export interface ErrorRecord {
   message: string;
 }
 
-/** One ExecutionEvent, with `at`; a final event carries `result` or `error`. */
+/** A call waits for a person's approval (`asked`), or has had the answer. */
+export interface ApprovalRecord {
+  type: 'approval';
+  index: number;
+  at: number;
+  state: 'asked' | 'approved' | 'refused';
+}
+
+/**
+ * One ExecutionEvent, with `at`; a final event carries `result` or `error`, a question event its
+ * `question` (and its `answer` once answered).
+ */
 export interface EventRecord {
   type: 'event';
   at: number;
@@ -53,6 +73,8 @@ export interface EventRecord {
   final: boolean;
   result?: ToolResult;
   error?: ErrorRecord;
+  question?: ElicitRequest;
+  answer?: ElicitResult;
 }
 
 /** The last record of a run: the function_call_output items in the model's order. */
@@ -62,7 +84,7 @@ export interface OutputRecord {
 }
 
 /** Any record of a run. */
-export type RunRecord = BatchRecord | StartRecord | EventRecord | OutputRecord;
+export type RunRecord = BatchRecord | StartRecord | ApprovalRecord | EventRecord | OutputRecord;
 
 /**
  * What the web front sends first on each event stream, before the current run's records: whether
@@ -92,17 +114,20 @@ export function errorFromRecord(record: ErrorRecord): Error {
 export function actionOf(record: RunRecord): BatchAction | undefined {
   switch (record.type) {
     case 'batch':
+    case 'approval':
       return undefined;
     case 'start':
       return record;
     case 'output':
       return { type: 'end', at: -1 };
     case 'event': {
-      const { at, index, callId, final, result, error } = record;
+      const { at, index, callId, final, result, error, question, answer } = record;
       const event: ExecutionEvent =
         error !== undefined
           ? { index, callId, final: true, error: errorFromRecord(error) }
-          : { index, callId, final, result: result as ToolResult };
+          : question !== undefined
+            ? { index, callId, final: false, question, ...(answer && { answer }) }
+            : { index, callId, final, result: result as ToolResult };
       return { type: 'event', at, event };
     }
   }
@@ -121,11 +146,17 @@ export function jobsOfBatch(batch: BatchRecord): Job[] {
   });
 }
 
-/** Whether a parsed JSON value looks like a run record (its `type` is one of the four). */
+/** Whether a parsed JSON value looks like a run record (its `type` is one of the five). */
 export function isRunRecord(value: unknown): value is RunRecord {
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
-  return type === 'batch' || type === 'start' || type === 'event' || type === 'output';
+  return (
+    type === 'batch' ||
+    type === 'start' ||
+    type === 'approval' ||
+    type === 'event' ||
+    type === 'output'
+  );
 }
 
 /** The `event` record of an ExecutionEvent at `at` ms: the error as {@link ErrorRecord}, no stack. */
@@ -138,6 +169,10 @@ export function eventRecord(event: ExecutionEvent, at: number): EventRecord {
     final: event.final,
   };
   if (event.result !== undefined) record.result = event.result;
+  if (event.question !== undefined) {
+    record.question = event.question;
+    if (event.answer !== undefined) record.answer = event.answer;
+  }
   if (event.error !== undefined) {
     const code = (event.error as { code?: unknown }).code;
     record.error = { name: event.error.name, message: event.error.message };

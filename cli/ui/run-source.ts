@@ -5,15 +5,15 @@
  * @module
  */
 import type { Observable } from 'rxjs';
-import type { CallCancellation } from './call-cancellation.js';
+import type { CallControls } from './call-controls.js';
 import type { BatchRecord, RunRecord } from './run-records.js';
 
 /** How the server steers one run. */
 export interface RunControl {
   /** Aborting it cancels the batch: every unfinished call ends with a CancelledError. */
   signal: AbortSignal;
-  /** Cancels single calls. */
-  cancellation: CallCancellation;
+  /** Single calls: cancel one, approve or refuse one, answer one's question. */
+  calls: CallControls;
 }
 
 /** A turn the web front can run, again and again. */

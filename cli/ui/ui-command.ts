@@ -90,6 +90,7 @@ export async function uiCommand(args: UiArgs): Promise<number> {
     const source = liveTurn(items, tools, {
       title: args.input === undefined || args.input === '-' ? 'stdin' : args.input,
       sequential: args.sequential,
+      approve: args.approve,
       ...(args.maxParallel === undefined ? {} : { maxParallel: args.maxParallel }),
       ...(args.timeout === undefined ? {} : { timeout: args.timeout }),
     });

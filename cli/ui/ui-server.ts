@@ -11,11 +11,13 @@
  *
  * | request                      | answer                                                       |
  * | ---------------------------- | ------------------------------------------------------------ |
- * | `GET /`, `/app.js`, `/app.css` | the page                                                   |
+ * | `GET /`, `/app.js`, `/app.css` | the page, under {@link PAGE_POLICY}                        |
  * | `GET /events?token=`         | `text/event-stream`: a `session` record, then every record of the current run from its `batch` record, then those of later runs; one JSON record per event |
  * | `POST /run?token=`           | 202 a run starts; 409 one is going                           |
  * | `POST /cancel?token=`        | 202 the batch is being cancelled; 409 no run going, or a replay |
  * | `POST /calls/<i>/cancel?t…`  | 202 call i is being cancelled; 409 it has ended or no run is going; 404 no such call |
+ * | `POST /calls/<i>/approve?t…`, `/refuse` | 202 call i goes on, or ends refused; 409 it waits for no approval |
+ * | `POST /calls/<i>/answer?t…`  | body `{ "action": "accept", "content": {…} }`, `{ "action": "decline" }` or `{ "action": "cancel" }`: 202 the tool has its answer; 400 the content does not fit the question; 409 no question is open |
  *
  * @module
  */
@@ -23,6 +25,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Subscription } from 'rxjs';
 import { loadPageAssets, type PageAssets } from './page-assets.js';
+import { callRequest } from './call-request.js';
 import { RunController } from './run-controller.js';
 import type { StreamRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
@@ -58,6 +61,15 @@ export interface UiServer {
 }
 
 const HEARTBEAT_MS = 15_000;
+
+/**
+ * The page's Content-Security-Policy: its own script and stylesheet only (no inline script, no
+ * eval), requests to this server only, images inline or from the web (a tool's image output), no
+ * form sent anywhere (a question's form is read by the script), and no framing.
+ */
+export const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+  "img-src 'self' data: https: http:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A record as JSON; a `details` value JSON cannot hold is dropped rather than failing the stream. */
 function recordJson(record: StreamRecord): string {
@@ -124,7 +136,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     });
   };
 
-  const post = (path: string, res: ServerResponse): void => {
+  const post = (path: string, body: unknown, res: ServerResponse): void => {
     if (path === '/run')
       return runs.start()
         ? answer(res, 202, { ok: true })
@@ -135,21 +147,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         : answer(res, 409, {
             error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
           });
-    const call = /^\/calls\/(\d+)\/cancel$/.exec(path);
+    const call = /^\/calls\/(\d+)\/(cancel|approve|refuse|answer)$/.exec(path);
     if (call === null) return answer(res, 404, { error: `no ${path} here` });
-    const index = Number(call[1]);
-    switch (runs.cancelCall(index)) {
-      case 'cancelling':
-        return answer(res, 202, { ok: true });
-      case 'ended':
-        return answer(res, 409, { error: `call #${index} has ended` });
-      case 'not-running':
-        return answer(res, 409, {
-          error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
-        });
-      case 'no-such-call':
-        return answer(res, 404, { error: `no call #${index} in this turn` });
-    }
+    const action = call[2] as 'cancel' | 'approve' | 'refuse' | 'answer';
+    const reply = callRequest(runs, source.mode === 'live', Number(call[1]), action, body);
+    answer(res, reply.status, reply.body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -166,13 +168,19 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (req.method === 'GET' || req.method === 'HEAD') {
       const file = files[path];
       if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
-      res.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': file[0],
+        'cache-control': 'no-store',
+        'content-security-policy': PAGE_POLICY,
+      });
       return void res.end(req.method === 'HEAD' ? undefined : file[1]);
     }
     if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
-    const refused = checkOwnPage(req, query, origins, token) ?? (await checkBody(req));
+    const refused = checkOwnPage(req, query, origins, token);
     if (refused !== undefined) return answer(res, refused.status, refused);
-    post(path, res);
+    const body = await checkBody(req);
+    if ('status' in body) return answer(res, body.status, body);
+    post(path, body.value, res);
   };
 
   const server = createServer((req, res) => {

@@ -1,7 +1,8 @@
 /**
  * The web front's page: the server's event stream folded into state with `scan` (the CLI's own
  * reducer underneath), drawn once per animation frame while anything changes or runs; the buttons
- * are clicks turned into POSTs.
+ * (run, cancel, approve, refuse) are clicks turned into POSTs, and a question's form is a POST of
+ * its answer.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import {
   filter,
   fromEvent,
   map,
+  merge,
   mergeMap,
   of,
   scan,
@@ -29,6 +31,7 @@ import {
 } from '../page-state.js';
 import { required, setAttr, setText } from './dom.js';
 import { postAction } from './post-action.js';
+import { formContent } from './render-question.js';
 import { CallsTable } from './render-calls.js';
 import { Timeline } from './render-timeline.js';
 import { serverEvents } from './server-events.js';
@@ -76,7 +79,7 @@ function render(state: PageState, now: number): void {
   const count = phaseCounts(state);
   setText(
     counts,
-    (['done', 'failed', 'cancelled', 'running', 'waiting'] as const)
+    (['done', 'failed', 'cancelled', 'asking', 'running', 'approving', 'waiting'] as const)
       .filter((phase) => count[phase] > 0)
       .map((phase) => `${count[phase]} ${phase}`)
       .join(' · '),
@@ -86,7 +89,7 @@ function render(state: PageState, now: number): void {
   runButton.disabled = running || !state.connected;
   cancelButton.hidden = !live;
   cancelButton.disabled = !running;
-  calls.render(state.run, rows, now, live, running);
+  calls.render(state.run, rows, now, live, running, state);
   timeline.render(state.run, rows, now, running);
 }
 
@@ -98,22 +101,68 @@ combineLatest([state$, animationFrames()]).subscribe(([state, frame]) => {
   render(state, batchNow(state, frame.timestamp));
 });
 
-function actionPath(button: HTMLButtonElement): string {
+/** A POST the page makes: its path (without the token) and its JSON body, if any. */
+interface Action {
+  path: string;
+  body?: unknown;
+}
+
+function buttonAction(button: HTMLButtonElement): Action {
   switch (button.dataset.action) {
     case 'run':
-      return 'run';
+      return { path: 'run' };
     case 'cancel-batch':
-      return 'cancel';
+      return { path: 'cancel' };
+    case 'approve-call':
+      return { path: `calls/${button.dataset.callIndex}/approve` };
+    case 'refuse-call':
+      return { path: `calls/${button.dataset.callIndex}/refuse` };
     default:
-      return `calls/${button.dataset.callIndex}/cancel`;
+      return { path: `calls/${button.dataset.callIndex}/cancel` };
   }
 }
 
-fromEvent<MouseEvent>(document, 'click')
+// The latest state, for the answers: a form's fields are read as its question types them.
+let latest = emptyPageState();
+state$.subscribe((state) => (latest = state));
+
+/** The answer a question form's button gives: Submit sends the fields, the others no content. */
+function answerAction(form: HTMLFormElement, answer: string): Action | undefined {
+  const index = Number(form.dataset.callIndex);
+  const question = latest.questions.get(index);
+  if (question === undefined) return undefined;
+  const body =
+    answer === 'accept'
+      ? { action: 'accept', content: formContent(form, question) }
+      : { action: answer };
+  return { path: `calls/${index}/answer`, body };
+}
+
+const clicks = fromEvent<MouseEvent>(document, 'click').pipe(
+  map((event) => (event.target as Element).closest<HTMLButtonElement>('button')),
+  filter((button): button is HTMLButtonElement => button !== null && !button.disabled),
+  map((button) => {
+    const form = button.closest<HTMLFormElement>('form.question');
+    if (form === null)
+      return button.dataset.action === undefined ? undefined : buttonAction(button);
+    // Submit goes through the form's own checks (required fields, bounds): see `submits`.
+    const answer = button.dataset.answer;
+    return answer === undefined || answer === 'accept' ? undefined : answerAction(form, answer);
+  }),
+);
+
+const submits = fromEvent<SubmitEvent>(document, 'submit').pipe(
+  map((event) => {
+    event.preventDefault();
+    const form = (event.target as Element).closest<HTMLFormElement>('form.question');
+    return form === null ? undefined : answerAction(form, 'accept');
+  }),
+);
+
+merge(clicks, submits)
   .pipe(
-    map((event) => (event.target as Element).closest<HTMLButtonElement>('button[data-action]')),
-    filter((button): button is HTMLButtonElement => button !== null && !button.disabled),
-    mergeMap((button) => postAction(`${actionPath(button)}?token=${token}`)),
+    filter((action): action is Action => action !== undefined),
+    mergeMap(({ path, body }) => postAction(`${path}?token=${token}`, body)),
     switchMap((message) =>
       message === '' ? of('') : concat(of(message), timer(NOTICE_MS).pipe(map(() => ''))),
     ),

@@ -6,9 +6,20 @@
  */
 import { catchError, from, map, of, switchMap, type Observable } from 'rxjs';
 
-/** POSTs to `path`; emits "" on a 2xx, else the server's `error` (or the status), then completes. */
-export function postAction(path: string): Observable<string> {
-  return from(fetch(path, { method: 'POST' })).pipe(
+/**
+ * POSTs to `path`, with `body` as JSON when given; emits "" on a 2xx, else the server's `error`
+ * (or the status), then completes.
+ */
+export function postAction(path: string, body?: unknown): Observable<string> {
+  const init: RequestInit =
+    body === undefined
+      ? { method: 'POST' }
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        };
+  return from(fetch(path, init)).pipe(
     switchMap((response) =>
       response.ok
         ? of('')

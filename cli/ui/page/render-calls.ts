@@ -1,18 +1,21 @@
 /**
  * The table of calls: one row per call with its name, arguments, state, progress bar or last
- * progress message, elapsed time, output, and a button to cancel it. Rows are built once per run
- * and updated in place.
+ * progress message, elapsed time, output, and a button to cancel it; while the call waits for a
+ * person, Approve and Refuse buttons, and while its tool asks a question, the question's form
+ * (see render-question.ts) in its output cell. Rows are built once per run and updated in place.
  *
  * Stable hooks: `tr[data-call-index][data-phase]`, `.bar[data-progress]` (the fraction done, when
- * the tool reports a total), `button[data-action="cancel-call"][data-call-index]`.
+ * the tool reports a total), `button[data-action="cancel-call|approve-call|refuse-call"]
+ * [data-call-index]`, `tr[data-awaits="approval|answer"]` while a call waits for either.
  *
  * @module
  */
 import type { CallRow } from '../../call-state.js';
 import { elapsed } from '../../views/format.js';
-import type { ToolOutput } from '../../../index.js';
+import type { ElicitRequest, ToolOutput } from '../../../index.js';
 import { element, setAttr, setStyle, setText } from './dom.js';
 import { renderOutput } from './render-output.js';
+import { questionForm } from './render-question.js';
 
 interface RowView {
   tr: HTMLTableRowElement;
@@ -21,10 +24,34 @@ interface RowView {
   fill: HTMLElement;
   message: HTMLElement;
   time: HTMLElement;
-  output: HTMLElement;
+  result: HTMLElement;
+  asking: HTMLElement;
   cancel: HTMLButtonElement;
-  /** What `output` shows, so it is rebuilt only when it changes. */
+  approve: HTMLButtonElement;
+  refuse: HTMLButtonElement;
+  /** What `result` shows, so it is rebuilt only when it changes. */
   shown: ToolOutput | Error | string | undefined;
+  /** The question `asking` shows, so its form is rebuilt (and its input lost) only when it changes. */
+  question: ElicitRequest | undefined;
+}
+
+/** What a person is asked about the calls, by index. */
+export interface Asked {
+  approvals: ReadonlySet<number>;
+  questions: ReadonlyMap<number, ElicitRequest>;
+}
+
+function actionButton(
+  action: string,
+  index: number,
+  text: string,
+  className = '',
+): HTMLButtonElement {
+  const button = element('button', className, text);
+  button.type = 'button';
+  button.dataset.action = action;
+  button.dataset.callIndex = String(index);
+  return button;
 }
 
 /** The resource chain a call is in, in words (the terminal's ⛓ is missing from many fonts). */
@@ -47,10 +74,11 @@ function buildRow(row: CallRow): RowView {
   const fill = element('div', 'fill');
   bar.append(fill);
   const message = element('div', 'message');
-  const cancel = element('button', 'cancel', 'Cancel');
-  cancel.type = 'button';
-  cancel.dataset.action = 'cancel-call';
-  cancel.dataset.callIndex = String(row.index);
+  const cancel = actionButton('cancel-call', row.index, 'Cancel', 'cancel');
+  const approve = actionButton('approve-call', row.index, 'Approve', 'approve');
+  const refuse = actionButton('refuse-call', row.index, 'Refuse', 'refuse');
+  const result = element('div', 'result');
+  const asking = element('div', 'asking');
   const cells = [
     element('td', 'index', `#${row.index}`),
     name,
@@ -63,9 +91,24 @@ function buildRow(row: CallRow): RowView {
   ];
   cells[3]!.append(badge);
   cells[4]!.append(bar, message);
-  cells[7]!.append(cancel);
+  cells[6]!.append(asking, result);
+  cells[7]!.append(approve, refuse, cancel);
   tr.append(...cells);
-  return { tr, badge, bar, fill, message, time: cells[5]!, output: cells[6]!, cancel, shown: '' };
+  return {
+    tr,
+    badge,
+    bar,
+    fill,
+    message,
+    time: cells[5]!,
+    result,
+    asking,
+    cancel,
+    approve,
+    refuse,
+    shown: '',
+    question: undefined,
+  };
 }
 
 function updateRow(
@@ -74,8 +117,26 @@ function updateRow(
   now: number,
   live: boolean,
   running: boolean,
+  asked: Asked,
 ): void {
   setAttr(view.tr, 'data-phase', row.phase);
+  const question = asked.questions.get(row.index);
+  const approval = asked.approvals.has(row.index);
+  setAttr(
+    view.tr,
+    'data-awaits',
+    question !== undefined ? 'answer' : approval ? 'approval' : undefined,
+  );
+  if (question !== view.question) {
+    view.question = question;
+    // A replay shows what was asked, with nothing to answer.
+    view.asking.replaceChildren(
+      ...(question === undefined
+        ? []
+        : [live ? questionForm(row.index, question) : element('p', 'ask', question.message)]),
+    );
+  }
+  view.approve.hidden = view.refuse.hidden = !approval || !live;
   setText(view.badge, row.phase);
   const info = row.progress;
   const total = info?.total;
@@ -95,7 +156,7 @@ function updateRow(
   const shown = row.error ?? row.output;
   if (shown !== view.shown) {
     view.shown = shown;
-    view.output.replaceChildren(
+    view.result.replaceChildren(
       ...(row.error !== undefined
         ? [element('pre', 'error', row.error.message)]
         : row.output === undefined
@@ -116,7 +177,9 @@ export class CallsTable {
 
   /**
    * Shows `rows` of run number `run` at batch time `now`. The cancel buttons show in `live` mode
-   * only, and are enabled for the unfinished calls of a `running` batch.
+   * only, and are enabled for the unfinished calls of a `running` batch; the approve and refuse
+   * buttons and the question forms show for the calls `asked` names, in `live` mode only (a
+   * replay shows a question's message alone).
    */
   render(
     run: number,
@@ -124,12 +187,13 @@ export class CallsTable {
     now: number,
     live: boolean,
     running: boolean,
+    asked: Asked,
   ): void {
     if (run !== this.run || rows.length !== this.views.length) {
       this.run = run;
       this.views = rows.map(buildRow);
       this.tbody.replaceChildren(...this.views.map((view) => view.tr));
     }
-    rows.forEach((row, i) => updateRow(this.views[i]!, row, now, live, running));
+    rows.forEach((row, i) => updateRow(this.views[i]!, row, now, live, running, asked));
   }
 }

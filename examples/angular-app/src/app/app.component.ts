@@ -58,7 +58,12 @@ function connection(url: string, token: string): Observable<McpRemote> {
       <h2>Tools in the page</h2>
       <button data-action="run-page" (click)="pageTurn.set(turn)">Run the turn</button>
       @if (pageTurn(); as turn) {
-        <app-tool-calls [turn]="turn" [tools]="pageTools" (outputs)="pageOutputs.set($event)" />
+        <app-tool-calls
+          [turn]="turn"
+          [tools]="pageTools"
+          [askApproval]="true"
+          (outputs)="pageOutputs.set($event)"
+        />
       }
       <pre data-outputs>{{ pageOutputs() ? describe(pageOutputs()!) : '' }}</pre>
     </section>

@@ -1,0 +1,63 @@
+/**
+ * The web front's requests about one call (`POST /calls/<i>/cancel|approve|refuse|answer`), as
+ * the status and body the server answers with: 202 when taken, 400 for an answer that is not one
+ * or does not fit the question, 404 for no such call, 409 when the call cannot take it now.
+ *
+ * @module
+ */
+import { parseAnswer } from './check-answer.js';
+import type { CallDecisionOutcome, RunController } from './run-controller.js';
+
+/** What the server answers: a status and `{ ok: true }` or `{ error }`. */
+export interface CallReply {
+  status: number;
+  body: { ok: true } | { error: string };
+}
+
+const taken: CallReply = { status: 202, body: { ok: true } };
+const refuse = (status: number, error: string): CallReply => ({ status, body: { error } });
+
+/**
+ * Acts on `action` for call `index` of `runs`' current run; `body` is the request's JSON value
+ * (the answer, for `answer`). `live` is false for a replay, which has no call to act on.
+ */
+export function callRequest(
+  runs: RunController,
+  live: boolean,
+  index: number,
+  action: 'cancel' | 'approve' | 'refuse' | 'answer',
+  body: unknown,
+): CallReply {
+  if (action === 'cancel')
+    switch (runs.cancelCall(index)) {
+      case 'cancelling':
+        return taken;
+      case 'ended':
+        return refuse(409, `call #${index} has ended`);
+      case 'not-running':
+        return refuse(409, live ? 'no run is going' : 'a replay cannot be cancelled');
+      case 'no-such-call':
+        return refuse(404, `no call #${index} in this turn`);
+    }
+  let outcome: CallDecisionOutcome;
+  if (action === 'answer') {
+    const result = parseAnswer(body);
+    if (typeof result === 'string') return refuse(400, result);
+    outcome = runs.answerCall(index, result);
+  } else outcome = runs.decideCall(index, action === 'approve');
+  switch (outcome) {
+    case 'taken':
+      return taken;
+    case 'not-asked':
+      return refuse(
+        409,
+        `call #${index} is not waiting for ${action === 'answer' ? 'an answer' : 'an approval'}`,
+      );
+    case 'not-running':
+      return refuse(409, live ? 'no run is going' : 'a replay asks nothing');
+    case 'no-such-call':
+      return refuse(404, `no call #${index} in this turn`);
+    default:
+      return refuse(400, outcome.invalid);
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * A tool's question as a form in its call's row: one control per field of the flat schema (a
+ * text, e-mail, URL or date input for a string, a select for a single choice (`enum` or titled
+ * `oneOf`), a number input, a checkbox for a boolean, a checkbox per choice for a multiple
+ * choice), with the schema's defaults and required fields, and Submit, Decline and Dismiss (the
+ * answer `cancel`) buttons. The browser checks required fields and bounds before Submit; the
+ * server checks the answer again.
+ *
+ * Stable hooks: `form.question[data-call-index]`, its controls named after the fields (a multiple
+ * choice's checkboxes share the name), and `button[data-answer="accept|decline|cancel"]`.
+ *
+ * @module
+ */
+import type { ElicitField, ElicitRequest, ElicitResult } from '../../../index.js';
+import { choicesOf } from '../check-answer.js';
+import { element } from './dom.js';
+
+const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
+
+function control(name: string, field: ElicitField, required: boolean): HTMLElement {
+  switch (field.type) {
+    case 'string': {
+      const choices = choicesOf(field);
+      if (choices !== undefined) {
+        const select = element('select');
+        select.name = name;
+        select.required = required;
+        if (!required || field.default === undefined) select.append(element('option', '', ''));
+        for (const { value, label } of choices) {
+          const option = element('option', '', label);
+          option.value = value;
+          option.selected = value === field.default;
+          select.append(option);
+        }
+        return select;
+      }
+      const input = element('input');
+      input.type = field.format === undefined ? 'text' : INPUT_TYPES[field.format];
+      if (field.minLength !== undefined) input.minLength = field.minLength;
+      if (field.maxLength !== undefined) input.maxLength = field.maxLength;
+      if (field.default !== undefined) input.value = field.default;
+      input.name = name;
+      input.required = required;
+      return input;
+    }
+    case 'number':
+    case 'integer': {
+      const input = element('input');
+      input.type = 'number';
+      input.step = field.type === 'integer' ? '1' : 'any';
+      if (field.minimum !== undefined) input.min = String(field.minimum);
+      if (field.maximum !== undefined) input.max = String(field.maximum);
+      if (field.default !== undefined) input.value = String(field.default);
+      input.name = name;
+      input.required = required;
+      return input;
+    }
+    case 'boolean': {
+      const input = element('input');
+      input.type = 'checkbox';
+      input.name = name;
+      input.checked = field.default === true;
+      return input;
+    }
+    case 'array': {
+      const choices = element('span', 'choices');
+      for (const value of field.items.enum) {
+        const label = element('label', 'choice');
+        const box = element('input');
+        box.type = 'checkbox';
+        box.name = name;
+        box.value = value;
+        box.checked = field.default?.includes(value) === true;
+        label.append(box, document.createTextNode(` ${value}`));
+        choices.append(label);
+      }
+      return choices;
+    }
+  }
+}
+
+function button(answer: ElicitResult['action'], text: string): HTMLButtonElement {
+  const b = element('button', answer, text);
+  b.type = answer === 'accept' ? 'submit' : 'button';
+  b.dataset.answer = answer;
+  return b;
+}
+
+/** The form for call `index`'s question. */
+export function questionForm(index: number, question: ElicitRequest): HTMLFormElement {
+  const form = element('form', 'question');
+  form.dataset.callIndex = String(index);
+  form.append(element('p', 'ask', question.message));
+  const required = new Set(question.schema.required ?? []);
+  for (const [name, field] of Object.entries(question.schema.properties)) {
+    const label = element('label', 'field');
+    const title = element(
+      'span',
+      'title',
+      `${field.title ?? name}${required.has(name) ? ' *' : ''}`,
+    );
+    if (field.description !== undefined) title.title = field.description;
+    label.append(title, control(name, field, required.has(name)));
+    form.append(label);
+  }
+  const buttons = element('div', 'answers');
+  buttons.append(
+    button('accept', 'Submit'),
+    button('decline', 'Decline'),
+    button('cancel', 'Dismiss'),
+  );
+  form.append(buttons);
+  return form;
+}
+
+/**
+ * The accepted answer a form holds: each field's value as its schema types it. An empty text or
+ * number field that is not required is left out; a checkbox is always in (true or false), a
+ * multiple choice as the list of checked values.
+ */
+export function formContent(
+  form: HTMLFormElement,
+  question: ElicitRequest,
+): Record<string, string | number | boolean | string[]> {
+  const content: Record<string, string | number | boolean | string[]> = {};
+  const all = Array.from(form.querySelectorAll<HTMLInputElement>('input, select'));
+  for (const [name, field] of Object.entries(question.schema.properties)) {
+    const controls = all.filter((control) => control.name === name);
+    if (field.type === 'boolean') content[name] = controls[0]?.checked === true;
+    else if (field.type === 'array')
+      content[name] = controls.filter((box) => box.checked).map((box) => box.value);
+    else {
+      const value = controls[0]?.value ?? '';
+      if (value === '') continue;
+      content[name] = field.type === 'string' ? value : Number(value);
+    }
+  }
+  return content;
+}
