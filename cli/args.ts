@@ -50,6 +50,8 @@ export interface ServeArgs {
   token?: string;
   /** With `--http`: client sessions open at once, at most (`--max-sessions`; default 1000). */
   maxSessions?: number;
+  /** With `--http`: serve without sessions, each request on its own (`--stateless`). */
+  stateless: boolean;
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
   allowOrigins: string[];
   mcp: McpServerSpec[];
@@ -132,7 +134,14 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const mcp: McpServerSpec[] = [];
   const roots: string[] = [];
   const run: RunArgs = { command: 'run', mcp, roots, sequential: false, list: false, json: false };
-  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp, roots };
+  const serve: ServeArgs = {
+    command: 'serve',
+    host: '127.0.0.1',
+    allowOrigins: [],
+    mcp,
+    roots,
+    stateless: false,
+  };
   const ui: UiArgs = { command: 'ui', mcp, roots, open: true, sequential: false };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
   const batch = command === 'ui' ? ui : run;
@@ -261,6 +270,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         only('serve');
         serve.maxSessions = integer(flag, value(), 1);
         break;
+      case '--stateless':
+        only('serve');
+        serve.stateless = true;
+        break;
       case '--allow-origin': {
         only('serve');
         const origin = value();
@@ -286,6 +299,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--token applies to --http only');
   if (serve.maxSessions !== undefined && serve.http === undefined)
     throw new UsageError('--max-sessions applies to --http only');
+  if (serve.stateless && serve.http === undefined)
+    throw new UsageError('--stateless applies to --http only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;

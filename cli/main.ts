@@ -23,6 +23,8 @@ usage:
                   [--token <t>]             with --http: clients must send Authorization: Bearer <t>
                                             (default: $AGENTTOOL_TOKEN, else no token)
                   [--max-sessions <n>]      with --http: at most n client sessions (default 1000)
+                  [--stateless]             with --http: no sessions, every request on its own (for
+                                            many instances behind a round-robin balancer)
                   [--allow-origin <origin>]...
                                             with --http: pages of this origin may call the server
                                             from a browser (CORS; e.g. http://localhost:4200)

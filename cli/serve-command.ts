@@ -77,6 +77,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     host: args.host,
     token,
     maxSessions: args.maxSessions,
+    stateless: args.stateless,
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
     factory: () => createMcpServer(INFO, tools),

@@ -11,6 +11,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
 import { messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
 import { HttpCors, isPreflight } from './http-cors.js';
+import { markStateless } from './stateless-servers.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -74,6 +75,19 @@ export interface McpHttpHandlerOptions {
    * server hold.
    */
   maxSessions?: number;
+  /**
+   * Serve without sessions (default false): every POST is answered on its own, by a Server from
+   * the factory and a transport made for that request alone, and no `Mcp-Session-Id` is minted or
+   * required. Any instance can then answer any request, which is the mode for running many
+   * instances behind a round-robin load balancer. A call's progress still streams in its own
+   * response; `context.session` is undefined; GET (the server's notification stream) and DELETE
+   * are 405, and nothing can reach the client outside a response (so a tool cannot ask the client
+   * anything mid-call: elicitation, sampling and roots need sessions). A call is cancelled by
+   * dropping its request (closing the connection); a `notifications/cancelled` is a request of its
+   * own, which may land on another instance, and cancels nothing. `maxSessions` and
+   * `sessionIdleTimeout` do not apply.
+   */
+  stateless?: boolean;
 }
 
 /** The default {@link McpHttpHandlerOptions.maxSessions}. */
@@ -151,6 +165,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * `request id already in use`) and the first request goes on. A request the client cancels
  * (notifications/cancelled) gets no answer, as MCP says, and the POST that carried it is closed
  * as soon as its other requests, if any, are answered: nothing stays open until the session ends.
+ *
+ * With `stateless`, there are no sessions: each POST is served on its own (see
+ * {@link McpHttpHandlerOptions.stateless}), with the same access rules, and a POST dropped while
+ * its call runs still cancels the call.
  *
  * Use it as the request listener of a node:http server (see `serveHttp`), or inside any framework
  * that hands over node's request and response.
@@ -242,6 +260,12 @@ export class McpHttpHandler {
       res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
       return;
     }
+    if (this.options.stateless === true) {
+      sendError(res, 405, -32000, 'Method not allowed: this server is stateless (no sessions)', {
+        allow: 'POST',
+      });
+      return;
+    }
     const entry = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     if (entry === undefined) {
       sendError(res, sessionId === undefined ? 400 : 404, -32001, 'Session not found');
@@ -272,6 +296,15 @@ export class McpHttpHandler {
       return;
     }
     const ids = requestIdsOf(body);
+    if (this.options.stateless === true) {
+      const entry = await this.open(true);
+      this.track(entry, res, ids);
+      // The request's Server and transport serve it alone: gone once its response is.
+      res.on('close', () => void entry.server.close().catch(() => undefined));
+      await entry.transport.handleRequest(req, res, body);
+      entry.requests.cancelledBy(body);
+      return;
+    }
     let entry: Entry | undefined;
     if (sessionId !== undefined) {
       entry = this.sessions.get(sessionId);
@@ -308,14 +341,20 @@ export class McpHttpHandler {
     entry.requests.cancelledBy(body);
   }
 
-  private async open(): Promise<Entry> {
+  /** A Server and its transport: a session's, or a stateless request's alone. */
+  private async open(stateless = false): Promise<Entry> {
     const server = this.options.factory();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, entry);
-      },
-    });
+    if (stateless) markStateless(server);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport(
+      stateless
+        ? { sessionIdGenerator: undefined }
+        : {
+            sessionIdGenerator: randomUUID,
+            onsessioninitialized: (id) => {
+              this.sessions.set(id, entry);
+            },
+          },
+    );
     const entry: Entry = {
       server,
       transport,

@@ -121,9 +121,10 @@ function boundHosts(host: string, port: number): string[] {
  * below 1 byte, a `maxSessions` below 1, or a timeout or connection limit that is not positive
  * (or `requestTimeout` below `headersTimeout`), and with an Error for an address that is not
  * loopback without a `token` (unless `allowUnauthenticatedNetwork` is set), before a port is
- * taken. This is
- * how tools run on other machines: behind an ordinary HTTP load balancer, with sticky routing on
- * the `mcp-session-id` header, since a session lives in one process.
+ * taken. This is how tools run on other machines: many instances behind an ordinary HTTP load
+ * balancer, either `stateless` (any instance answers any request: round-robin) or with sessions,
+ * routed by the `mcp-session-id` header since a session lives in one process (see the README's
+ * "Scaling out").
  *
  * Who may connect: the server listens on loopback unless told otherwise; a request must name an
  * allowed Host (the loopback names, the address listened on with its port, `allowedHosts`), come
