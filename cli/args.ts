@@ -52,6 +52,12 @@ export interface ServeArgs {
   maxSessions?: number;
   /** With `--http`: serve without sessions, each request on its own (`--stateless`). */
   stateless: boolean;
+  /** With `--http`: tool calls running at once, at most (`--max-calls`; default no limit). */
+  maxCalls?: number;
+  /** With `--http`: calls that may wait past `--max-calls` (`--max-queued`; default 0). */
+  maxQueued?: number;
+  /** With `--http`: ms running calls get to finish on SIGTERM (`--drain-grace`; default 30 s). */
+  drainGrace?: number;
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
   allowOrigins: string[];
   mcp: McpServerSpec[];
@@ -274,6 +280,18 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         only('serve');
         serve.stateless = true;
         break;
+      case '--max-calls':
+        only('serve');
+        serve.maxCalls = integer(flag, value(), 1);
+        break;
+      case '--max-queued':
+        only('serve');
+        serve.maxQueued = integer(flag, value(), 0);
+        break;
+      case '--drain-grace':
+        only('serve');
+        serve.drainGrace = integer(flag, value(), 0);
+        break;
       case '--allow-origin': {
         only('serve');
         const origin = value();
@@ -299,8 +317,15 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--token applies to --http only');
   if (serve.maxSessions !== undefined && serve.http === undefined)
     throw new UsageError('--max-sessions applies to --http only');
-  if (serve.stateless && serve.http === undefined)
-    throw new UsageError('--stateless applies to --http only');
+  for (const [set, name] of [
+    [serve.stateless, '--stateless'],
+    [serve.maxCalls !== undefined, '--max-calls'],
+    [serve.maxQueued !== undefined, '--max-queued'],
+    [serve.drainGrace !== undefined, '--drain-grace'],
+  ] as const)
+    if (set && serve.http === undefined) throw new UsageError(`${name} applies to --http only`);
+  if (serve.maxQueued !== undefined && serve.maxCalls === undefined)
+    throw new UsageError('--max-queued applies with --max-calls only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;

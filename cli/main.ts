@@ -25,6 +25,11 @@ usage:
                   [--max-sessions <n>]      with --http: at most n client sessions (default 1000)
                   [--stateless]             with --http: no sessions, every request on its own (for
                                             many instances behind a round-robin balancer)
+                  [--max-calls <n>]         with --http: at most n tool calls at once; past it a
+                                            call is answered busy (503, Retry-After) ...
+                  [--max-queued <n>]        ... unless one of n places in a queue is free
+                  [--drain-grace <ms>]      with --http: on SIGTERM, running calls get this long to
+                                            finish while new ones get 503 (default 30000)
                   [--allow-origin <origin>]...
                                             with --http: pages of this origin may call the server
                                             from a browser (CORS; e.g. http://localhost:4200)
