@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseHost } from '../adapters/mcp-server/http-access.js';
 import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
 import { UsageError } from './usage-error.js';
 
@@ -58,6 +59,10 @@ export interface ServeArgs {
   maxQueued?: number;
   /** With `--http`: ms running calls get to finish on SIGTERM (`--drain-grace`; default 30 s). */
   drainGrace?: number;
+  /** With `--http`: the instance name that prefixes the session ids (`--instance`). */
+  instance?: string;
+  /** With `--http`: Host names accepted besides loopback and the bound address (`--allow-host`). */
+  allowHosts: string[];
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
   allowOrigins: string[];
   mcp: McpServerSpec[];
@@ -147,6 +152,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     mcp,
     roots,
     stateless: false,
+    allowHosts: [],
   };
   const ui: UiArgs = { command: 'ui', mcp, roots, open: true, sequential: false };
   // run and ui share the batch options; each parsed value goes to both, one of them is returned.
@@ -292,6 +298,26 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         only('serve');
         serve.drainGrace = integer(flag, value(), 0);
         break;
+      case '--instance': {
+        only('serve');
+        const instance = value();
+        if (instance === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(instance))
+          throw new UsageError(
+            `--instance takes 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance ?? '')}`,
+          );
+        serve.instance = instance;
+        break;
+      }
+      case '--allow-host': {
+        only('serve');
+        const host = value();
+        if (host === undefined || parseHost(host) === undefined)
+          throw new UsageError(
+            `--allow-host takes a host name, optionally with :port, got ${JSON.stringify(host ?? '')}`,
+          );
+        serve.allowHosts.push(host);
+        break;
+      }
       case '--allow-origin': {
         only('serve');
         const origin = value();
@@ -322,6 +348,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     [serve.maxCalls !== undefined, '--max-calls'],
     [serve.maxQueued !== undefined, '--max-queued'],
     [serve.drainGrace !== undefined, '--drain-grace'],
+    [serve.instance !== undefined, '--instance'],
+    [serve.allowHosts.length > 0, '--allow-host'],
   ] as const)
     if (set && serve.http === undefined) throw new UsageError(`${name} applies to --http only`);
   if (serve.maxQueued !== undefined && serve.maxCalls === undefined)

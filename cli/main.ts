@@ -30,6 +30,10 @@ usage:
                   [--max-queued <n>]        ... unless one of n places in a queue is free
                   [--drain-grace <ms>]      with --http: on SIGTERM, running calls get this long to
                                             finish while new ones get 503 (default 30000)
+                  [--instance <id>]         with --http: session ids read <id>.<uuid>, for a balancer
+                                            that routes each session to its instance
+                  [--allow-host <name>]...  with --http: accept this Host (the name clients use,
+                                            behind a proxy), besides loopback and the bound address
                   [--allow-origin <origin>]...
                                             with --http: pages of this origin may call the server
                                             from a browser (CORS; e.g. http://localhost:4200)

@@ -88,6 +88,8 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     maxConcurrentCalls: args.maxCalls,
     maxQueuedCalls: args.maxQueued,
     drainGrace: args.drainGrace,
+    instance: args.instance,
+    allowedHosts: args.allowHosts,
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
     factory: () => createMcpServer(INFO, tools),

@@ -63,6 +63,36 @@ describe('agenttool serve --http: admission and drain for load balancers', funct
     }
   });
 
+  it('--instance: the session ids it mints start with the instance id', async () => {
+    const served = serveCli(['--instance', 'b']);
+    try {
+      const url = await served.url;
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('mcp-session-id')).to.match(/^b\.[0-9a-f-]{36}$/);
+      await res.body?.cancel();
+    } finally {
+      served.child.kill('SIGINT');
+      await served.done;
+    }
+  });
+
   it('refuses the scaling flags without --http, and --max-queued without --max-calls', async () => {
     for (const [args, message] of [
       [['serve', '--max-calls', '4'], '--max-calls applies to --http only'],

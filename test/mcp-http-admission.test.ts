@@ -209,12 +209,28 @@ describe('serveHttp admission control: maxConcurrentCalls, health, drain', funct
     http = undefined;
   });
 
+  it('mints session ids that start with the instance, for a balancer to route by', async () => {
+    const server = await serve({ stateless: false, instance: 'east-2' });
+    const client = new Client({ name: 'sdk', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(server.url);
+    await client.connect(transport);
+    try {
+      expect(transport.sessionId).to.match(
+        /^east-2\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
+      expect((await client.listTools()).tools).to.have.length(1);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('refuses limits that make no sense before taking a port', async () => {
     const factory = () => createMcpServer(INFO, [gate]);
     for (const [options, message] of [
       [{ maxConcurrentCalls: 0 }, 'maxConcurrentCalls must be at least 1'],
       [{ maxQueuedCalls: -1 }, 'maxQueuedCalls must be at least 0'],
       [{ drainGrace: -5 }, 'drainGrace must be a finite number'],
+      [{ instance: 'a.b' }, 'instance must be 1 to 64 letters, digits, _ or -'],
     ] as const)
       await serveHttp({ factory, ...options }).then(
         () => expect.fail('accepted'),

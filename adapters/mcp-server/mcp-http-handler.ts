@@ -104,6 +104,14 @@ export interface McpHttpHandlerOptions {
    * waiting call whose client goes away leaves the queue.
    */
   maxQueuedCalls?: number;
+  /**
+   * This instance's name among several behind a load balancer: the session ids it mints read
+   * `<instance>.<random UUID>`, so that the balancer can send each session's requests to the
+   * instance that holds it (an nginx `map` on `$http_mcp_session_id`; see the README's "Scaling
+   * out"). 1 to 64 letters, digits, `_` or `-`; anything else is a RangeError. Default: none, the
+   * ids are bare random UUIDs.
+   */
+  instance?: string;
 }
 
 /** The default {@link McpHttpHandlerOptions.maxSessions}. */
@@ -218,6 +226,7 @@ export class McpHttpHandler {
   /** The Servers of stateless requests being answered. */
   private readonly requestServers = new Set<Server>();
   private draining = false;
+  private readonly newSessionId: () => string;
 
   /**
    * @throws RangeError for an empty token or one with whitespace, a malformed allowed host or
@@ -234,6 +243,12 @@ export class McpHttpHandler {
     const maxQueued = options.maxQueuedCalls ?? 0;
     if (!(maxQueued >= 0)) throw new RangeError('maxQueuedCalls must be at least 0');
     this.admission = new CallAdmission(maxCalls, maxQueued);
+    const instance = options.instance;
+    if (instance !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(instance))
+      throw new RangeError(
+        `instance must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance)}`,
+      );
+    this.newSessionId = instance === undefined ? randomUUID : () => `${instance}.${randomUUID()}`;
     this.access = new HttpAccess(options);
     this.cors = new HttpCors(options.allowedOrigins);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
@@ -504,7 +519,7 @@ export class McpHttpHandler {
       stateless
         ? { sessionIdGenerator: undefined }
         : {
-            sessionIdGenerator: randomUUID,
+            sessionIdGenerator: this.newSessionId,
             onsessioninitialized: (id) => {
               this.sessions.set(id, entry);
             },
