@@ -76,7 +76,9 @@ describe('connectMcp over HTTP: a call whose response is lost fails at once', fu
           headers,
           body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
         }).then(async (r) => {
-          res.writeHead(r.status, Object.fromEntries(r.headers));
+          const back: Record<string, string> = {};
+          r.headers.forEach((value, key) => (back[key] = value));
+          res.writeHead(r.status, back);
           res.end(Buffer.from(await r.arrayBuffer()));
         });
       });
