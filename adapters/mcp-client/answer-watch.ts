@@ -55,20 +55,50 @@ export class AnswerWatch {
   /** Requests sent and not answered yet. */
   private readonly pending = new Set<RequestId>();
   private onLost: (message: JSONRPCMessage) => void = () => undefined;
+  /** The requests running, each with its own signal; and the transport signal they follow. */
+  private readonly live = new Set<AbortController>();
+  private followed: AbortSignal | undefined;
 
   constructor(private readonly base: FetchLike = (url, init) => fetch(url, init)) {}
 
   readonly fetch: FetchLike = async (url, init) => {
-    const res = await this.base(url, init);
+    // Each request gets a signal of its own, aborted with the transport's: fetch lets go of a
+    // signal's listener only when its request is collected, so thousands of calls on the
+    // transport's one signal would pile up listeners (a MaxListenersExceededWarning).
+    const shared = init?.signal ?? undefined;
+    let release = (): void => undefined;
+    if (shared !== undefined) {
+      const own = new AbortController();
+      if (shared.aborted) own.abort(shared.reason);
+      else {
+        this.follow(shared);
+        this.live.add(own);
+        release = () => this.live.delete(own);
+      }
+      init = { ...init, signal: own.signal };
+    }
+    let res: Response;
+    try {
+      res = await this.base(url, init);
+    } catch (err) {
+      release();
+      throw err;
+    }
     const ids = init?.method === 'POST' ? requestIds(init.body) : [];
     const type = res.headers.get('content-type') ?? '';
-    if (!res.ok && !type.includes('json'))
+    if (!res.ok && !type.includes('json')) {
+      release();
+      await res.body?.cancel().catch(() => undefined);
       return new Response(`HTTP ${res.status} ${res.statusText}`.trim(), {
         status: res.status,
         statusText: res.statusText,
         headers: { 'content-type': 'text/plain' },
       });
-    if (ids.length === 0 || !type.includes('text/event-stream') || res.body === null) return res;
+    }
+    if (!type.includes('text/event-stream') || res.body === null) {
+      release();
+      return res;
+    }
     const reader = res.body.getReader();
     // A broken stream is ended, not errored: an error would drop what it delivered last.
     const body = new ReadableStream<Uint8Array>({
@@ -83,10 +113,14 @@ export class AnswerWatch {
         } catch (err) {
           reason = err instanceof Error ? err.message : String(err);
         }
+        release();
         controller.close();
         this.ended(ids, reason);
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        release();
+        return reader.cancel(reason);
+      },
     });
     return new Response(body, {
       status: res.status,
@@ -122,6 +156,21 @@ export class AnswerWatch {
     inner.onclose = () => outer.onclose?.();
     this.onLost = (message) => outer.onmessage?.(message);
     return outer;
+  }
+
+  /** Aborts every running request when `signal` (the transport's) aborts: one listener. */
+  private follow(signal: AbortSignal): void {
+    if (this.followed === signal) return;
+    this.followed = signal;
+    signal.addEventListener(
+      'abort',
+      () => {
+        const running = [...this.live];
+        this.live.clear();
+        for (const own of running) own.abort(signal.reason);
+      },
+      { once: true },
+    );
   }
 
   /**
