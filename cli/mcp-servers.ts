@@ -84,7 +84,7 @@ export async function connectServers(
   }
 }
 
-/** Closes every remote, ignoring failures: the host is on its way out. */
+/** Closes every remote, ignoring failures: the CLI is on its way out. */
 /**
  * The remote tools a model can be offered: a name the Responses API refuses (over 64 characters,
  * or with characters such as `.` or `/` that MCP allows) is left out with one warning line each,

@@ -1,5 +1,5 @@
 /**
- * The process groups that `bash` calls started and that still run, so that a host can kill them
+ * The process groups that `bash` calls started and that still run, so that the CLI can kill them
  * all before it exits. Depends on nothing but Node, so that the CLI's entry point can reap without
  * loading the engine.
  *
@@ -30,7 +30,7 @@ export function forgetGroup(pgid: number): void {
 
 /**
  * Kills (SIGKILL) every process group a bash call started that is still running, and returns how
- * many there were: for a host about to exit, so that no command outlives it. Synchronous, so it
+ * many there were: for a process about to exit, so that no command outlives it. Synchronous, so it
  * can run in a `process.on('exit')` handler.
  */
 export function reapShells(): number {

@@ -1,7 +1,7 @@
 /**
  * The example MCP server: `upper`, a strict `add` and `tiny_image`, over stdio by default.
  *
- *   node --import tsx examples/mcp-server.ts              # stdio, for an MCP host to start
+ *   node --import tsx examples/mcp-server.ts              # stdio, for an MCP client to start
  *   node --import tsx examples/mcp-server.ts --http 3000  # Streamable HTTP on 127.0.0.1:3000/mcp
  *
  * @module

@@ -63,7 +63,7 @@ export class CallContext implements ToolContext {
    * time it is read.
    */
   get call(): ToolCall & {
-    /** The host's key, or else the call id. */
+    /** The application's key, or else the call id. */
     readonly idempotencyKey: string;
   } {
     if (!this.keyed) {

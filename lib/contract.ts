@@ -16,7 +16,7 @@ export interface ToolCall {
   /**
    * The key a tool passes to the systems it changes so that a second run of this call is not a
    * second effect (an `Idempotency-Key` header, a unique request id). Set it to keep a key of the
-   * host's; left unset, it is the call id, and a tool reads it filled in on `context.call`.
+   * application's; left unset, it is the call id, and a tool reads it filled in on `context.call`.
    * See `idempotencyKeyOf`.
    */
   readonly idempotencyKey?: string;
@@ -82,10 +82,10 @@ export interface Session {
 /** What a call can reach while it runs. */
 export interface ToolContext {
   /**
-   * The call being run, its `idempotencyKey` always filled in: the host's, or else the call id.
+   * The call being run, its `idempotencyKey` always filled in: the application's, or else the call id.
    */
   readonly call: ToolCall & {
-    /** The host's key, or else the call id. */
+    /** The application's key, or else the call id. */
     readonly idempotencyKey: string;
   };
   /** Aborts when the call is cancelled, and only then: not when it completes or fails. */
@@ -94,7 +94,7 @@ export interface ToolContext {
   progress(update: ProgressUpdate): void;
   /**
    * Writes a handle to a side effect the call has just started (a process group, a temp dir, a
-   * remote job id) through the host's recorder. Resolves once the recorder has written it
+   * remote job id) through the application's recorder. Resolves once the recorder has written it
    * durably, rejects with the recorder's error, and resolves at once when no recorder is
    * installed, so a tool calls it unconditionally.
    */
@@ -168,7 +168,7 @@ export interface Tool {
    * Unset is `'unsafe'`.
    */
   readonly replay?: Replay;
-  /** Releases what the tool value owns beyond one call; the host's to call, never a batch's. */
+  /** Releases what the tool value owns beyond one call; the application's to call, never a batch's. */
   close?(): void | Promise<void>;
 }
 

@@ -47,7 +47,7 @@ export class ValidationError extends AgentToolError {
 /**
  * A tool broke the contract: its execute threw instead of returning an observable, its observable
  * completed without a final event, or it threw a value that is not an Error. The message is one
- * line; the thrown value and its stack stay on the error for the host.
+ * line; the thrown value and its stack stay on the error for the application.
  */
 export class ToolPanicError extends AgentToolError {
   /** The tool's name. */

@@ -11,7 +11,7 @@ import type { Replay, Tool, ToolCall } from './contract.js';
  *
  * MCP's `readOnlyHint` and `idempotentHint` do not stand in for it: they are hints, which a policy
  * may use to be stricter and never alone to allow something, and running a call twice is allowing
- * it twice. A tool from `connectMcp` therefore reads `'unsafe'`; a host that trusts a server says
+ * it twice. A tool from `connectMcp` therefore reads `'unsafe'`; an application that trusts a server says
  * otherwise with `wrap(remoteTool, { replay: 'safe' })`.
  *
  * @param tool Any tool.
@@ -23,19 +23,19 @@ export function replayOf(tool: Tool): Replay {
 }
 
 /**
- * The idempotency key of `call`: the key the host set on it, or else the call id itself. The
+ * The idempotency key of `call`: the key the application set on it, or else the call id itself. The
  * derivation is stable (the same call gives the same key in every process and every run) and
  * readable in a log; it relies on call ids being unique, as providers make them (`call_...`). A
- * host whose call ids can repeat across turns (a local model numbering its calls `call_0`,
+ * application whose call ids can repeat across turns (a local model numbering its calls `call_0`,
  * `call_1`) sets its own key, for instance `${conversationId}/${turn}/${call.id}`, and keeps it
  * when it resumes the batch.
  *
  * The executor hands every tool its call with the key filled in, so a tool reads
- * `context.call.idempotencyKey` and never needs this function; a host that records calls does.
+ * `context.call.idempotencyKey` and never needs this function; an application that records calls does.
  * Under the MCP server a call's id is the JSON-RPC request id, which every connection numbers
  * anew, so there the key a tool reads is qualified by the session: `<session id>/<request id>`.
  *
- * @param call A call, with or without a key of the host's.
+ * @param call A call, with or without a key of the application's.
  * @return The key the call runs under; never empty for a call with an id.
  */
 export function idempotencyKeyOf(call: ToolCall): string {

@@ -36,7 +36,7 @@ export function definition(tool: Tool): FunctionTool {
 /**
  * A list of tools with lookup by name. The order is the caller's and is kept by
  * {@link ToolSet.definitions}. The set does not check its names when built: call
- * {@link ToolSet.validate} where a bad name should stop the host.
+ * {@link ToolSet.validate} where a bad name should stop the application.
  */
 export class ToolSet implements Iterable<Tool> {
   private readonly list: readonly Tool[];
@@ -96,7 +96,7 @@ export class ToolSet implements Iterable<Tool> {
 
   /**
    * Closes every tool that has `close`, in order, each even when an earlier one failed; then
-   * rejects with the one failure, or with an AggregateError joining several. The host's to call,
+   * rejects with the one failure, or with an AggregateError joining several. The application's to call,
    * once, when the session that built the tools is over.
    */
   async close(): Promise<void> {

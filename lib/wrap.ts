@@ -68,7 +68,7 @@ export function wrap(tool: Tool, overrides: WrapOverrides = {}): Tool {
 
 /**
  * The tool `tool` was made from by {@link wrap}, one level in, or undefined when `tool` is not a
- * wrapper. A host that wants the tool at the bottom of a chain of wrappers calls it until it
+ * wrapper. An application that wants the tool at the bottom of a chain of wrappers calls it until it
  * returns undefined:
  *
  * ```ts

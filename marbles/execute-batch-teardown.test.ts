@@ -53,6 +53,24 @@ describe('executeBatch: a tool whose teardown throws', () => {
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
 
+  it('reports the teardown of a call that ended and completed inside subscribe', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      // rxjs runs the teardown as subscribe returns it, the subscriber being closed already.
+      const sync = new Observable<ToolEvent>((subscriber) => {
+        subscriber.next(final('done'));
+        subscriber.complete();
+        return () => {
+          throw new Error('teardown boom');
+        };
+      });
+      const b = cold('--(f|)', toolEvents);
+      const jobs = [job(stubTool('a', sync), 'a'), job(stubTool('b', b), 'b')];
+      expectObservable(executeBatch(jobs, options)).toBe('a-(b|)', doneEvents('ab'));
+    });
+    expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
+  });
+
   it('still tears down every other running call when the batch is unsubscribed', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {

@@ -90,7 +90,7 @@ export interface ExecuteOptions {
    * sequential tool does.
    */
   sequential?: boolean;
-  /** Installed on every call's context, so a tool's `context.record(...)` reaches the host. */
+  /** Installed on every call's context, so a tool's `context.record(...)` reaches the application. */
   recorder?: Recorder;
   /**
    * Runs when a call actually starts: after it has its slot and its turn, before its tool is

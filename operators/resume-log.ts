@@ -76,7 +76,7 @@ export function startedCall(job: Job): StartedCall {
 }
 
 /**
- * What a host writes down when a job ends, for a resumable batch: the final event's call id and its
+ * What an application writes down when a job ends, for a resumable batch: the final event's call id and its
  * result, or its error as `{ message, code? }`, a form that survives `JSON.stringify` (an Error
  * does not). Undefined for a progress event, which is not worth keeping.
  *

@@ -182,7 +182,7 @@ describe('MCP client: the tool list over time', function () {
   });
 });
 
-describe('MCP client: the host claims, the server hints', () => {
+describe('MCP client: the application claims, the server hints', () => {
   const opened: McpRemote[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((r) => r.close()));
@@ -234,7 +234,7 @@ describe('MCP client: the host claims, the server hints', () => {
       readOnlyHint: true,
       openWorldHint: true,
     });
-    // The host said sequential; the server's say-so cannot undo it or claim a sandbox.
+    // The application said sequential; the server's say-so cannot undo it or claim a sandbox.
     expect(isSequential(l!)).to.equal(true);
     expect(resourceOf(l!)).to.equal('');
     expect(confinedBy(l!, '{}', new CallContext(call))).to.deep.equal({ confined: false, by: '' });

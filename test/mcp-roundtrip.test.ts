@@ -197,6 +197,27 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
     expect(events.map((e) => e.result.output)).to.deep.equal(['one', 'two', '', 'done']);
   });
 
+  it('forwards no progress a tool sends after its final, nor a second final', async () => {
+    const afterFinal = rawTool({
+      name: 'after-final',
+      description: 'Breaks the contract after its final.',
+      execute: () =>
+        new Observable<ToolEvent>((subscriber) => {
+          subscriber.next({ final: false, result: textResult('before') });
+          subscriber.next({ final: true, result: textResult('result') });
+          subscriber.next({ final: false, result: textResult('after') });
+          subscriber.next({ final: true, result: textResult('second') });
+          subscriber.complete();
+        }),
+    });
+    const remote = await open([afterFinal]);
+    const { events } = await runTool(find(remote, 'after-final'));
+    expect(events.map((e) => [e.final, e.result.output])).to.deep.equal([
+      [false, 'before'],
+      [true, 'result'],
+    ]);
+  });
+
   it('serves exactly the annotation hints a tool states; the client fills in the MCP defaults that apply', async () => {
     const remote = await open(local);
     expect(annotationsOf(find(remote, 'raw'))).to.deep.equal(annotationsOf(raw));

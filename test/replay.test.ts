@@ -58,7 +58,7 @@ describe('replay safety', () => {
     ).to.equal('idempotent');
   });
 
-  it('derives the idempotency key from the call id unless the host sets one', () => {
+  it('derives the idempotency key from the call id unless the application sets one', () => {
     expect(idempotencyKeyOf({ id: 'call_1', args: '' })).to.equal('call_1');
     expect(idempotencyKeyOf({ id: 'call_1', args: '', idempotencyKey: 'k' })).to.equal('k');
     expect(idempotencyKeyOf({ id: 'call_1', args: '', idempotencyKey: '' })).to.equal('call_1');
@@ -102,12 +102,12 @@ describe('replay safety', () => {
     await batchResults(
       [
         { tool: typed, call: { id: 't1', args: '{"n":1}' } },
-        { tool: raw, call: { id: 'r1', args: '', idempotencyKey: 'host-key' } },
+        { tool: raw, call: { id: 'r1', args: '', idempotencyKey: 'app-key' } },
         { tool: plain, call: { id: 'p1', args: '' } },
       ],
       { recorder, maxParallel: 1 },
     );
-    expect(seen).to.deep.equal(['t1', 'host-key', 'p1']);
+    expect(seen).to.deep.equal(['t1', 'app-key', 'p1']);
     expect(recorded.map((call) => call.idempotencyKey)).to.deep.equal(['t1']);
   });
 });
@@ -140,7 +140,7 @@ describe('idempotency keys under the MCP server', () => {
     expect(sessions[0]).to.not.equal('');
   });
 
-  it('derives <session>/<call id> for a context in a session, and keeps a key the host set', () => {
+  it('derives <session>/<call id> for a context in a session, and keeps a key the application set', () => {
     const session = { id: 's1' };
     expect(new CallContext({ id: '7', args: '' }, { session }).call.idempotencyKey).to.equal(
       's1/7',
@@ -177,9 +177,9 @@ describe('executeBatch with resume', () => {
     ];
     const jobs = [
       jobOf(charge.tool, 'a'), // no key now, the derived one before: same key
-      jobOf(charge.tool, 'b'), // no key now, a host key before: runs under the recorded one
-      jobOf(charge.tool, 'c', 'turn-3/c'), // the same host key
-      jobOf(charge.tool, 'd', 'turn-4/d'), // another host key: refused
+      jobOf(charge.tool, 'b'), // no key now, an application key before: runs under the recorded one
+      jobOf(charge.tool, 'c', 'turn-3/c'), // the same application key
+      jobOf(charge.tool, 'd', 'turn-4/d'), // another application key: refused
     ];
     const settled = await batchResults(jobs, { resume: { started }, maxParallel: 1 });
     expect(charge.keys).to.deep.equal(['a', 'turn-3/b', 'turn-3/c']);

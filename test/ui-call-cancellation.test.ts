@@ -4,9 +4,9 @@
  * batch, its resource chain included, goes on as before.
  */
 import { expect } from 'chai';
-import { NEVER } from 'rxjs';
-import { CancelledError, chains, executeBatch, ToolPanicError } from '../index.js';
-import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
+import { finalize, NEVER, Observable } from 'rxjs';
+import { CancelledError, chains, executeBatch, ToolPanicError, type ToolEvent } from '../index.js';
+import { errorEvent, final, finalEvent, stubTool } from '../testing/index.js';
 import { job, testScheduler, toolEvents } from '../marbles/support.js';
 import { CallCancellation, CANCELLED_BY_USER } from '../cli/ui/call-cancellation.js';
 
@@ -71,6 +71,51 @@ describe('web front: cancelling one call', () => {
         ),
       });
     });
+  });
+
+  it("passes on to the batch's report what a cancelled tool's teardown throws", () => {
+    const seen: string[] = [];
+    const onTeardownError = (error: unknown): void => {
+      seen.push((error as Error).message);
+    };
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('------(f|)', toolEvents);
+      const throwing = a.pipe(
+        finalize(() => {
+          throw new Error('teardown boom');
+        }),
+      );
+      const cancellation = new CallCancellation();
+      scheduler.schedule(() => cancellation.cancel(0), 2);
+      const jobs = cancellation.wrap([job(stubTool('a', throwing), 'a')]);
+      expectObservable(executeBatch(jobs, { onTeardownError })).toBe('--(a|)', {
+        a: errorEvent(0, 'a', cancelled),
+      });
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+    });
+    expect(seen).to.deep.equal(['teardown boom']);
+  });
+
+  it('passes on the teardown of a tool that ended inside subscribe, its final kept', () => {
+    const seen: string[] = [];
+    const onTeardownError = (error: unknown): void => {
+      seen.push((error as Error).message);
+    };
+    testScheduler().run(({ expectObservable }) => {
+      const sync = new Observable<ToolEvent>((subscriber) => {
+        subscriber.next(final('done'));
+        subscriber.complete();
+        return () => {
+          throw new Error('teardown boom');
+        };
+      });
+      const jobs = new CallCancellation().wrap([job(stubTool('a', sync), 'a')]);
+      expectObservable(executeBatch(jobs, { onTeardownError })).toBe('(a|)', {
+        a: finalEvent(0, 'a', 'done'),
+      });
+    });
+    expect(seen).to.deep.equal(['teardown boom']);
   });
 
   it('keeps every property of the tool but execute, so the batch schedules as before', () => {

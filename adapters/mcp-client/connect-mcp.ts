@@ -28,7 +28,7 @@ import {
   RemoteTool,
   type InFlightCall,
   type RemoteClaims,
-  type RemoteHost,
+  type RemoteConnection,
 } from './remote-tool.js';
 import { logMessage, type McpLogMessage } from './server-log.js';
 
@@ -38,9 +38,9 @@ export interface McpClientOptions {
   prefix?: string;
   /** Tools that run alone in a batch, by remote or local name. */
   sequential?: Iterable<string>;
-  /** Shared state the host says tools touch: resource → tool names (remote or local). */
+  /** Shared state the application says tools touch: resource → tool names (remote or local). */
   resources?: Readonly<Record<string, readonly string[]>>;
-  /** Tools the host says run confined: name (remote or local) → what confines them. */
+  /** Tools the application says run confined: name (remote or local) → what confines them. */
   confined?: Readonly<Record<string, string>>;
   /**
    * How long (ms) a call of a tool that is not read-only waits, after its answer, for a
@@ -108,7 +108,7 @@ export class McpRemote {
   private lost = false;
   private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
   private readonly refreshes: RefreshTracker;
-  private readonly host: RemoteHost;
+  private readonly connection: RemoteConnection;
   private readonly inFlight = new Set<InFlightCall>();
   private readonly sequential: ReadonlySet<string>;
   /** Remote names left out of the list (see {@link remoteNameProblem}), each reported once. */
@@ -130,7 +130,7 @@ export class McpRemote {
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
     this.refreshes = new RefreshTracker(() => this.fetch(), listChanged ? grace : 0);
     const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-    this.host = {
+    this.connection = {
       client,
       requestTimeout: timeout > 0 ? Math.min(timeout, NO_TIMEOUT) : NO_TIMEOUT,
       inFlight: this.inFlight,
@@ -195,7 +195,7 @@ export class McpRemote {
     return this.closing;
   }
 
-  /** Why a waiting call failed: the host closed, or the connection went away (and why, if known). */
+  /** Why a waiting call failed: the application closed it, or the connection went away (and why, if known). */
   private lostError(tool: string): Error {
     if (this.closing !== undefined) return closedError(tool);
     const why = this.transport.lastError;
@@ -275,12 +275,17 @@ export class McpRemote {
       if (old !== undefined && JSON.stringify(old.definition) === JSON.stringify(definition))
         return old;
       const name = this.name(definition.name);
-      return new RemoteTool(this.host, name, definition, this.claimsFor(definition.name, name));
+      return new RemoteTool(
+        this.connection,
+        name,
+        definition,
+        this.claimsFor(definition.name, name),
+      );
     });
     this.list.next(Object.freeze(next));
   }
 
-  /** The host's claims for a tool, named by its remote or its local name. */
+  /** The application's claims for a tool, named by its remote or its local name. */
   private claimsFor(remoteName: string, local: string): RemoteClaims {
     const named = (name: string): boolean => name === local || name === remoteName;
     let resource = '';
@@ -320,7 +325,7 @@ function endSession(transport: Transport): Promise<void> {
  *
  * A remote's annotations are hints: they are reported as the server stated them (with MCP's defaults
  * where they apply) and never make a tool sequential, resource-bound or confined, nor undo what
- * the host claims in `options`.
+ * the application claims in `options`.
  *
  * A tool whose name is empty, longer than 128 characters, or holds control or invisible characters
  * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to

@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP client transport, so a host need not import the SDK to connect. The stdio
+ * The Streamable HTTP client transport, so an application need not import the SDK to connect. The stdio
  * transport is in `agenttool/mcp/stdio` (Node only).
  *
  * @module

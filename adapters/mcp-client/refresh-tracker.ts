@@ -29,7 +29,7 @@ export class RefreshTracker {
 
   constructor(
     private readonly fetch: () => Promise<void>,
-    /** ms a call waits for a notification; 0 when the server sends none or the host said so. */
+    /** ms a call waits for a notification; 0 when the server sends none or the application said so. */
     private readonly grace: number,
   ) {}
 

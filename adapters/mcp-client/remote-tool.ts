@@ -38,7 +38,7 @@ export interface InFlightCall {
 }
 
 /** What a remote tool needs from the connection it came from. */
-export interface RemoteHost {
+export interface RemoteConnection {
   readonly client: Client;
   /** The SDK request timeout in ms; it restarts on every progress notification. */
   readonly requestTimeout: number;
@@ -53,11 +53,11 @@ export interface RemoteHost {
   settle(readOnly: boolean): Promise<unknown> | undefined;
 }
 
-/** The host's claims about a remote tool, which MCP has no field for. */
+/** The application's claims about a remote tool, which MCP has no field for. */
 export interface RemoteClaims {
   sequential: boolean;
   resource: string;
-  /** What confines every call of the tool, or undefined when the host claims nothing. */
+  /** What confines every call of the tool, or undefined when the application claims nothing. */
   confinedBy: string | undefined;
 }
 
@@ -92,7 +92,7 @@ function progressInfo(progress: Progress): ProgressInfo {
  * One tool of a remote server. The schema is the server's, served verbatim and validated by the
  * server; the client only checks that the arguments are a JSON object. Annotations are the
  * server's hints (mapped with MCP's defaults); sequential, resource and confinement are the
- * host's claims alone, never the server's.
+ * application's claims alone, never the server's.
  */
 export class RemoteTool implements Tool {
   readonly name: string;
@@ -108,7 +108,7 @@ export class RemoteTool implements Tool {
 
   /** @internal Made by the remote for each tool the server lists. */
   constructor(
-    private readonly host: RemoteHost,
+    private readonly connection: RemoteConnection,
     name: string,
     definition: McpTool,
     claims: RemoteClaims,
@@ -133,8 +133,8 @@ export class RemoteTool implements Tool {
    */
   execute(call: ToolCall, _context: ToolContext): Observable<ToolEvent> {
     return new Observable<ToolEvent>((subscriber) => {
-      const host = this.host;
-      if (host.isClosed()) {
+      const connection = this.connection;
+      if (connection.isClosed()) {
         subscriber.error(closedError(this.name));
         return undefined;
       }
@@ -162,11 +162,11 @@ export class RemoteTool implements Tool {
           return true;
         },
       };
-      host.inFlight.add(waiting);
-      host.client
+      connection.inFlight.add(waiting);
+      connection.client
         .callTool({ name: this.definition.name, arguments: args }, undefined, {
           signal: controller.signal,
-          timeout: host.requestTimeout,
+          timeout: connection.requestTimeout,
           resetTimeoutOnProgress: true,
           onprogress: (progress) => {
             if (done) return;
@@ -180,7 +180,7 @@ export class RemoteTool implements Tool {
         .then(
           (answer) => {
             const result = answer as CallToolResult;
-            host.inFlight.delete(waiting);
+            connection.inFlight.delete(waiting);
             if (done) return;
             const finish = (): void => {
               if (done) return;
@@ -200,17 +200,19 @@ export class RemoteTool implements Tool {
               subscriber.next({ final: true, result: mapped });
               subscriber.complete();
             };
-            const settled = host.settle(this.readOnly);
+            const settled = connection.settle(this.readOnly);
             if (settled === undefined) finish();
             else settled.then(finish, finish);
           },
           (err: unknown) => {
-            host.inFlight.delete(waiting);
-            waiting.fail(host.isClosed() ? host.lostError(this.name) : callError(this.name, err));
+            connection.inFlight.delete(waiting);
+            waiting.fail(
+              connection.isClosed() ? connection.lostError(this.name) : callError(this.name, err),
+            );
           },
         );
       return () => {
-        host.inFlight.delete(waiting);
+        connection.inFlight.delete(waiting);
         if (done) return;
         done = true;
         controller.abort(new CancelledError());

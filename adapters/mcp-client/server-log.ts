@@ -1,5 +1,5 @@
 /**
- * A server's log messages (MCP's `notifications/message`), as the host receives them.
+ * A server's log messages (MCP's `notifications/message`), as the application receives them.
  *
  * @module
  */
@@ -29,7 +29,7 @@ export function logText(data: unknown): string {
   }
 }
 
-/** The message as the host gets it. */
+/** The message as the application gets it. */
 export function logMessage(
   params: LoggingMessageNotification['params'],
   tool: string | undefined,

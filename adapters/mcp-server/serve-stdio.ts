@@ -10,8 +10,8 @@ import type { Tool } from '../../lib/contract.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
 
 /**
- * Serves `tools` over stdio, the transport an MCP host uses when it starts the server as a child
- * process. Resolves with the connected Server once it listens. When stdin ends (the host went
+ * Serves `tools` over stdio, the transport an MCP client application (an editor, an agent) uses when it starts the server as a child
+ * process. Resolves with the connected Server once it listens. When stdin ends (the client went
  * away), the server closes and every running call is cancelled.
  *
  * stdout carries the protocol: anything else written there corrupts it, so log to stderr.

@@ -8,7 +8,8 @@ import type {
   ProgressToken,
   ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { UnsubscriptionError, type Subscription } from 'rxjs';
+import { UnsubscriptionError } from 'rxjs';
+import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
 import type { ProgressInfo, Session, Tool, ToolCall, ToolResult } from '../../lib/contract.js';
 import { CancelledError, describeThrown, ToolPanicError } from '../../lib/errors.js';
@@ -53,14 +54,14 @@ function resultOf(served: ServedCall, result: ToolResult): CallToolResult {
 }
 
 /** The MCP result of a failure: a remote tool's `isError` result as it came, else `failure`. */
-function failureOf(served: ServedCall, err: unknown): CallToolResult {
+function failureOf(served: ServedCall, err: Error): CallToolResult {
   if (
     served.passThrough === true &&
     err instanceof RemoteToolError &&
     isCallToolResult(err.details)
   )
     return err.details;
-  return failure(err instanceof Error ? err : new ToolPanicError(served.tool.name, err));
+  return failure(err);
 }
 
 /** The ToolPanicError for a teardown of `tool` that threw `thrown` (rxjs wraps it). */
@@ -113,12 +114,64 @@ class ProgressForwarder implements ProgressSink {
 }
 
 /**
+ * The consumer of one served call: resolves with the MCP result of its end, or with a
+ * CancelledError's when the request's signal aborts. The abort listener is the object itself.
+ */
+class ServedConsumer extends CallConsumer implements EventListenerObject {
+  private readonly sink: ProgressForwarder | undefined;
+
+  constructor(
+    private readonly served: ServedCall,
+    private readonly resolve: (result: CallToolResult) => void,
+  ) {
+    super();
+    this.sink =
+      served.progressToken === undefined
+        ? undefined
+        : new ProgressForwarder(served.progressToken, served.notify);
+  }
+
+  run(): void {
+    const { tool, call, signal } = this.served;
+    if (signal.aborted) return this.resolve(failure(new CancelledError()));
+    signal.addEventListener('abort', this);
+    const context = new CallContext(call, { sink: this, session: this.served.session });
+    this.consume(tool, call, context, context);
+  }
+
+  /** The request's signal aborted: the tool's signal aborts, then it is unsubscribed. */
+  handleEvent(): void {
+    if (this.phase === ENDED) return;
+    this.served.signal.removeEventListener('abort', this);
+    this.cancel();
+    this.resolve(failure(new CancelledError()));
+  }
+
+  protected onProgress(result: ToolResult): void {
+    this.sink?.progress(result);
+  }
+
+  protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
+    this.served.signal.removeEventListener('abort', this);
+    this.resolve(
+      error === undefined
+        ? resultOf(this.served, result as ToolResult)
+        : failureOf(this.served, error),
+    );
+  }
+
+  protected onTeardownError(thrown: unknown): void {
+    this.served.report(teardownError(this.served.tool.name, thrown));
+  }
+}
+
+/**
  * Runs one served call to its MCP result. Resolves, never rejects: a validation problem, a
  * failure, a contract break and a cancellation are all `isError` results (the SDK sends nothing
- * for a cancelled request). The tool is unsubscribed as soon as its call ends (final, error,
- * completion or cancellation); a teardown that throws then is caught and passed to
- * `served.report`, never thrown into the tool's timers or the request's abort signal, and the
- * call's result stands.
+ * for a cancelled request). The tool is consumed by the rules of {@link CallConsumer}: it is
+ * unsubscribed as soon as its call ends (final, error, completion or cancellation); a teardown
+ * that throws then is caught and passed to `served.report`, never thrown into the tool's timers
+ * or the request's abort signal, and the call's result stands.
  */
 export function runServedCall(served: ServedCall): Promise<CallToolResult> {
   try {
@@ -126,72 +179,5 @@ export function runServedCall(served: ServedCall): Promise<CallToolResult> {
   } catch (err) {
     return Promise.resolve(failure(err));
   }
-  const { tool, call, signal } = served;
-  return new Promise<CallToolResult>((resolve) => {
-    const sink =
-      served.progressToken === undefined
-        ? undefined
-        : new ProgressForwarder(served.progressToken, served.notify);
-    const context = new CallContext(call, { sink, session: served.session });
-    let subscription: Subscription | undefined;
-    let settled = false;
-    const settle = (result: CallToolResult): void => {
-      if (settled) return;
-      settled = true;
-      context.finish();
-      signal.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-    // Unsubscribing runs the tool's teardown: whatever it throws stays here.
-    const end = (): void => {
-      const current = subscription;
-      if (current === undefined || current.closed) return;
-      try {
-        current.unsubscribe();
-      } catch (err) {
-        served.report(teardownError(tool.name, err));
-      }
-    };
-    const onAbort = (): void => {
-      context.cancel();
-      settle(failure(new CancelledError()));
-      end();
-    };
-    if (signal.aborted) {
-      settle(failure(new CancelledError()));
-      return;
-    }
-    signal.addEventListener('abort', onAbort);
-    try {
-      subscription = tool.execute(call, context).subscribe({
-        next: (event) => {
-          if (!event.final) {
-            sink?.progress(event.result);
-            return;
-          }
-          settle(resultOf(served, event.result));
-          end();
-        },
-        error: (err: unknown) => {
-          settle(failureOf(served, err));
-          end();
-        },
-        // Completion after the final event is the normal end: build the error only for a
-        // contract break, since an Error's stack costs more than the rest of a call.
-        complete: () => {
-          if (!settled)
-            settle(
-              failure(new ToolPanicError(tool.name, undefined, 'completed without a final event')),
-            );
-          end();
-        },
-      });
-    } catch (err) {
-      // A tool that ended synchronously and whose teardown threw lands here after its final.
-      if (settled) served.report(teardownError(tool.name, err));
-      else settle(failure(new ToolPanicError(tool.name, err)));
-    }
-    // A tool that ended synchronously is done; one that did not is unsubscribed when it ends.
-    if (settled) end();
-  });
+  return new Promise<CallToolResult>((resolve) => new ServedConsumer(served, resolve).run());
 }

@@ -14,7 +14,7 @@ import type { Annotations } from '../../lib/contract.js';
  * `idempotentHint` (default false) take their defaults only for a tool that is not read-only,
  * since MCP gives them meaning only then; a read-only tool carries them only as the server stated
  * them. When the server sends no block, the tool states nothing (undefined, or the title alone).
- * Only the five known fields are read, so nothing else a server puts there reaches the host.
+ * Only the five known fields are read, so nothing else a server puts there reaches the application.
  */
 export function annotationsFromMcp(tool: McpTool): Annotations | undefined {
   const block = tool.annotations;

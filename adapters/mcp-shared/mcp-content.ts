@@ -69,7 +69,7 @@ function carriesNothing(blocks: readonly ContentBlock[]): boolean {
  * result of text alone is one string with the texts joined by "\n". `structuredContent` is not
  * added again (MCP asks a server that returns it to send it as text too): it becomes the output,
  * as JSON text, only when the content carries nothing (no blocks, or only empty text). `details`
- * holds the raw MCP result, `structuredContent` included, for the host.
+ * holds the raw MCP result, `structuredContent` included, for the application.
  */
 export function resultFromMcp(result: CallToolResult): ToolResult {
   const blocks = result.content ?? [];

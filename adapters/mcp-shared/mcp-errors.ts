@@ -14,7 +14,7 @@ import { describeThrown, oneLine } from '../../lib/errors.js';
 export class RemoteToolError extends Error {
   /** The local name of the tool that failed. */
   readonly tool: string;
-  /** The raw MCP result, for the host; never sent to the model. */
+  /** The raw MCP result, for the application; never sent to the model. */
   readonly details: CallToolResult;
   constructor(tool: string, message: string, details: CallToolResult) {
     super(message);
@@ -40,7 +40,7 @@ export class McpCallError extends Error {
   }
 }
 
-/** The failure of a call made on, or running during, a connection closed by the host. */
+/** The failure of a call made on, or running during, a connection closed by the application. */
 export function closedError(tool = ''): McpCallError {
   return new McpCallError(tool, 'mcp: connection closed');
 }

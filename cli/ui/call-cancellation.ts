@@ -7,14 +7,17 @@
  *
  * @module
  */
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject, UnsubscriptionError, type Subscriber } from 'rxjs';
 import {
   CancelledError,
-  ToolPanicError,
   type Job,
   type Tool,
+  type ToolCall,
+  type ToolContext,
   type ToolEvent,
+  type ToolResult,
 } from '../../index.js';
+import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 
 /** The message of a call cancelled on its own, as its row and its function_call_output show it. */
 export const CANCELLED_BY_USER = 'call cancelled by the user';
@@ -49,24 +52,76 @@ export class CallCancellation {
   }
 
   private wrapTool(tool: Tool, index: number): Tool {
-    // Not merge(): the cancel watch must end when the tool's observable does, so that a tool that
-    // completes without a final event still reaches the engine as a contract break.
     const execute: Tool['execute'] = (call, context) =>
       new Observable<ToolEvent>((subscriber) => {
         if (this.asked.has(index)) return subscriber.error(new CancelledError(CANCELLED_BY_USER));
+        const consumer = new CancellableCall(subscriber);
+        // The cancel watch ends with the call: a tool that completes without a final event still
+        // reaches the engine as the contract break the consumer makes of it.
         subscriber.add(
           this.requests.subscribe((i) => {
-            if (i === index) subscriber.error(new CancelledError(CANCELLED_BY_USER));
+            if (i === index) consumer.cancelByUser();
           }),
         );
-        let events: Observable<ToolEvent>;
-        try {
-          events = tool.execute(call, context);
-        } catch (err) {
-          return subscriber.error(new ToolPanicError(tool.name, err));
-        }
-        subscriber.add(events.subscribe(subscriber));
+        consumer.run(tool, call, context);
+        // Returned, not added before the run: a call that ended inside run has its teardown run as
+        // subscribe returns, where what it throws reaches the engine's report.
+        return () => consumer.dispose();
       });
     return Object.create(tool, { execute: { value: execute, enumerable: true } }) as Tool;
+  }
+}
+
+/**
+ * One wrapped call: consumes the tool by the rules of {@link CallConsumer} and passes its progress
+ * and its end on to the engine, or ends it with a CancelledError when the user cancels it. What the
+ * tool's teardown throws is thrown again from the wrapper's own teardown, so the engine reports it
+ * as it reports any teardown error.
+ */
+class CancellableCall extends CallConsumer {
+  private teardownThrew = false;
+  private thrown: unknown = undefined;
+
+  constructor(private readonly subscriber: Subscriber<ToolEvent>) {
+    super();
+  }
+
+  run(tool: Tool, call: ToolCall, context: ToolContext): void {
+    // The context is the engine's, which finishes and cancels it: it is passed on, not owned.
+    this.consume(tool, call, context, undefined);
+  }
+
+  cancelByUser(): void {
+    if (this.phase === ENDED) return;
+    const error = new CancelledError(CANCELLED_BY_USER);
+    this.cancel(error);
+    this.subscriber.error(error);
+  }
+
+  /** The engine unsubscribed the wrapper: the tool goes too, and its teardown's throw surfaces. */
+  dispose(): void {
+    this.cancel();
+    if (!this.teardownThrew) return;
+    this.teardownThrew = false;
+    throw this.thrown;
+  }
+
+  protected onProgress(result: ToolResult): void {
+    this.subscriber.next({ final: false, result });
+  }
+
+  protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
+    if (error !== undefined) return this.subscriber.error(error);
+    this.subscriber.next({ final: true, result: result as ToolResult });
+    this.subscriber.complete();
+  }
+
+  protected onTeardownError(thrown: unknown): void {
+    this.teardownThrew = true;
+    // Thrown again from a teardown, it is wrapped again: unwrap it once here.
+    this.thrown =
+      thrown instanceof UnsubscriptionError && thrown.errors.length === 1
+        ? thrown.errors[0]
+        : thrown;
   }
 }

@@ -51,7 +51,7 @@ export interface UiServer {
    * into the page it serves (`<meta name="agenttool-token">`).
    */
   readonly token: string;
-  /** Its runs, for a host that starts or cancels one itself. */
+  /** Its runs, for an application that starts or cancels one itself. */
   readonly runs: RunController;
   /** Cancels a running batch, ends the event streams, and stops listening. */
   close(): Promise<void>;

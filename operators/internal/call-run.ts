@@ -7,16 +7,17 @@
  *
  * @module
  */
-import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import type { ToolEvent, ToolResult } from '../../lib/contract.js';
-import { CallContext, type ProgressSink } from '../../lib/context.js';
-import { describeThrown, NoToolError, TimeoutError, ToolPanicError } from '../../lib/errors.js';
+import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import { CallConsumer, PENDING, RUNNING } from '../../lib/call-consumer.js';
+import type { ToolResult } from '../../lib/contract.js';
+import { CallContext } from '../../lib/context.js';
+import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import type { Job } from '../job.js';
 import type { Fifo } from './run-queues.js';
 
-/** What a call reports to, and the per-batch settings it reads. */
-export interface RunHost {
+/** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
+export interface RunOwner {
   readonly recorder: Recorder | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
@@ -38,11 +39,6 @@ export interface Chain {
   readonly queue: Fifo<CallRun>;
 }
 
-const WAITING = 0;
-const STARTING = 1; // has a slot; onStart runs or is pending
-const RUNNING = 2; // the tool is subscribed
-const ENDED = 3; // final reached, cancelled, or timed out: nothing more is read or emitted
-
 function fireTimeout(this: SchedulerAction<CallRun>, run?: CallRun): void {
   run?.timedOut();
 }
@@ -52,9 +48,12 @@ function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(describeThrown(value), { cause: value });
 }
 
-/** The state of one call. Fields are public to the scheduler, which links and queues runs. */
-export class CallRun implements Observer<ToolEvent>, ProgressSink {
-  readonly host: RunHost;
+/**
+ * The state of one call. Fields are public to the scheduler, which links and queues runs. How the
+ * tool's observable is read (one final, contract breaks, teardown errors) is {@link CallConsumer}'s.
+ */
+export class CallRun extends CallConsumer {
+  readonly owner: RunOwner;
   readonly job: Job;
   readonly index: number;
   /** The chain the call holds while it runs, or undefined for a call without a resource. */
@@ -64,13 +63,17 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   /** The running list, for cancelling every running call without a registry. */
   prevRunning: CallRun | undefined = undefined;
   nextRunning: CallRun | undefined = undefined;
-  private state = WAITING;
-  private context: CallContext | undefined = undefined;
-  private subscription: Subscription | undefined = undefined;
   private timer: Subscription | undefined = undefined;
 
-  constructor(host: RunHost, job: Job, index: number, chain: Chain | undefined, barrier: boolean) {
-    this.host = host;
+  constructor(
+    owner: RunOwner,
+    job: Job,
+    index: number,
+    chain: Chain | undefined,
+    barrier: boolean,
+  ) {
+    super();
+    this.owner = owner;
     this.job = job;
     this.index = index;
     this.chain = chain;
@@ -79,8 +82,7 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
 
   /** Runs onStart, then the tool. The slot is the caller's to count. */
   start(): void {
-    this.state = STARTING;
-    const onStart = this.host.onStart;
+    const onStart = this.owner.onStart;
     if (onStart === undefined) return this.subscribeTool();
     let pending: void | Promise<void>;
     let then: unknown;
@@ -92,7 +94,7 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
       return this.end(undefined, asError(err));
     }
     if (typeof then === 'function') {
-      // Promise callbacks need closures; this path is taken only by hosts that wait per call.
+      // Promise callbacks need closures; this path is taken only by callers whose onStart waits.
       // Promise.resolve adopts any thenable, and turns a `then` that throws into a rejection.
       Promise.resolve(pending).then(
         () => this.subscribeTool(),
@@ -104,97 +106,46 @@ export class CallRun implements Observer<ToolEvent>, ProgressSink {
   }
 
   private subscribeTool(): void {
-    if (this.state !== STARTING) return; // cancelled while onStart ran
-    this.state = RUNNING;
+    if (this.phase !== PENDING) return; // cancelled while onStart ran
     const { tool, call } = this.job;
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
-    const context = new CallContext(call, { sink: this, recorder: this.host.recorder });
-    this.context = context;
-    let subscription: Subscription;
-    try {
-      subscription = tool.execute(call, context).subscribe(this);
-    } catch (err) {
-      return this.end(undefined, new ToolPanicError(tool.name, err));
-    }
-    // A tool that emits its final inside subscribe ends before the subscription exists: drop it
-    // now, so a tool that emits its final and never completes still has its teardown run.
-    if (this.state === ENDED) return this.unsubscribeTool(subscription);
-    this.subscription = subscription;
-    const timeout = this.host.timeout;
-    if (timeout > 0) this.timer = this.host.scheduler.schedule(fireTimeout, timeout, this);
-  }
-
-  next(event: ToolEvent): void {
-    if (this.state !== RUNNING) return;
-    if (event.final) this.end(event.result, undefined);
-    else this.host.progress(this, event.result);
-  }
-
-  error(err: unknown): void {
-    if (this.state !== RUNNING) return;
-    this.end(undefined, err instanceof Error ? err : new ToolPanicError(this.job.tool.name, err));
-  }
-
-  complete(): void {
-    if (this.state !== RUNNING) return;
-    const name = this.job.tool.name;
-    this.end(undefined, new ToolPanicError(name, undefined, 'completed without a final event'));
-  }
-
-  /** Progress from `context.progress(...)`; the context drops it once the call has ended. */
-  progress(result: ToolResult): void {
-    if (this.state === RUNNING) this.host.progress(this, result);
+    const context = new CallContext(call, { sink: this, recorder: this.owner.recorder });
+    if (!this.consume(tool, call, context, context)) return;
+    const timeout = this.owner.timeout;
+    if (timeout > 0) this.timer = this.owner.scheduler.schedule(fireTimeout, timeout, this);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */
   timedOut(): void {
-    if (this.state !== RUNNING) return;
-    const error = new TimeoutError(this.host.timeout);
+    if (this.phase !== RUNNING) return;
+    const error = new TimeoutError(this.owner.timeout);
     this.context?.cancel(error);
     this.end(undefined, error);
   }
 
+  protected onProgress(result: ToolResult): void {
+    this.owner.progress(this, result);
+  }
+
+  protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
+    this.owner.end(this, result, error);
+  }
+
   /**
-   * Stops the call without reporting to the host, which reports the cancellation itself: aborts
-   * the call's signal (before unsubscribing, so the tool's teardown sees it aborted) and
-   * unsubscribes the tool. A call whose onStart is pending never subscribes its tool.
+   * What the tool's teardown threw goes to the owner's report: the call's final stands (its result,
+   * or the error it was cut with), and the caller goes on with its other calls.
    */
-  cancel(reason: Error): void {
-    if (this.state === ENDED) return;
-    this.state = ENDED;
-    this.context?.cancel(reason);
-    this.release();
+  protected onTeardownError(thrown: unknown): void {
+    this.owner.teardownError(this, thrown);
   }
 
-  /** Ends the call by itself: the tool is unsubscribed before its final is reported. */
-  private end(result: ToolResult | undefined, error: Error | undefined): void {
-    if (this.state === ENDED) return;
-    this.state = ENDED;
-    this.context?.finish();
-    this.release();
-    this.host.end(this, result, error);
-  }
-
-  private release(): void {
+  protected override release(): void {
     const timer = this.timer;
-    const subscription = this.subscription;
-    this.timer = undefined;
-    this.subscription = undefined;
-    timer?.unsubscribe();
-    if (subscription !== undefined) this.unsubscribeTool(subscription);
-  }
-
-  /**
-   * Unsubscribes the tool. What its teardown throws goes to the host's report: the call's final
-   * stands (its result, or the error it was cut with), and the caller goes on with its other
-   * calls, so a faulty teardown never reaches a timer, the batch or a sibling.
-   */
-  private unsubscribeTool(subscription: Subscription): void {
-    try {
-      subscription.unsubscribe();
-    } catch (err) {
-      this.host.teardownError(this, err);
+    if (timer !== undefined) {
+      this.timer = undefined;
+      timer.unsubscribe();
     }
+    super.release();
   }
 }

@@ -34,7 +34,7 @@ import { asyncScheduler } from 'rxjs';
 import { resourceOf, type ToolResult } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
-import { CallRun, type Chain, type RunHost } from './call-run.js';
+import { CallRun, type Chain, type RunOwner } from './call-run.js';
 import { parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
@@ -45,7 +45,7 @@ import { Fifo, IndexHeap, RunningList } from './run-queues.js';
  * one it appends to as jobs arrive. Implements EventListenerObject so the abort listener is the
  * engine itself rather than a closure.
  */
-export class Engine implements RunHost, EventListenerObject, Unsubscribable {
+export class Engine implements RunOwner, EventListenerObject, Unsubscribable {
   readonly recorder: Recorder | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;

@@ -87,7 +87,7 @@ declare const settled: SettledResult;
 if ('error' in settled) expectTypeOf(settled.error).toEqualTypeOf<Error>();
 else expectTypeOf(settled.result).toEqualTypeOf<ToolResult>();
 
-// The option a host reports teardown errors through.
+// The option an application reports teardown errors through.
 expectTypeOf<ExecuteOptions['onTeardownError']>().toEqualTypeOf<
   ((error: unknown, job: Job, index: number) => void) | undefined
 >();

@@ -1,0 +1,160 @@
+/**
+ * The rules for consuming a tool's observable, written once for everything that runs a call: the
+ * engine (operators/internal/call-run.ts), the MCP server (adapters/mcp-server/served-call.ts) and
+ * the web front's per-call cancellation (cli/ui/call-cancellation.ts).
+ *
+ * A base class rather than a function taking callbacks: the engine's call is this object, the
+ * observer of the tool's observable and the sink of its context at once, so a call costs one object
+ * and no closures on the hot path.
+ *
+ * @module
+ */
+import type { Observer, Subscription } from 'rxjs';
+import type { ProgressSink } from './context.js';
+import type { CallContext } from './context.js';
+import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
+import { ToolPanicError } from './errors.js';
+
+/** Not subscribed yet: the subclass may be waiting (for a slot, for `onStart`). */
+export const PENDING = 0;
+/** The tool is subscribed (or being subscribed) and its events are read. */
+export const RUNNING = 1;
+/** Ended by a final, a failure, a contract break or a cancellation: nothing more is read. */
+export const ENDED = 2;
+
+/**
+ * One call's consumer. What a subclass can rely on:
+ * - {@link CallConsumer.consume} subscribes `tool.execute(call, context)`; an `execute` or a
+ *   subscribe that throws ends the call with a ToolPanicError.
+ * - Progress events, and `context.progress(...)` while the call runs, go to `onProgress`.
+ * - The first final event ends the call with its result. Whatever the tool does after that (a
+ *   second final, progress, an error, completing) is ignored.
+ * - An error ends the call with it (a thrown non-Error becomes a ToolPanicError); completing without
+ *   a final event ends it with a ToolPanicError "completed without a final event".
+ * - Once the call ends, the context it owns is finished (its signal never aborts), the tool is
+ *   unsubscribed (for a tool that ends inside `subscribe`, as soon as `subscribe` returns), and
+ *   then `onEnd` is called, exactly once, with exactly one of `result` and `error` set.
+ * - {@link CallConsumer.cancel} aborts its context's signal, then unsubscribes the tool; `onEnd`
+ *   is not called: the canceller reports the cancellation itself.
+ * - Unsubscribing never throws out of here: what the tool's teardown throws goes to
+ *   `onTeardownError`, and the call's outcome stands.
+ */
+export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink {
+  /** {@link PENDING}, {@link RUNNING} or {@link ENDED}. */
+  protected phase: number = PENDING;
+  /** The context this consumer made for the call, if it made it. */
+  protected context: CallContext | undefined = undefined;
+  private tool: Tool | undefined = undefined;
+  private subscription: Subscription | undefined = undefined;
+
+  /** A progress update of the running call. */
+  protected abstract onProgress(result: ToolResult): void;
+  /** The call has ended by itself: exactly one of `result` and `error` is set. */
+  protected abstract onEnd(result: ToolResult | undefined, error: Error | undefined): void;
+  /** Unsubscribing the tool threw `thrown` (rxjs may wrap it in an UnsubscriptionError). */
+  protected abstract onTeardownError(thrown: unknown): void;
+
+  /**
+   * Runs the tool with `context`. `owned` is the same context when this consumer made it (its sink
+   * should then be this consumer): it is finished when the call ends and cancelled by `cancel`.
+   * Returns whether the call is still running once `subscribe` has returned. Does nothing once the
+   * call has ended.
+   */
+  protected consume(
+    tool: Tool,
+    call: ToolCall,
+    context: ToolContext,
+    owned: CallContext | undefined,
+  ): boolean {
+    if (this.phase !== PENDING) return false;
+    this.phase = RUNNING;
+    this.tool = tool;
+    this.context = owned;
+    let subscription: Subscription;
+    try {
+      subscription = tool.execute(call, context).subscribe(this);
+    } catch (err) {
+      // A tool that ended inside subscribe and whose teardown then threw lands here after its end.
+      if (this.phase === ENDED) this.onTeardownError(err);
+      else this.end(undefined, new ToolPanicError(tool.name, err));
+      return false;
+    }
+    // A tool that ends inside subscribe ends before the subscription exists: drop it now, so a
+    // tool that emits its final and never completes still has its teardown run.
+    if (this.phase === ENDED) {
+      this.unsubscribeTool(subscription);
+      return false;
+    }
+    this.subscription = subscription;
+    return true;
+  }
+
+  next(event: ToolEvent): void {
+    if (this.phase !== RUNNING) return;
+    if (event.final) this.end(event.result, undefined);
+    else this.onProgress(event.result);
+  }
+
+  error(err: unknown): void {
+    if (this.phase !== RUNNING) return;
+    this.end(undefined, err instanceof Error ? err : new ToolPanicError(this.toolName(), err));
+  }
+
+  // Completion after the final event is the normal end: the error is built only for a contract
+  // break, since an Error's stack costs more than the rest of a call.
+  complete(): void {
+    if (this.phase !== RUNNING) return;
+    const name = this.toolName();
+    this.end(undefined, new ToolPanicError(name, undefined, 'completed without a final event'));
+  }
+
+  /** Progress from `context.progress(...)`; the context drops it once the call has ended. */
+  progress(result: ToolResult): void {
+    if (this.phase === RUNNING) this.onProgress(result);
+  }
+
+  /**
+   * Stops the call without `onEnd`: aborts the context's signal with `reason` (a CancelledError
+   * when undefined) before unsubscribing, so the tool's teardown sees it aborted. A call not yet
+   * consumed never runs its tool. Does nothing once the call has ended.
+   */
+  cancel(reason?: unknown): void {
+    if (this.phase === ENDED) return;
+    this.phase = ENDED;
+    this.context?.cancel(reason);
+    this.release();
+  }
+
+  /** Ends the call: the tool is unsubscribed before `onEnd` hears of it. Once only. */
+  protected end(result: ToolResult | undefined, error: Error | undefined): void {
+    if (this.phase === ENDED) return;
+    this.phase = ENDED;
+    this.context?.finish();
+    this.release();
+    this.onEnd(result, error);
+  }
+
+  /** Lets go of the tool; a subclass that holds more (a timer) lets go of it here too. */
+  protected release(): void {
+    const subscription = this.subscription;
+    if (subscription === undefined) return;
+    this.subscription = undefined;
+    this.unsubscribeTool(subscription);
+  }
+
+  private toolName(): string {
+    return (this.tool as Tool).name;
+  }
+
+  /**
+   * Unsubscribes the tool. What its teardown throws goes to `onTeardownError`, never into a timer,
+   * the batch, a sibling or the caller of `cancel`.
+   */
+  private unsubscribeTool(subscription: Subscription): void {
+    try {
+      subscription.unsubscribe();
+    } catch (err) {
+      this.onTeardownError(err);
+    }
+  }
+}
