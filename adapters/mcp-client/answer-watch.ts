@@ -44,7 +44,8 @@ function cancelledId(message: JSONRPCMessage): RequestId | undefined {
  * Watches a Streamable HTTP client transport's POSTs. The server answers a POST's requests on an
  * SSE stream; when that stream breaks or ends before a request's answer (the server died, a load
  * balancer lost it, the connection dropped), the SDK leaves the request waiting until its timeout.
- * Here each such request gets a JSON-RPC error at once, reading `connection lost: ...`.
+ * Here each such request gets a JSON-RPC error at once, reading `connection lost: ...`. A stream
+ * whose events carry ids is left alone: the SDK resumes it (a GET with `Last-Event-ID`).
  *
  * An error page in place of a JSON-RPC answer (a balancer's 502 with an HTML body) is shortened to
  * `HTTP <status> <text>`, so the error the SDK raises from it is one line.
@@ -100,6 +101,11 @@ export class AnswerWatch {
       return res;
     }
     const reader = res.body.getReader();
+    // A stream whose events carry ids can be resumed: the SDK reconnects with Last-Event-ID when
+    // it ends, so its end loses nothing.
+    const decoder = new TextDecoder();
+    let resumable = false;
+    let tail = '\n';
     // A broken stream is ended, not errored: an error would drop what it delivered last.
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -107,6 +113,11 @@ export class AnswerWatch {
         try {
           const { done, value } = await reader.read();
           if (!done) {
+            if (!resumable) {
+              const text = tail + decoder.decode(value, { stream: true });
+              resumable = /[\r\n]id:/.test(text);
+              tail = text.slice(-3);
+            }
             controller.enqueue(value);
             return;
           }
@@ -115,7 +126,7 @@ export class AnswerWatch {
         }
         release();
         controller.close();
-        this.ended(ids, reason);
+        if (!resumable) this.ended(ids, reason);
       },
       cancel: (reason) => {
         release();
