@@ -5,7 +5,10 @@
  *
  * A base class rather than a function taking callbacks: the engine's call is this object, the
  * observer of the tool's observable and the sink of its context at once, so a call costs one object
- * and no closures on the hot path.
+ * and no closures on the hot path. For the same reason the engine writes out the two steps that run
+ * once per call, {@link CallConsumer.init} and the subscribing part of {@link CallConsumer.consume},
+ * in its own code (one more call there costs it measurably, `npm run bench` scenario 1): the rules
+ * they apply, the helpers they call and everything after `subscribe` stay here.
  *
  * @module
  */
@@ -40,12 +43,28 @@ export const ENDED = 2;
  *   `onTeardownError`, and the call's outcome stands.
  */
 export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink {
+  // Declared, not initialised here: the class has no constructor of its own, since a base
+  // constructor (or field initialisers) measurably slows the engine, which makes one consumer per
+  // call. Every subclass's constructor sets them first, in this order: see {@link CallConsumer.init}.
   /** {@link PENDING}, {@link RUNNING} or {@link ENDED}. */
-  protected phase: number = PENDING;
+  declare protected phase: number;
   /** The context this consumer made for the call, if it made it. */
-  protected context: CallContext | undefined = undefined;
-  private tool: Tool | undefined = undefined;
-  private subscription: Subscription | undefined = undefined;
+  declare protected context: CallContext | undefined;
+  /** The tool being consumed, once it is. */
+  declare protected tool: Tool | undefined;
+  /** The tool's subscription while it runs. */
+  declare protected subscription: Subscription | undefined;
+  /** What cuts the call short (a timeout's timer), if anything: let go of when the call ends. */
+  declare protected timer: Subscription | undefined;
+
+  /** Sets the fields above to a call not consumed yet; the first thing a subclass's constructor does. */
+  protected init(): void {
+    this.phase = PENDING;
+    this.context = undefined;
+    this.tool = undefined;
+    this.subscription = undefined;
+    this.timer = undefined;
+  }
 
   /** A progress update of the running call. */
   protected abstract onProgress(result: ToolResult): void;
@@ -74,9 +93,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     try {
       subscription = tool.execute(call, context).subscribe(this);
     } catch (err) {
-      // A tool that ended inside subscribe and whose teardown then threw lands here after its end.
-      if (this.phase === ENDED) this.onTeardownError(err);
-      else this.end(undefined, new ToolPanicError(tool.name, err));
+      this.subscribeThrew(err);
       return false;
     }
     // A tool that ends inside subscribe ends before the subscription exists: drop it now, so a
@@ -87,6 +104,16 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     }
     this.subscription = subscription;
     return true;
+  }
+
+  /**
+   * `execute` or `subscribe` threw: a tool that ended inside subscribe and whose teardown then
+   * threw lands here after its end (a teardown error); otherwise the call ends with a
+   * ToolPanicError.
+   */
+  protected subscribeThrew(err: unknown): void {
+    if (this.phase === ENDED) this.onTeardownError(err);
+    else this.end(undefined, new ToolPanicError(this.toolName(), err));
   }
 
   next(event: ToolEvent): void {
@@ -134,8 +161,13 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     this.onEnd(result, error);
   }
 
-  /** Lets go of the tool; a subclass that holds more (a timer) lets go of it here too. */
-  protected release(): void {
+  /** Lets go of the timer, then of the tool. */
+  private release(): void {
+    const timer = this.timer;
+    if (timer !== undefined) {
+      this.timer = undefined;
+      timer.unsubscribe();
+    }
     const subscription = this.subscription;
     if (subscription === undefined) return;
     this.subscription = undefined;
@@ -150,7 +182,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
    * Unsubscribes the tool. What its teardown throws goes to `onTeardownError`, never into a timer,
    * the batch, a sibling or the caller of `cancel`.
    */
-  private unsubscribeTool(subscription: Subscription): void {
+  protected unsubscribeTool(subscription: Subscription): void {
     try {
       subscription.unsubscribe();
     } catch (err) {

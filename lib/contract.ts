@@ -170,6 +170,21 @@ export interface Tool {
   readonly replay?: Replay;
   /** Releases what the tool value owns beyond one call; the application's to call, never a batch's. */
   close?(): void | Promise<void>;
+  /**
+   * Set on a tool that stands for a tool of an MCP server (every tool of `connectMcp` has it): the
+   * tool as that server listed it, its tools/list entry. `createMcpServer` serves such a tool as a
+   * proxy: listed as the server listed it (title, outputSchema, `_meta`, ... kept, under the
+   * tool's name), its arguments passed through unchecked for the server to check, its results and
+   * errors sent as the server sent them. `wrap()` forwards it like any property; a wrapper that
+   * answers in its own words drops it with `remote: undefined`.
+   */
+  readonly remote?: RemoteListing;
+}
+
+/** An MCP tools/list entry, as a server sent it: its name, and whatever else it lists. */
+export interface RemoteListing {
+  readonly name: string;
+  readonly [field: string]: unknown;
 }
 
 /** Whether `tool`'s schema is strict. */

@@ -8,6 +8,7 @@ export type {
   Confinement,
   ProgressInfo,
   ProgressUpdate,
+  RemoteListing,
   Replay,
   Session,
   Tool,

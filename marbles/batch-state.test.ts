@@ -24,16 +24,17 @@ describe('batchState: a batch as a view shows it', () => {
   it('folds a start, a progress and a final into the states of its doc diagram', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const jobs = [job(stubTool('a', cold('never')), 'a1')];
-      const events = cold('--s--p---f--|', {
+      const events = cold('                 --s--p---f--|', {
         s: { index: 0, callId: 'a1', started: true as const },
         p: progressEvent(0, 'a1', half),
         f: finalEvent(0, 'a1', 'ok'),
       });
+      const expected = '                    w-r--R---d--|';
       const states = events.pipe(
         batchState(jobs),
         map(([a]) => `${a!.phase} ${a!.elapsed} ${a!.progress?.progress ?? '-'}`),
       );
-      expectObservable(states).toBe('w-r--R---d--|', {
+      expectObservable(states).toBe(expected, {
         w: 'waiting 0 -',
         r: 'running 0 -',
         R: 'running 3 1',
@@ -46,12 +47,13 @@ describe('batchState: a batch as a view shows it', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const a = stubTool('a', cold('never'));
       const jobs = [job(a, 'a1'), job(a, 'b1')];
-      const events = cold('--p---a---(b|)', {
+      const events = cold('         --p---a---(b|)', {
         p: progressEvent(0, 'a1', half),
         a: finalEvent(0, 'a1', 'done'),
         b: errorEvent(1, 'b1', new Error('no such file')),
       });
-      expectObservable(brief(events.pipe(batchState(jobs)))).toBe('w-r---d---(f|)', {
+      const expected = '            w-r---d---(f|)';
+      expectObservable(brief(events.pipe(batchState(jobs)))).toBe(expected, {
         w: 'waiting 0, waiting 0',
         r: 'running 0, waiting 0', // running from its first progress, which is its start here
         d: 'done 4, waiting 0',
@@ -69,7 +71,8 @@ describe('batchState: a batch as a view shows it', () => {
         batchState(jobs, { maxParallel: 1 }),
       );
       // b waits for a's slot: it starts at 11, when a ends, and ends 5 later.
-      expectObservable(brief(states)).toBe('(wr)-p-----(dR)-(D|)', {
+      const expected = '            (wr)-p-----(dR)-(D|)';
+      expectObservable(brief(states)).toBe(expected, {
         w: 'waiting 0, waiting 0',
         r: 'running 0, waiting 0',
         p: 'running 5, waiting 0',
@@ -86,11 +89,12 @@ describe('batchState: a batch as a view shows it', () => {
         job(stubTool('a', cold('never')), 'a1'),
         job(stubTool('b', cold('never')), 'b1'),
       ];
-      const events = cold('-p-a-(b|)', {
+      const events = cold('     -p-a-(b|)', {
         p: progressEvent(0, 'a1', half),
         a: finalEvent(0, 'a1', 'line one\n  line two'),
         b: errorEvent(1, 'b1', new CancelledError()),
       });
+      const expected = '        wp-a-(b|)';
       const last = events.pipe(
         batchState(jobs),
         map((calls) => calls.map(({ elapsed: _, ...rest }) => rest)),
@@ -103,7 +107,7 @@ describe('batchState: a batch as a view shows it', () => {
         resource: '',
         after: -1,
       });
-      expectObservable(last).toBe('wp-a-(b|)', {
+      expectObservable(last).toBe(expected, {
         w: [
           { ...row(0, 'a1', 'a'), phase: 'waiting', startedAt: -1, endedAt: -1, message: '' },
           { ...row(1, 'b1', 'b'), phase: 'waiting', startedAt: -1, endedAt: -1, message: '' },
@@ -163,7 +167,7 @@ describe('batchState: a batch as a view shows it', () => {
         job(stubTool('a', cold('never')), 'a1'),
         job(stubTool('b', cold('never')), 'b1'),
       ];
-      const events = cold('-a-b|', {
+      const events = cold('     -a-b|', {
         a: finalEvent(0, 'a1', 'done'),
         b: finalEvent(1, 'b1', 'done'),
       });
@@ -180,12 +184,13 @@ describe('batchState: a batch as a view shows it', () => {
   it('emits nothing for an event after a final or of a job it does not know, and passes errors on', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const jobs = [job(stubTool('a', cold('never')), 'a1')];
-      const events = cold('-a-p-x-#', {
+      const events = cold('                 -a-p-x-#', {
         a: finalEvent(0, 'a1', 'done'),
         p: progressEvent(0, 'a1', 'late'),
         x: finalEvent(7, 'x1', 'stray'),
       });
-      expectObservable(brief(events.pipe(batchState(jobs)))).toBe('wd-----#', {
+      const expected = '                    wd-----#';
+      expectObservable(brief(events.pipe(batchState(jobs)))).toBe(expected, {
         w: 'waiting 0',
         d: 'done 0',
       });
@@ -209,7 +214,7 @@ describe('batchState: a batch as a view shows it', () => {
         f: 'failed fs -1, failed fs 0',
       });
       expectObservable(states.pipe(map((calls) => calls[0]!.error instanceof ToolPanicError))).toBe(
-        '(ff)-(tt)-(t|)',
+        '                                               (ff)-(tt)-(t|)',
         { f: false, t: true },
       );
     });

@@ -5,22 +5,25 @@ import { doneEvents, job, testScheduler, toolEvents } from './support.js';
 describe('executeBatch: the bound (rule 3)', () => {
   it('runs at most maxParallel calls at once, starting the next as each ends', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('--(f|)', toolEvents);
-      const b = cold('-----(f|)', toolEvents);
-      const c = cold('--(f|)', toolEvents);
-      const d = cold('----(f|)', toolEvents);
-      const e = cold('---(f|)', toolEvents);
+      const a = cold('  --(f|)', toolEvents);
+      const aSubs = '   ^-!';
+      const b = cold('  -----(f|)', toolEvents);
+      const bSubs = '   ^----!';
+      const c = cold('    --(f|)', toolEvents);
+      const cSubs = '   --^-!';
+      const d = cold('      ----(f|)', toolEvents);
+      const dSubs = '   ----^---!';
+      const e = cold('       ---(f|)', toolEvents);
+      const eSubs = '   -----^--!';
+      const expected = '--a-cb--(de|)';
       const stubs = { a, b, c, d, e };
       const jobs = Object.entries(stubs).map(([id, stub]) => job(stubTool(id, stub), id));
-      expectObservable(executeBatch(jobs, { maxParallel: 2 })).toBe(
-        '--a-cb--(de|)',
-        doneEvents('abcde'),
-      );
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('^----!');
-      expectSubscriptions(c.subscriptions).toBe('--^-!');
-      expectSubscriptions(d.subscriptions).toBe('----^---!');
-      expectSubscriptions(e.subscriptions).toBe('-----^--!');
+      expectObservable(executeBatch(jobs, { maxParallel: 2 })).toBe(expected, doneEvents('abcde'));
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
+      expectSubscriptions(d.subscriptions).toBe(dSubs);
+      expectSubscriptions(e.subscriptions).toBe(eSubs);
     });
   });
 
@@ -28,11 +31,12 @@ describe('executeBatch: the bound (rule 3)', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       // Ten frames per call, so that the second group of finals lines up with its marble.
       const stub = cold('----------(f|)', toolEvents);
+      const expected = ' ----------(abcdefgh)(ij|)';
       const tool = stubTool('t', stub);
       const jobs = Array.from({ length: 10 }, (_, i) => job(tool, `c${i}`));
       const keys = 'abcdefghij';
       expectObservable(executeBatch(jobs)).toBe(
-        '----------(abcdefgh)(ij|)',
+        expected,
         Object.fromEntries([...keys].map((k, i) => [k, finalEvent(i, `c${i}`, 'done')])),
       );
       expectSubscriptions(stub.subscriptions).toBe([
@@ -68,17 +72,20 @@ describe('executeBatch: the bound (rule 3)', () => {
   it('frees the slot of a failed call for the next job', () => {
     testScheduler().run(({ cold, expectSubscriptions }) => {
       const a = cold('-#', toolEvents);
+      const aSubs = ' ^!';
       const b = cold('---(f|)', toolEvents);
-      const c = cold('-(f|)', toolEvents);
+      const bSubs = ' ^--!';
+      const c = cold(' -(f|)', toolEvents);
+      const cSubs = ' -^!';
       const jobs = [
         job(stubTool('a', a), 'a'),
         job(stubTool('b', b), 'b'),
         job(stubTool('c', c), 'c'),
       ];
       executeBatch(jobs, { maxParallel: 2 }).subscribe();
-      expectSubscriptions(a.subscriptions).toBe('^!');
-      expectSubscriptions(b.subscriptions).toBe('^--!');
-      expectSubscriptions(c.subscriptions).toBe('-^!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
     });
   });
 });

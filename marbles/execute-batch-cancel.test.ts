@@ -25,22 +25,27 @@ describe('executeBatch: cancellation (rule 8)', () => {
   it('unsubscribes every running call on unsubscribe, aborts their signals, starts nothing more', () => {
     const contexts: ToolContext[] = [];
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('-----(f|)', toolEvents);
-      const c = cold('-----(f|)', toolEvents);
-      const d = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const aSubs = '   ^!';
+      const b = cold('  -----(f|)', toolEvents);
+      const bSubs = '   ^--!';
+      const c = cold('   -----(f|)', toolEvents);
+      const cSubs = '   -^-!';
+      const d = cold('  -(f|)', toolEvents);
+      const unsub = '   ---!';
+      const expected = '-a-';
       const jobs = [
         job(watched('a', a, contexts), 'a'),
         job(watched('b', b, contexts), 'b'),
         job(watched('c', c, contexts), 'c'),
         job(watched('d', d, contexts), 'd'),
       ];
-      expectObservable(executeBatch(jobs, { maxParallel: 2 }), '---!').toBe('-a-', {
+      expectObservable(executeBatch(jobs, { maxParallel: 2 }), unsub).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
       });
-      expectSubscriptions(a.subscriptions).toBe('^!');
-      expectSubscriptions(b.subscriptions).toBe('^--!');
-      expectSubscriptions(c.subscriptions).toBe('-^-!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
       expectSubscriptions(d.subscriptions).toBe([]);
     });
     expect(contexts.map((context) => context.signal.aborted)).to.deep.equal([false, true, true]);
@@ -51,6 +56,8 @@ describe('executeBatch: cancellation (rule 8)', () => {
     let abortedAtTeardown: boolean | undefined;
     testScheduler().run(({ cold, expectObservable }) => {
       const events = cold('-----(f|)', toolEvents);
+      const unsub = '      --!';
+      const expected = '';
       const tool = stubTool(
         'a',
         (_call, context) =>
@@ -62,7 +69,7 @@ describe('executeBatch: cancellation (rule 8)', () => {
             };
           }),
       );
-      expectObservable(executeBatch([job(tool, 'a')]), '--!').toBe('');
+      expectObservable(executeBatch([job(tool, 'a')]), unsub).toBe(expected);
     });
     expect(abortedAtTeardown).to.equal(true);
   });
@@ -71,11 +78,15 @@ describe('executeBatch: cancellation (rule 8)', () => {
     const contexts: ToolContext[] = [];
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const controller = new AbortController();
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('------(f|)', toolEvents); // fs, running at the abort
-      const c = cold('------(f|)', toolEvents); // running at the abort
-      const d = cold('-(f|)', toolEvents); // fs, waiting for b
-      const e = cold('-(f|)', toolEvents); // waiting for a slot
+      const a = cold('  -(f|)', toolEvents);
+      const aSubs = '   ^!';
+      const b = cold('  ------(f|)', toolEvents); // fs, running at the abort
+      const bSubs = '   ^--!';
+      const c = cold('   ------(f|)', toolEvents); // running at the abort
+      const cSubs = '   -^-!';
+      const d = cold('  -(f|)', toolEvents); // fs, waiting for b
+      const e = cold('  -(f|)', toolEvents); // waiting for a slot
+      const expected = '-a-(bcde|)';
       const jobs = [
         job(watched('a', a, contexts), 'a'),
         job(watched('b', b, contexts, 'fs'), 'b'),
@@ -83,10 +94,10 @@ describe('executeBatch: cancellation (rule 8)', () => {
         job(watched('d', d, contexts, 'fs'), 'd'),
         job(watched('e', e, contexts), 'e'),
       ];
-      cold('---x').subscribe(() => controller.abort());
+      cold('            ---x').subscribe(() => controller.abort());
       const cancelled = new CancelledError();
       expectObservable(executeBatch(jobs, { maxParallel: 2, signal: controller.signal })).toBe(
-        '-a-(bcde|)',
+        expected,
         {
           a: finalEvent(0, 'a', 'done'),
           b: errorEvent(1, 'b', cancelled),
@@ -95,9 +106,9 @@ describe('executeBatch: cancellation (rule 8)', () => {
           e: errorEvent(4, 'e', cancelled),
         },
       );
-      expectSubscriptions(a.subscriptions).toBe('^!');
-      expectSubscriptions(b.subscriptions).toBe('^--!');
-      expectSubscriptions(c.subscriptions).toBe('-^-!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
       expectSubscriptions(d.subscriptions).toBe([]);
       expectSubscriptions(e.subscriptions).toBe([]);
     });
@@ -107,20 +118,23 @@ describe('executeBatch: cancellation (rule 8)', () => {
   it('orders the cancelled jobs by index, a waiting job before a later running one', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const controller = new AbortController();
-      const a = cold('------(f|)', toolEvents); // fs, running
-      const b = cold('-(f|)', toolEvents); // ends, freeing a slot at 1
-      const c = cold('-(f|)', toolEvents); // fs, waits for a
-      const d = cold('------(f|)', toolEvents); // starts at 1, running
+      const a = cold('  ------(f|)', toolEvents); // fs, running
+      const aSubs = '   ^--!';
+      const b = cold('  -(f|)', toolEvents); // ends, freeing a slot at 1
+      const c = cold('  -(f|)', toolEvents); // fs, waits for a
+      const d = cold('   ------(f|)', toolEvents); // starts at 1, running
+      const dSubs = '   -^-!';
+      const expected = '-b-(acd|)';
       const jobs = [
         job(stubTool('a', a, { resource: 'fs' }), 'a'),
         job(stubTool('b', b), 'b'),
         job(stubTool('c', c, { resource: 'fs' }), 'c'),
         job(stubTool('d', d), 'd'),
       ];
-      cold('---x').subscribe(() => controller.abort());
+      cold('            ---x').subscribe(() => controller.abort());
       const cancelled = new CancelledError();
       expectObservable(executeBatch(jobs, { maxParallel: 2, signal: controller.signal })).toBe(
-        '-b-(acd|)',
+        expected,
         {
           a: errorEvent(0, 'a', cancelled),
           b: finalEvent(1, 'b', 'done'),
@@ -128,20 +142,21 @@ describe('executeBatch: cancellation (rule 8)', () => {
           d: errorEvent(3, 'd', cancelled),
         },
       );
-      expectSubscriptions(a.subscriptions).toBe('^--!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
       expectSubscriptions(c.subscriptions).toBe([]);
-      expectSubscriptions(d.subscriptions).toBe('-^-!');
+      expectSubscriptions(d.subscriptions).toBe(dSubs);
     });
   });
 
   it('runs no tool and cancels every job at once when the signal is already aborted', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  -(f|)', toolEvents);
+      const expected = '(ab|)';
       const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b, { resource: 'fs' }), 'b')];
       const signal = AbortSignal.abort();
       const cancelled = new CancelledError();
-      expectObservable(executeBatch(jobs, { signal })).toBe('(ab|)', {
+      expectObservable(executeBatch(jobs, { signal })).toBe(expected, {
         a: errorEvent(0, 'a', cancelled),
         b: errorEvent(1, 'b', cancelled),
       });
@@ -153,28 +168,31 @@ describe('executeBatch: cancellation (rule 8)', () => {
   it('does nothing when the signal aborts after the batch has completed', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const controller = new AbortController();
-      const a = cold('-(f|)', toolEvents);
-      cold('---x').subscribe(() => controller.abort());
+      const a = cold('  -(f|)', toolEvents);
+      const expected = '-(a|)';
+      cold('            ---x').subscribe(() => controller.abort());
       expectObservable(
         executeBatch([job(stubTool('a', a), 'a')], { signal: controller.signal }),
-      ).toBe('-(a|)', { a: finalEvent(0, 'a', 'done') });
+      ).toBe(expected, { a: finalEvent(0, 'a', 'done') });
     });
   });
 
   it('stops at the first event when the consumer takes only one', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('---(f|)', toolEvents);
-      const c = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  ---(f|)', toolEvents);
+      const bSubs = '   ^!';
+      const c = cold('  -(f|)', toolEvents);
+      const expected = '-(a|)';
       const jobs = [
         job(stubTool('a', a), 'a'),
         job(stubTool('b', b), 'b'),
         job(stubTool('c', c), 'c'),
       ];
-      expectObservable(executeBatch(jobs, { maxParallel: 2 }).pipe(take(1))).toBe('-(a|)', {
+      expectObservable(executeBatch(jobs, { maxParallel: 2 }).pipe(take(1))).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
       });
-      expectSubscriptions(b.subscriptions).toBe('^!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
       expectSubscriptions(c.subscriptions).toBe([]);
     });
   });
@@ -200,7 +218,8 @@ describe('executeBatch: a consumer that stops early', () => {
   it('runs no further synchronous tool once take(1) has its event', () => {
     const runs: string[] = [];
     testScheduler().run(({ expectObservable }) => {
-      expectObservable(executeBatch(syncJobs('abcd', runs)).pipe(take(1))).toBe('(a|)', {
+      const expected = '(a|)';
+      expectObservable(executeBatch(syncJobs('abcd', runs)).pipe(take(1))).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
       });
     });
@@ -212,7 +231,8 @@ describe('executeBatch: a consumer that stops early', () => {
     const read: string[] = [];
     testScheduler().run(({ expectObservable }) => {
       const source = from(syncJobs('abcd', runs)).pipe(tap((j) => read.push(j.call.id)));
-      expectObservable(source.pipe(executeCalls(), take(1))).toBe('(a|)', {
+      const expected = '(a|)';
+      expectObservable(source.pipe(executeCalls(), take(1))).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
       });
     });

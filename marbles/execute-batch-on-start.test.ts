@@ -9,9 +9,12 @@ describe('executeBatch: a synchronous onStart', () => {
     const started: [number, string][] = [];
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectSubscriptions }) => {
-      const a = cold('--(f|)', toolEvents); // fs
-      const b = cold('-(f|)', toolEvents); // fs: its turn comes at 2
-      const c = cold('-(f|)', toolEvents); // its slot comes at 1
+      const a = cold('          --(f|)', toolEvents); // fs
+      const aSubs = '           ^-!';
+      const b = cold('            -(f|)', toolEvents); // fs: its turn comes at 2
+      const bSubs = '           --^!';
+      const c = cold('          -(f|)', toolEvents); // its slot comes at 1
+      const cSubs = '           ^!';
       const jobs = [
         job(stubTool('a', a, { resource: 'fs' }), 'a'),
         job(stubTool('b', b, { resource: 'fs' }), 'b'),
@@ -22,9 +25,9 @@ describe('executeBatch: a synchronous onStart', () => {
         started.push([scheduler.now(), `${index}:${startedJob.call.id}`]);
       };
       executeBatch(jobs, { maxParallel: 2, onStart }).subscribe();
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('--^!');
-      expectSubscriptions(c.subscriptions).toBe('^!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
     });
     expect(started).to.deep.equal([
       [0, '0:a'],
@@ -37,28 +40,31 @@ describe('executeBatch: a synchronous onStart', () => {
   it('refuses a call by throwing: the job completes with that error and its tool never runs', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const refusal = new Error('denied by policy');
-      const a = cold('--(f|)', toolEvents);
-      const b = cold('--(f|)', toolEvents);
+      const a = cold('  --(f|)', toolEvents);
+      const b = cold('  --(f|)', toolEvents);
+      const bSubs = '   ^-!';
+      const expected = 'a-(b|)';
       const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b), 'b')];
       const onStart = (started: Job) => {
         if (started.call.id === 'a') throw refusal;
       };
-      expectObservable(executeBatch(jobs, { maxParallel: 1, onStart })).toBe('a-(b|)', {
+      expectObservable(executeBatch(jobs, { maxParallel: 1, onStart })).toBe(expected, {
         a: errorEvent(0, 'a', refusal),
         b: finalEvent(1, 'b', 'done'),
       });
       expectSubscriptions(a.subscriptions).toBe([]);
-      expectSubscriptions(b.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
   });
 
   it('wraps a thrown value that is not an Error in one', () => {
     testScheduler().run(({ cold, expectObservable }) => {
-      const a = cold('--(f|)', toolEvents);
+      const a = cold('  --(f|)', toolEvents);
+      const expected = '(a|)';
       const onStart = () => {
         throw 'no';
       };
-      expectObservable(executeBatch([job(stubTool('a', a), 'a')], { onStart })).toBe('(a|)', {
+      expectObservable(executeBatch([job(stubTool('a', a), 'a')], { onStart })).toBe(expected, {
         a: errorEvent(0, 'a', new Error('no')),
       });
     });

@@ -11,12 +11,16 @@ const unsafe = (id: string, tool: string) =>
 describe('executeBatch: resume', () => {
   it('keeps finished jobs, refuses unsafe ones at once, and replays the rest in their chains', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents); // fs, safe: finished before
-      const b = cold('-----(f|)', toolEvents); // fs, safe: started, replayed
-      const c = cold('-(f|)', toolEvents); // fs, unsafe: started, refused
-      const d = cold('-(f|)', toolEvents); // fs, unsafe: never started, runs after b
-      const e = cold('------(f|)', toolEvents); // idempotent: started, replayed under its key
-      const f = cold('-(f|)', toolEvents); // shell: failed before, keeps its error
+      const a = cold('  -(f|)', toolEvents); // fs, safe: finished before
+      const b = cold('  -----(f|)', toolEvents); // fs, safe: started, replayed
+      const bSubs = '   ^----!';
+      const c = cold('  -(f|)', toolEvents); // fs, unsafe: started, refused
+      const d = cold('       -(f|)', toolEvents); // fs, unsafe: never started, runs after b
+      const dSubs = '   -----^!';
+      const e = cold('  ------(f|)', toolEvents); // idempotent: started, replayed under its key
+      const eSubs = '   ^-----!';
+      const f = cold('  -(f|)', toolEvents); // shell: failed before, keeps its error
+      const expected = '(acf)b(ed|)';
       const jobs = [
         job(stubTool('a', a, { resource: 'fs', replay: 'safe' }), 'a'),
         job(stubTool('b', b, { resource: 'fs', replay: 'safe' }), 'b'),
@@ -33,7 +37,7 @@ describe('executeBatch: resume', () => {
           { callId: 'f', final: true, error: { message: 'disk full' } },
         ],
       };
-      expectObservable(executeBatch(jobs, { resume })).toBe('(acf)b(ed|)', {
+      expectObservable(executeBatch(jobs, { resume })).toBe(expected, {
         a: finalEvent(0, 'a', 'before'),
         c: errorEvent(2, 'c', unsafe('c', 'c')),
         f: errorEvent(5, 'f', failed),
@@ -42,20 +46,23 @@ describe('executeBatch: resume', () => {
         e: finalEvent(4, 'e', 'done'),
       });
       expectSubscriptions(a.subscriptions).toBe([]);
-      expectSubscriptions(b.subscriptions).toBe('^----!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
       expectSubscriptions(c.subscriptions).toBe([]);
-      expectSubscriptions(d.subscriptions).toBe('-----^!');
-      expectSubscriptions(e.subscriptions).toBe('^-----!');
+      expectSubscriptions(d.subscriptions).toBe(dSubs);
+      expectSubscriptions(e.subscriptions).toBe(eSubs);
       expectSubscriptions(f.subscriptions).toBe([]);
     });
   });
 
   it('keeps a chain whose first call had finished and whose second is refused', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('-----(f|)', toolEvents);
-      const c = cold('-(f|)', toolEvents);
-      const d = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  -----(f|)', toolEvents);
+      const bSubs = '   ^----!';
+      const c = cold('  -(f|)', toolEvents);
+      const d = cold('       -(f|)', toolEvents);
+      const dSubs = '   -----^!';
+      const expected = '(ac)-b(d|)';
       const fs = { resource: 'fs' };
       const jobs = [
         job(stubTool('a', a, fs), 'a'),
@@ -67,71 +74,78 @@ describe('executeBatch: resume', () => {
         started: ['a', 'b', 'c'].map((callId) => ({ callId })),
         ended: [finalEvent(0, 'a', 'before')],
       };
-      expectObservable(executeBatch(jobs, { resume })).toBe('(ac)-b(d|)', {
+      expectObservable(executeBatch(jobs, { resume })).toBe(expected, {
         a: finalEvent(0, 'a', 'before'),
         c: errorEvent(2, 'c', unsafe('c', 'c')),
         b: finalEvent(1, 'b', 'done'),
         d: finalEvent(3, 'd', 'done'),
       });
       expectSubscriptions(a.subscriptions).toBe([]);
-      expectSubscriptions(b.subscriptions).toBe('^----!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
       expectSubscriptions(c.subscriptions).toBe([]);
-      expectSubscriptions(d.subscriptions).toBe('-----^!');
+      expectSubscriptions(d.subscriptions).toBe(dSubs);
     });
   });
 
   it('keeps a serial batch serial when the sequential tool that made it so had finished', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const s = cold('-(f|)', toolEvents);
-      const x = cold('--(f|)', toolEvents);
-      const y = cold('--(f|)', toolEvents);
+      const s = cold('  -(f|)', toolEvents);
+      const x = cold('  --(f|)', toolEvents);
+      const xSubs = '   ^-!';
+      const y = cold('    --(f|)', toolEvents);
+      const ySubs = '   --^-!';
+      const expected = 's-x-(y|)';
       const jobs = [
         job(stubTool('s', s, { sequential: true }), 's'),
         job(stubTool('x', x, { replay: 'safe' }), 'x'),
         job(stubTool('y', y), 'y'),
       ];
       const resume = { ended: [finalEvent(0, 's', 'before')], started: [{ callId: 's' }] };
-      expectObservable(executeBatch(jobs, { resume })).toBe('s-x-(y|)', {
+      expectObservable(executeBatch(jobs, { resume })).toBe(expected, {
         s: finalEvent(0, 's', 'before'),
         x: finalEvent(1, 'x', 'done'),
         y: finalEvent(2, 'y', 'done'),
       });
       expectSubscriptions(s.subscriptions).toBe([]);
-      expectSubscriptions(x.subscriptions).toBe('^-!');
-      expectSubscriptions(y.subscriptions).toBe('--^-!');
+      expectSubscriptions(x.subscriptions).toBe(xSubs);
+      expectSubscriptions(y.subscriptions).toBe(ySubs);
     });
   });
 
   it('takes every unfinished call as started when the log does not say which had started', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  -(f|)', toolEvents);
+      const bSubs = '   ^!';
+      const expected = 'a(b|)';
       const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b, { replay: 'safe' }), 'b')];
-      expectObservable(executeBatch(jobs, { resume: {} })).toBe('a(b|)', {
+      expectObservable(executeBatch(jobs, { resume: {} })).toBe(expected, {
         a: errorEvent(0, 'a', unsafe('a', 'a')),
         b: finalEvent(1, 'b', 'done'),
       });
       expectSubscriptions(a.subscriptions).toBe([]);
-      expectSubscriptions(b.subscriptions).toBe('^!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
   });
 
   it('treats a call the earlier run cancelled as unfinished', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  -(f|)', toolEvents);
+      const bSubs = '   ^!';
+      const expected = 'a(b|)';
       const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b), 'b')];
       const cancelled = new CancelledError();
       const resume = {
         started: [{ callId: 'a' }],
         ended: [errorEvent(0, 'a', cancelled), errorEvent(1, 'b', cancelled)],
       };
-      expectObservable(executeBatch(jobs, { resume })).toBe('a(b|)', {
+      expectObservable(executeBatch(jobs, { resume })).toBe(expected, {
         a: errorEvent(0, 'a', unsafe('a', 'a')),
         b: finalEvent(1, 'b', 'done'),
       });
       expectSubscriptions(a.subscriptions).toBe([]);
-      expectSubscriptions(b.subscriptions).toBe('^!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
   });
 
@@ -139,27 +153,29 @@ describe('executeBatch: resume', () => {
     const started: number[] = [];
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const controller = new AbortController();
-      const a = cold('-(f|)', toolEvents);
-      const b = cold('-----(f|)', toolEvents);
-      const c = cold('-(f|)', toolEvents);
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  -----(f|)', toolEvents);
+      const bSubs = '   ^-!';
+      const c = cold('  -(f|)', toolEvents);
+      const expected = 'a-(bc|)';
       const jobs: Job[] = [
         job(stubTool('a', a), 'a'),
         job(stubTool('b', b, { resource: 'fs' }), 'b'),
         job(stubTool('c', c, { resource: 'fs' }), 'c'),
       ];
-      cold('--x').subscribe(() => controller.abort());
+      cold('            --x').subscribe(() => controller.abort());
       const cancelled = new CancelledError();
       const resume = { started: [{ callId: 'a' }], ended: [finalEvent(0, 'a', 'before')] };
       const onStart = (_job: Job, index: number) => void started.push(index);
       expectObservable(executeBatch(jobs, { resume, onStart, signal: controller.signal })).toBe(
-        'a-(bc|)',
+        expected,
         {
           a: finalEvent(0, 'a', 'before'),
           b: errorEvent(1, 'b', cancelled),
           c: errorEvent(2, 'c', cancelled),
         },
       );
-      expectSubscriptions(b.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
       expectSubscriptions(c.subscriptions).toBe([]);
     });
     expect(started).to.deep.equal([1]);

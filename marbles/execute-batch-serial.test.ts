@@ -20,18 +20,22 @@ describe('executeBatch: serial batches (rule 4)', () => {
   for (const [how, properties, options] of serialBatches) {
     it(`runs one call at a time in job order ${how}`, () => {
       testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-        const a = cold('---(f|)', toolEvents);
-        const b = cold('-(f|)', toolEvents);
-        const c = cold('--(f|)', toolEvents);
+        const a = cold('  ---(f|)', toolEvents);
+        const aSubs = '   ^--!';
+        const b = cold('     -(f|)', toolEvents);
+        const bSubs = '   ---^!';
+        const c = cold('      --(f|)', toolEvents);
+        const cSubs = '   ----^-!';
+        const expected = '---ab-(c|)';
         const jobs = [
           job(stubTool('a', a, properties[0]), 'a'),
           job(stubTool('b', b, properties[1]), 'b'),
           job(stubTool('c', c, properties[2]), 'c'),
         ];
-        expectObservable(executeBatch(jobs, options)).toBe('---ab-(c|)', finals);
-        expectSubscriptions(a.subscriptions).toBe('^--!');
-        expectSubscriptions(b.subscriptions).toBe('---^!');
-        expectSubscriptions(c.subscriptions).toBe('----^-!');
+        expectObservable(executeBatch(jobs, options)).toBe(expected, finals);
+        expectSubscriptions(a.subscriptions).toBe(aSubs);
+        expectSubscriptions(b.subscriptions).toBe(bSubs);
+        expectSubscriptions(c.subscriptions).toBe(cSubs);
       });
     });
   }
@@ -39,11 +43,13 @@ describe('executeBatch: serial batches (rule 4)', () => {
   it('goes on to the next call after a failure', () => {
     testScheduler().run(({ cold, expectSubscriptions }) => {
       const a = cold('--#', toolEvents);
-      const b = cold('-(f|)', toolEvents);
+      const aSubs = ' ^-!';
+      const b = cold('  -(f|)', toolEvents);
+      const bSubs = ' --^!';
       const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b), 'b')];
       executeBatch(jobs, { sequential: true }).subscribe();
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('--^!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
   });
 });

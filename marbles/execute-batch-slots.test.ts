@@ -6,11 +6,17 @@ import { doneEvents, job, testScheduler, toolEvents } from './support.js';
 describe('executeBatch: the slot policy (rule 6)', () => {
   it('gives a freed slot to the earliest job whose turn has come, before later free jobs', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('---(f|)', toolEvents); // fs
-      const b = cold('-(f|)', toolEvents);
-      const c = cold('-(f|)', toolEvents); // fs: its turn comes when a ends, at 3
-      const d = cold('------(f|)', toolEvents);
-      const e = cold('-(f|)', toolEvents); // waits at 3 although free: c is earlier
+      const a = cold('  ---(f|)', toolEvents); // fs
+      const aSubs = '   ^--!';
+      const b = cold('  -(f|)', toolEvents);
+      const bSubs = '   ^!';
+      const c = cold('     -(f|)', toolEvents); // fs: its turn comes when a ends, at 3
+      const cSubs = '   ---^!';
+      const d = cold('   ------(f|)', toolEvents);
+      const dSubs = '   -^-----!';
+      const e = cold('      -(f|)', toolEvents); // waits at 3 although free: c is earlier
+      const eSubs = '   ----^!';
+      const expected = '-b-ace-(d|)';
       const jobs = [
         job(stubTool('a', a, { resource: 'fs' }), 'a'),
         job(stubTool('b', b), 'b'),
@@ -18,42 +24,42 @@ describe('executeBatch: the slot policy (rule 6)', () => {
         job(stubTool('d', d), 'd'),
         job(stubTool('e', e), 'e'),
       ];
-      expectObservable(executeBatch(jobs, { maxParallel: 2 })).toBe(
-        '-b-ace-(d|)',
-        doneEvents('abcde'),
-      );
-      expectSubscriptions(a.subscriptions).toBe('^--!');
-      expectSubscriptions(b.subscriptions).toBe('^!');
-      expectSubscriptions(c.subscriptions).toBe('---^!');
-      expectSubscriptions(d.subscriptions).toBe('-^-----!');
-      expectSubscriptions(e.subscriptions).toBe('----^!');
+      expectObservable(executeBatch(jobs, { maxParallel: 2 })).toBe(expected, doneEvents('abcde'));
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
+      expectSubscriptions(d.subscriptions).toBe(dSubs);
+      expectSubscriptions(e.subscriptions).toBe(eSubs);
     });
   });
 
   it('lets a later free job take a slot while an earlier job waits for its resource', () => {
     testScheduler().run(({ cold, expectSubscriptions }) => {
       const a = cold('----(f|)', toolEvents); // fs
-      const b = cold('-(f|)', toolEvents); // fs: its turn has not come
+      const aSubs = ' ^---!';
+      const b = cold('    -(f|)', toolEvents); // fs: its turn has not come
+      const bSubs = ' ----^!';
       const c = cold('-(f|)', toolEvents); // takes the second slot at once
+      const cSubs = ' ^!';
       const jobs = [
         job(stubTool('a', a, { resource: 'fs' }), 'a'),
         job(stubTool('b', b, { resource: 'fs' }), 'b'),
         job(stubTool('c', c), 'c'),
       ];
       executeBatch(jobs, { maxParallel: 2 }).subscribe();
-      expectSubscriptions(a.subscriptions).toBe('^---!');
-      expectSubscriptions(b.subscriptions).toBe('----^!');
-      expectSubscriptions(c.subscriptions).toBe('^!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
     });
   });
 
   it('fills slots freed in the same frame in job order', () => {
     testScheduler().run(({ cold, expectSubscriptions }) => {
-      const long = cold('--(f|)', toolEvents);
+      const long = cold('                               --(f|)', toolEvents);
       const short = [
-        cold('-(f|)', toolEvents),
-        cold('-(f|)', toolEvents),
-        cold('-(f|)', toolEvents),
+        cold('                                          -(f|)', toolEvents),
+        cold('                                          -(f|)', toolEvents),
+        cold('                                          -(f|)', toolEvents),
       ];
       const jobs = [
         job(stubTool('l1', long), 'l1'),

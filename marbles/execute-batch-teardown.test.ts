@@ -32,12 +32,15 @@ describe('executeBatch: a tool whose teardown throws', () => {
   it('keeps the final of a call that ended from a timer, and its siblings run on', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('--(f|)', toolEvents);
-      const b = cold('----(f|)', toolEvents);
+      const a = cold('  --(f|)', toolEvents);
+      const aSubs = '   ^-!';
+      const b = cold('  ----(f|)', toolEvents);
+      const bSubs = '   ^---!';
+      const expected = '--a-(b|)';
       const jobs = [job(stubTool('a', throwingTeardown(a)), 'a'), job(stubTool('b', b), 'b')];
-      expectObservable(executeBatch(jobs, options)).toBe('--a-(b|)', doneEvents('ab'));
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('^---!');
+      expectObservable(executeBatch(jobs, options)).toBe(expected, doneEvents('ab'));
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
@@ -46,9 +49,10 @@ describe('executeBatch: a tool whose teardown throws', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable }) => {
       const sync = throwingTeardown(concat(of(final('done')), NEVER));
-      const b = cold('--(f|)', toolEvents);
+      const b = cold('  --(f|)', toolEvents);
+      const expected = 'a-(b|)';
       const jobs = [job(stubTool('a', sync), 'a'), job(stubTool('b', b), 'b')];
-      expectObservable(executeBatch(jobs, options)).toBe('a-(b|)', doneEvents('ab'));
+      expectObservable(executeBatch(jobs, options)).toBe(expected, doneEvents('ab'));
     });
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
@@ -64,9 +68,10 @@ describe('executeBatch: a tool whose teardown throws', () => {
           throw new Error('teardown boom');
         };
       });
-      const b = cold('--(f|)', toolEvents);
+      const b = cold('  --(f|)', toolEvents);
+      const expected = 'a-(b|)';
       const jobs = [job(stubTool('a', sync), 'a'), job(stubTool('b', b), 'b')];
-      expectObservable(executeBatch(jobs, options)).toBe('a-(b|)', doneEvents('ab'));
+      expectObservable(executeBatch(jobs, options)).toBe(expected, doneEvents('ab'));
     });
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
@@ -74,18 +79,23 @@ describe('executeBatch: a tool whose teardown throws', () => {
   it('still tears down every other running call when the batch is unsubscribed', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('------(f|)', toolEvents);
-      const b = cold('------(f|)', toolEvents);
-      const c = cold('------(f|)', toolEvents);
+      const a = cold('  ------(f|)', toolEvents);
+      const aSubs = '   ^--!';
+      const b = cold('  ------(f|)', toolEvents);
+      const bSubs = '   ^--!';
+      const c = cold('  ------(f|)', toolEvents);
+      const cSubs = '   ^--!';
+      const unsub = '   ---!';
+      const expected = '';
       const jobs = [
         job(stubTool('a', throwingTeardown(a)), 'a'),
         job(stubTool('b', throwingTeardown(b)), 'b'),
         job(stubTool('c', c), 'c'),
       ];
-      expectObservable(executeBatch(jobs, options), '---!').toBe('');
-      expectSubscriptions(a.subscriptions).toBe('^--!');
-      expectSubscriptions(b.subscriptions).toBe('^--!');
-      expectSubscriptions(c.subscriptions).toBe('^--!');
+      expectObservable(executeBatch(jobs, options), unsub).toBe(expected);
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
     });
     expect(seen).to.deep.equal([
       ['teardown boom', 'a', 0],
@@ -96,9 +106,10 @@ describe('executeBatch: a tool whose teardown throws', () => {
   it('ends a call cut by its timeout with the TimeoutError', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable }) => {
-      const a = cold('-----(f|)', toolEvents);
+      const a = cold('  -----(f|)', toolEvents);
+      const expected = '--(t|)';
       const jobs = [job(stubTool('a', throwingTeardown(a)), 'a')];
-      expectObservable(executeBatch(jobs, { ...options, timeout: 2 })).toBe('--(t|)', {
+      expectObservable(executeBatch(jobs, { ...options, timeout: 2 })).toBe(expected, {
         t: errorEvent(0, 'a', new TimeoutError(2)),
       });
     });
@@ -109,9 +120,12 @@ describe('executeBatch: a tool whose teardown throws', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const controller = new AbortController();
-      const a = cold('------(f|)', toolEvents);
-      const b = cold('------(f|)', toolEvents);
-      cold('--x').subscribe(() => controller.abort());
+      const a = cold('  ------(f|)', toolEvents);
+      const aSubs = '   ^-!';
+      const b = cold('  ------(f|)', toolEvents);
+      const bSubs = '   ^-!';
+      const expected = '--(abc|)';
+      cold('            --x').subscribe(() => controller.abort());
       const jobs = [
         job(stubTool('a', throwingTeardown(a)), 'a'),
         job(stubTool('b', b), 'b'),
@@ -120,13 +134,13 @@ describe('executeBatch: a tool whose teardown throws', () => {
       const cancelled = new CancelledError();
       expectObservable(
         executeBatch(jobs, { ...options, maxParallel: 2, signal: controller.signal }),
-      ).toBe('--(abc|)', {
+      ).toBe(expected, {
         a: errorEvent(0, 'a', cancelled),
         b: errorEvent(1, 'b', cancelled),
         c: errorEvent(2, 'c', cancelled),
       });
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('^-!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
@@ -134,13 +148,14 @@ describe('executeBatch: a tool whose teardown throws', () => {
   it('contains it in executeCalls too', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, hot, expectObservable }) => {
-      const a = cold('--(f|)', toolEvents);
-      const b = cold('--(f|)', toolEvents);
+      const a = cold('         --(f|)', toolEvents);
+      const b = cold('         --(f|)', toolEvents);
       const source = hot<Job>('a-b|', {
         a: job(stubTool('a', throwingTeardown(a)), 'a'),
         b: job(stubTool('b', b), 'b'),
       });
-      expectObservable(source.pipe(executeCalls(options))).toBe('--a-(b|)', doneEvents('ab'));
+      const expected = '       --a-(b|)';
+      expectObservable(source.pipe(executeCalls(options))).toBe(expected, doneEvents('ab'));
     });
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
@@ -151,9 +166,10 @@ describe('executeBatch: a tool whose teardown throws', () => {
     console.error = (...args: unknown[]) => void lines.push(args);
     try {
       testScheduler().run(({ cold, expectObservable }) => {
-        const a = cold('-(f|)', toolEvents);
+        const a = cold('  -(f|)', toolEvents);
+        const expected = '-(a|)';
         const tool = stubTool('reader', throwingTeardown(a));
-        expectObservable(executeBatch([job(tool, 'r1')])).toBe('-(a|)', {
+        expectObservable(executeBatch([job(tool, 'r1')])).toBe(expected, {
           a: finalEvent(0, 'r1', 'done'),
         });
       });
@@ -171,13 +187,14 @@ describe('executeBatch: a tool whose teardown throws', () => {
     console.error = (...args: unknown[]) => void lines.push(args);
     try {
       testScheduler().run(({ cold, expectObservable }) => {
-        const a = cold('-(f|)', toolEvents);
-        const b = cold('--(f|)', toolEvents);
+        const a = cold('  -(f|)', toolEvents);
+        const b = cold('  --(f|)', toolEvents);
+        const expected = '-a(b|)';
         const jobs = [job(stubTool('a', throwingTeardown(a)), 'a'), job(stubTool('b', b), 'b')];
         const onTeardownError = () => {
           throw new Error('reporter boom');
         };
-        expectObservable(executeBatch(jobs, { onTeardownError })).toBe('-a(b|)', doneEvents('ab'));
+        expectObservable(executeBatch(jobs, { onTeardownError })).toBe(expected, doneEvents('ab'));
       });
     } finally {
       console.error = original;
@@ -198,7 +215,8 @@ describe('executeBatch: a tool whose teardown throws', () => {
       const batch = executeBatch([job(stubTool('a', odd), 'a')], {
         onTeardownError: (error) => void seen.push(error),
       });
-      expectObservable(batch).toBe('(a|)', doneEvents('a'));
+      const expected = '(a|)';
+      expectObservable(batch).toBe(expected, doneEvents('a'));
     });
     expect(seen).to.deep.equal(['plain string']);
   });

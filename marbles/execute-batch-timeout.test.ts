@@ -11,16 +11,18 @@ describe('executeBatch: timeout', () => {
   it('cancels a call past the timeout and completes it with a TimeoutError', () => {
     const contexts: ToolContext[] = [];
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-p------(f|)', toolEvents);
+      const a = cold('  -p------(f|)', toolEvents);
+      const aSubs = '   ^--!';
+      const expected = '-p-(t|)';
       const tool = stubTool('a', (_call, context) => {
         contexts.push(context);
         return a;
       });
-      expectObservable(executeBatch([job(tool, 'a')], { timeout: 3 })).toBe('-p-(t|)', {
+      expectObservable(executeBatch([job(tool, 'a')], { timeout: 3 })).toBe(expected, {
         p: progressEvent(0, 'a', 'half'),
         t: errorEvent(0, 'a', new TimeoutError(3)),
       });
-      expectSubscriptions(a.subscriptions).toBe('^--!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
     });
     expect(contexts[0].signal.aborted).to.equal(true);
     expect(contexts[0].signal.reason).to.be.instanceOf(TimeoutError);
@@ -28,33 +30,38 @@ describe('executeBatch: timeout', () => {
 
   it('counts the timeout from the tool start, not from the batch start', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('--(f|)', toolEvents); // fs
-      const b = cold('----(f|)', toolEvents); // fs: starts at 2, times out at 5
+      const a = cold('  --(f|)', toolEvents); // fs
+      const aSubs = '   ^-!';
+      const b = cold('    ----(f|)', toolEvents); // fs: starts at 2, times out at 5
+      const bSubs = '   --^--!';
+      const expected = '--a--(b|)';
       const jobs = [
         job(stubTool('a', a, { resource: 'fs' }), 'a'),
         job(stubTool('b', b, { resource: 'fs' }), 'b'),
       ];
-      expectObservable(executeBatch(jobs, { timeout: 3 })).toBe('--a--(b|)', {
+      expectObservable(executeBatch(jobs, { timeout: 3 })).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
         b: errorEvent(1, 'b', new TimeoutError(3)),
       });
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('--^--!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
   });
 
   it('leaves a call that ends in time alone, and its signal never aborts', () => {
     const contexts: ToolContext[] = [];
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('--(f|)', toolEvents);
+      const a = cold('  --(f|)', toolEvents);
+      const aSubs = '   ^-!';
+      const expected = '--(a|)';
       const tool = stubTool('a', (_call, context) => {
         contexts.push(context);
         return a;
       });
-      expectObservable(executeBatch([job(tool, 'a')], { timeout: 3 })).toBe('--(a|)', {
+      expectObservable(executeBatch([job(tool, 'a')], { timeout: 3 })).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
       });
-      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
     });
     expect(contexts[0].signal.aborted).to.equal(false);
   });
@@ -62,13 +69,15 @@ describe('executeBatch: timeout', () => {
   it('frees the slot of a timed-out call for the next job', () => {
     testScheduler().run(({ cold, expectSubscriptions }) => {
       const a = cold('--------(f|)', toolEvents);
-      const b = cold('-(f|)', toolEvents);
+      const aSubs = ' ^-!';
+      const b = cold('  -(f|)', toolEvents);
+      const bSubs = ' --^!';
       executeBatch([job(stubTool('a', a), 'a'), job(stubTool('b', b), 'b')], {
         maxParallel: 1,
         timeout: 2,
       }).subscribe();
-      expectSubscriptions(a.subscriptions).toBe('^-!');
-      expectSubscriptions(b.subscriptions).toBe('--^!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
     });
   });
 
@@ -87,13 +96,11 @@ describe('executeBatch: timeout', () => {
   for (const timeout of [0, -5, Number.NaN]) {
     it(`takes a timeout of ${timeout} to mean none`, () => {
       testScheduler().run(({ cold, expectObservable }) => {
-        const a = cold('-----(f|)', toolEvents);
-        expectObservable(executeBatch([job(stubTool('a', a), 'a')], { timeout })).toBe(
-          '-----(a|)',
-          {
-            a: finalEvent(0, 'a', 'done'),
-          },
-        );
+        const a = cold('  -----(f|)', toolEvents);
+        const expected = '-----(a|)';
+        expectObservable(executeBatch([job(stubTool('a', a), 'a')], { timeout })).toBe(expected, {
+          a: finalEvent(0, 'a', 'done'),
+        });
       });
     });
   }
@@ -102,12 +109,14 @@ describe('executeBatch: timeout', () => {
 describe('executeBatch: timeouts no timer can hold', () => {
   it('takes Infinity to mean no timeout: the call runs until it ends', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-p-', toolEvents); // never ends by itself
+      const a = cold('  -p-', toolEvents); // never ends by itself
+      const aSubs = '   ^--';
+      const expected = '-p-';
       expectObservable(executeBatch([job(stubTool('a', a), 'a')], { timeout: Infinity })).toBe(
-        '-p-',
+        expected,
         { p: progressEvent(0, 'a', 'half') },
       );
-      expectSubscriptions(a.subscriptions).toBe('^--');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
     });
   });
 

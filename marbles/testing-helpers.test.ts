@@ -13,13 +13,15 @@ import { testScheduler } from './support.js';
 describe('agenttool/testing', () => {
   it('runs the documented example: a stub from a cold observable, pinned by its subscriptions', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('--a--(b|)', { a: progress('half'), b: final('done') });
+      const a = cold('  --a--(b|)', { a: progress('half'), b: final('done') });
+      const aSubs = '   ^----!';
+      const expected = '--p--(f|)';
       const read = stubTool('read', a, { resource: 'fs' });
       expectObservable(executeBatch([{ tool: read, call: { id: 'r1', args: '' } }])).toBe(
-        '--p--(f|)',
+        expected,
         { p: progressEvent(0, 'r1', 'half'), f: finalEvent(0, 'r1', 'done') },
       );
-      expectSubscriptions(a.subscriptions).toBe('^----!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
     });
   });
 
@@ -33,7 +35,8 @@ describe('agenttool/testing', () => {
       expect(stub.description).to.equal('');
       expect(stub.resource).to.equal('shell');
       expect(stub.parameters).to.equal(undefined);
-      expect(stubTool('x', cold('|'), { description: 'Runs x' }).description).to.equal('Runs x');
+      // prettier-ignore
+      expect(stubTool('x', cold('         |'), { description: 'Runs x' }).description).to.equal('Runs x');
     });
   });
 
@@ -44,7 +47,8 @@ describe('agenttool/testing', () => {
         { tool: echo, call: { id: 'e1', args: 'one' } },
         { tool: echo, call: { id: 'e2', args: 'two' } },
       ];
-      expectObservable(executeBatch(jobs)).toBe('-(ab|)', {
+      const expected = '                            -(ab|)';
+      expectObservable(executeBatch(jobs)).toBe(expected, {
         a: finalEvent(0, 'e1', 'one'),
         b: finalEvent(1, 'e2', 'two'),
       });

@@ -9,6 +9,7 @@ import {
   type McpRemote,
 } from '../adapters/mcp-client/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
+import { lines } from './support/lines.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'mcp-fault-server.mjs');
 
@@ -25,23 +26,10 @@ async function connect(options: McpClientOptions = {}, maxBufferSize?: number): 
     stderr: 'pipe',
     ...(maxBufferSize === undefined ? {} : { maxBufferSize }),
   });
-  let text = '';
-  const waiters: (() => void)[] = [];
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-    for (const wake of waiters.splice(0)) wake();
-  });
+  // The stream exists before the process starts: read from the first line on.
+  const stderr = lines(transport.stderr!);
   const remote = await connectMcp(transport, options);
-  const stderrLine = (prefix: string): Promise<string> =>
-    new Promise((resolve) => {
-      const check = (): void => {
-        const line = text.split('\n').find((l) => l.startsWith(prefix));
-        if (line !== undefined) resolve(line);
-        else waiters.push(check);
-      };
-      check();
-    });
-  return { remote, stderrLine };
+  return { remote, stderrLine: (prefix) => stderr.seen(prefix) };
 }
 
 function tool(remote: McpRemote, name: string): Tool {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
-import { annotationsOf, type Tool } from '../index.js';
+import { annotationsOf, wrap, type Tool } from '../index.js';
 import { runTool } from './support/run.js';
 
 const PNG =
@@ -166,6 +166,34 @@ describe('MCP client and proxy against an SDK-built peer (McpServer in memory)',
       const want = await direct.callTool(call);
       expect(await proxy.callTool(call), call.name).to.deep.equal(want);
     }
+  });
+
+  it('a wrapped remote tool is still served as the proxy it stands for', async () => {
+    const direct = await plainClient(sdkPeer());
+    const seen: string[] = [];
+    // Middleware: logs each call, changes nothing else.
+    const logged = remote.tools.map((t) =>
+      wrap(t, {
+        execute: (call, context) => {
+          seen.push(call.args);
+          return t.execute(call, context);
+        },
+      }),
+    );
+    const proxy = await plainClient(createMcpServer({ name: 'proxy', version: '1.0.0' }, logged));
+    opened.push(direct, proxy);
+    // Listed as the server listed it: title, outputSchema and _meta kept.
+    expect((await proxy.listTools()).tools).to.deep.equal((await direct.listTools()).tools);
+    // Arguments the server refuses reach it unchecked, and its answer comes back as it sent it.
+    for (const call of [
+      { name: 'weather', arguments: { city: 'Chicago' } },
+      { name: 'weather', arguments: { city: 5 } },
+      { name: 'broken', arguments: {} },
+    ]) {
+      const want = await direct.callTool(call);
+      expect(await proxy.callTool(call), call.name).to.deep.equal(want);
+    }
+    expect(seen).to.deep.equal(['{"city":"Chicago"}', '{"city":5}', '{}']);
   });
 
   it('an unknown tool fails with the protocol prefix once', async () => {

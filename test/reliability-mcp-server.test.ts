@@ -3,27 +3,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
-import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
-import {
-  rawTool,
-  SchemaError,
-  textResult,
-  tool,
-  ToolPanicError,
-  type ToolEvent,
-} from '../index.js';
+import { rawTool, SchemaError, textResult, ToolPanicError, type ToolEvent } from '../index.js';
 import { final } from '../testing/index.js';
 import { callRequest, cancelNotification, openSession, post } from './support/raw-http.js';
+import { echo } from './support/tools.js';
 
 const info = { name: 'faults', version: '1' };
-
-const echo = tool({
-  name: 'echo',
-  description: 'Echo the text.',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
 
 /** Resolves on the next call of the returned function. */
 function signal(): { wait: Promise<void>; fire: () => void } {

@@ -2,38 +2,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { lastValueFrom } from 'rxjs';
 import { connectMcp, McpCallError } from '../adapters/mcp-client/index.js';
 import { CallContext } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';
 import { root } from './support/cli.js';
+import { lines } from './support/lines.js';
 import { initializeRequest } from './support/mcp-messages.js';
 
 const faultServer = join(import.meta.dirname, 'fixtures', 'mcp-fault-server.mjs');
 const hangServer = join(import.meta.dirname, 'fixtures', 'hang-stdio-server.ts');
-
-/** Collects a stream's text; `seen` resolves with the first line that starts with `prefix`. */
-function lines(stream: Readable): { seen(prefix: string): Promise<string>; text(): string } {
-  let text = '';
-  const waiters: (() => void)[] = [];
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-    for (const wake of waiters.splice(0)) wake();
-  });
-  return {
-    text: () => text,
-    seen: (prefix) =>
-      new Promise((resolve) => {
-        const check = (): void => {
-          const line = text.split('\n').find((l) => l.startsWith(prefix));
-          if (line !== undefined) resolve(line);
-          else waiters.push(check);
-        };
-        check();
-      }),
-  };
-}
 
 describe('reliability: an MCP peer that goes away mid-call', function () {
   this.timeout(10_000);
@@ -99,7 +77,7 @@ describe('reliability: an MCP peer that goes away mid-call', function () {
       cwd: root,
       stderr: 'pipe',
     });
-    const stderr = lines(transport.stderr as Readable);
+    const stderr = lines(transport.stderr!);
     const remote = await connectMcp(transport);
     try {
       const call = { id: 'h1', args: '' };

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { Observable } from 'rxjs';
-import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
-import { rawTool, tool, type ToolEvent } from '../index.js';
+import { rawTool, type ToolEvent } from '../index.js';
 import { final, progress } from '../testing/index.js';
 import {
   callRequest,
@@ -13,15 +12,9 @@ import {
   type RawReply,
 } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
+import { echo } from './support/tools.js';
 
 const info = { name: 'limits', version: '1' };
-
-const echo = tool({
-  name: 'echo',
-  description: 'Echo the text.',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
 
 /** Resolves with `promise`, or rejects once `ms` have passed: a hang fails the test at once. */
 function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {

@@ -16,9 +16,13 @@ describe('web front: cancelling one call', () => {
   it('ends a running call with a CancelledError and unsubscribes its tool; the chain goes on', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('------(f|)', toolEvents);
-      const b = cold('--(f|)', toolEvents);
-      const c = cold('----(f|)', toolEvents);
+      const a = cold('  ------(f|)', toolEvents);
+      const aSubs = '   ^--!';
+      const b = cold('     --(f|)', toolEvents);
+      const bSubs = '   ---^-!';
+      const c = cold('  ----(f|)', toolEvents);
+      const cSubs = '   ^---!';
+      const expected = '---ac(b|)';
       const jobs = [
         job(stubTool('a', a, { resource: 'r' }), 'a'),
         job(stubTool('b', b, { resource: 'r' }), 'b'),
@@ -28,42 +32,45 @@ describe('web front: cancelling one call', () => {
       scheduler.schedule(() => cancellation.cancel(0), 3);
       scheduler.schedule(() => cancellation.cancel(0), 4); // asked twice: nothing more happens
       scheduler.schedule(() => cancellation.cancel(2), 5); // c has ended: nothing happens
-      expectObservable(executeBatch(cancellation.wrap(jobs))).toBe('---ac(b|)', {
+      expectObservable(executeBatch(cancellation.wrap(jobs))).toBe(expected, {
         a: errorEvent(0, 'a', cancelled),
         b: finalEvent(1, 'b', 'done'),
         c: finalEvent(2, 'c', 'done'),
       });
-      expectSubscriptions(a.subscriptions).toBe('^--!');
-      expectSubscriptions(b.subscriptions).toBe('---^-!');
-      expectSubscriptions(c.subscriptions).toBe('^---!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
+      expectSubscriptions(b.subscriptions).toBe(bSubs);
+      expectSubscriptions(c.subscriptions).toBe(cSubs);
     });
   });
 
   it('ends a waiting call when its turn comes, without running its tool', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('------(f|)', toolEvents);
-      const b = cold('--(f|)', toolEvents);
+      const a = cold('  ------(f|)', toolEvents);
+      const aSubs = '   ^-----!';
+      const b = cold('  --(f|)', toolEvents);
+      const expected = '------(ab|)';
       const jobs = [
         job(stubTool('a', a, { resource: 'r' }), 'a'),
         job(stubTool('b', b, { resource: 'r' }), 'b'),
       ];
       const cancellation = new CallCancellation();
       scheduler.schedule(() => cancellation.cancel(1), 1);
-      expectObservable(executeBatch(cancellation.wrap(jobs))).toBe('------(ab|)', {
+      expectObservable(executeBatch(cancellation.wrap(jobs))).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
         b: errorEvent(1, 'b', cancelled),
       });
-      expectSubscriptions(a.subscriptions).toBe('^-----!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
       expectSubscriptions(b.subscriptions).toBe([]);
     });
   });
 
   it('still reports a tool that completes without a final event as a contract break', () => {
     testScheduler().run(({ cold, expectObservable }) => {
-      const a = cold('--|', toolEvents);
+      const a = cold('  --|', toolEvents);
+      const expected = '--(a|)';
       const jobs = [job(stubTool('a', a), 'a')];
-      expectObservable(executeBatch(new CallCancellation().wrap(jobs))).toBe('--(a|)', {
+      expectObservable(executeBatch(new CallCancellation().wrap(jobs))).toBe(expected, {
         a: errorEvent(
           0,
           'a',
@@ -80,7 +87,9 @@ describe('web front: cancelling one call', () => {
     };
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('------(f|)', toolEvents);
+      const a = cold('  ------(f|)', toolEvents);
+      const aSubs = '   ^-!';
+      const expected = '--(a|)';
       const throwing = a.pipe(
         finalize(() => {
           throw new Error('teardown boom');
@@ -89,10 +98,10 @@ describe('web front: cancelling one call', () => {
       const cancellation = new CallCancellation();
       scheduler.schedule(() => cancellation.cancel(0), 2);
       const jobs = cancellation.wrap([job(stubTool('a', throwing), 'a')]);
-      expectObservable(executeBatch(jobs, { onTeardownError })).toBe('--(a|)', {
+      expectObservable(executeBatch(jobs, { onTeardownError })).toBe(expected, {
         a: errorEvent(0, 'a', cancelled),
       });
-      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
     });
     expect(seen).to.deep.equal(['teardown boom']);
   });
@@ -111,7 +120,8 @@ describe('web front: cancelling one call', () => {
         };
       });
       const jobs = new CallCancellation().wrap([job(stubTool('a', sync), 'a')]);
-      expectObservable(executeBatch(jobs, { onTeardownError })).toBe('(a|)', {
+      const expected = '(a|)';
+      expectObservable(executeBatch(jobs, { onTeardownError })).toBe(expected, {
         a: finalEvent(0, 'a', 'done'),
       });
     });

@@ -104,6 +104,8 @@ export class RemoteTool implements Tool {
   readonly confined?: (args: string, context: ToolContext) => Confinement;
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
+  /** The same definition, as the Tool property that marks a tool standing for a remote one. */
+  readonly remote: McpTool;
   private readonly readOnly: boolean;
 
   /** @internal Made by the remote for each tool the server lists. */
@@ -115,6 +117,7 @@ export class RemoteTool implements Tool {
   ) {
     this.name = name;
     this.definition = definition;
+    this.remote = definition;
     this.description = definition.description ?? '';
     this.parameters = definition.inputSchema as JsonSchema;
     const annotations = annotationsFromMcp(definition);

@@ -22,7 +22,6 @@ import {
   type ArgumentLimits,
   type ArgumentValidator,
 } from '../../lib/validation/validation.js';
-import { RemoteTool } from '../mcp-client/remote-tool.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
@@ -107,8 +106,8 @@ function listingOf(tool: Tool): McpTool {
       tool.name,
       'MCP serves object schemas only ("type": "object" at the root)',
     );
-  if (tool instanceof RemoteTool) {
-    const listing: McpTool = { ...tool.definition, name: tool.name };
+  if (tool.remote !== undefined) {
+    const listing = { ...tool.remote, name: tool.name } as McpTool;
     if (
       listing.execution?.taskSupport !== undefined &&
       listing.execution.taskSupport !== 'forbidden'
@@ -162,10 +161,10 @@ function protocolError(code: number, message: string): Error {
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
  *
- * Proxying: a remote tool (from `connectMcp`) is listed as its server listed it, its arguments are
- * left for its server to check, and its results, failures (`isError`) included, are the server's
- * results as they came (content, `structuredContent`, `_meta`), so serving remote tools changes
- * nothing a client sees.
+ * Proxying: a remote tool (one with `remote` set: every tool of `connectMcp`, wrapped or not) is
+ * listed as its server listed it, its arguments are left for its server to check, and its results,
+ * failures (`isError`) included, are the server's results as they came (content,
+ * `structuredContent`, `_meta`), so serving remote tools changes nothing a client sees.
  *
  * @throws Error for an empty or duplicate tool name.
  */
@@ -192,7 +191,7 @@ export function createMcpServer(
     names.add(tool.name);
     // A remote tool's server checks its own arguments and answers in its own words; a proxy that
     // answered for it would change what the client sees.
-    if (tool instanceof RemoteTool) {
+    if (tool.remote !== undefined) {
       listings.push(listingOf(tool));
       entries.set(tool.name, { tool, validator: undefined });
       continue;
@@ -251,7 +250,7 @@ export function createMcpServer(
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
       report,
-      passThrough: entry.tool instanceof RemoteTool,
+      passThrough: entry.tool.remote !== undefined,
     };
     return runServedCall(served);
   });

@@ -125,6 +125,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
     private readonly resolve: (result: CallToolResult) => void,
   ) {
     super();
+    this.init();
     this.sink =
       served.progressToken === undefined
         ? undefined

@@ -84,6 +84,7 @@ class CancellableCall extends CallConsumer {
 
   constructor(private readonly subscriber: Subscriber<ToolEvent>) {
     super();
+    this.init();
   }
 
   run(tool: Tool, call: ToolCall, context: ToolContext): void {
