@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseHost } from '../adapters/mcp-server/http-access.js';
 import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
 import type { ElicitResult } from '../index.js';
 import { parseAnswer } from './answers.js';
@@ -54,6 +55,18 @@ export interface ServeArgs {
   token?: string;
   /** With `--http`: client sessions open at once, at most (`--max-sessions`; default 1000). */
   maxSessions?: number;
+  /** With `--http`: serve without sessions, each request on its own (`--stateless`). */
+  stateless: boolean;
+  /** With `--http`: tool calls running at once, at most (`--max-calls`; default no limit). */
+  maxCalls?: number;
+  /** With `--http`: calls that may wait past `--max-calls` (`--max-queued`; default 0). */
+  maxQueued?: number;
+  /** With `--http`: ms running calls get to finish on SIGTERM (`--drain-grace`; default 30 s). */
+  drainGrace?: number;
+  /** With `--http`: the instance name that prefixes the session ids (`--instance`). */
+  instance?: string;
+  /** With `--http`: Host names accepted besides loopback and the bound address (`--allow-host`). */
+  allowHosts: string[];
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
   allowOrigins: string[];
   mcp: McpServerSpec[];
@@ -146,7 +159,15 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     json: false,
     answers: [],
   };
-  const serve: ServeArgs = { command: 'serve', host: '127.0.0.1', allowOrigins: [], mcp, roots };
+  const serve: ServeArgs = {
+    command: 'serve',
+    host: '127.0.0.1',
+    allowOrigins: [],
+    mcp,
+    roots,
+    stateless: false,
+    allowHosts: [],
+  };
   const ui: UiArgs = {
     command: 'ui',
     mcp,
@@ -293,6 +314,42 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         only('serve');
         serve.maxSessions = integer(flag, value(), 1);
         break;
+      case '--stateless':
+        only('serve');
+        serve.stateless = true;
+        break;
+      case '--max-calls':
+        only('serve');
+        serve.maxCalls = integer(flag, value(), 1);
+        break;
+      case '--max-queued':
+        only('serve');
+        serve.maxQueued = integer(flag, value(), 0);
+        break;
+      case '--drain-grace':
+        only('serve');
+        serve.drainGrace = integer(flag, value(), 0);
+        break;
+      case '--instance': {
+        only('serve');
+        const instance = value();
+        if (instance === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(instance))
+          throw new UsageError(
+            `--instance takes 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance ?? '')}`,
+          );
+        serve.instance = instance;
+        break;
+      }
+      case '--allow-host': {
+        only('serve');
+        const host = value();
+        if (host === undefined || parseHost(host) === undefined)
+          throw new UsageError(
+            `--allow-host takes a host name, optionally with :port, got ${JSON.stringify(host ?? '')}`,
+          );
+        serve.allowHosts.push(host);
+        break;
+      }
       case '--allow-origin': {
         only('serve');
         const origin = value();
@@ -318,6 +375,17 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--token applies to --http only');
   if (serve.maxSessions !== undefined && serve.http === undefined)
     throw new UsageError('--max-sessions applies to --http only');
+  for (const [set, name] of [
+    [serve.stateless, '--stateless'],
+    [serve.maxCalls !== undefined, '--max-calls'],
+    [serve.maxQueued !== undefined, '--max-queued'],
+    [serve.drainGrace !== undefined, '--drain-grace'],
+    [serve.instance !== undefined, '--instance'],
+    [serve.allowHosts.length > 0, '--allow-host'],
+  ] as const)
+    if (set && serve.http === undefined) throw new UsageError(`${name} applies to --http only`);
+  if (serve.maxQueued !== undefined && serve.maxCalls === undefined)
+    throw new UsageError('--max-queued applies with --max-calls only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;

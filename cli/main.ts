@@ -23,6 +23,17 @@ usage:
                   [--token <t>]             with --http: clients must send Authorization: Bearer <t>
                                             (default: $AGENTTOOL_TOKEN, else no token)
                   [--max-sessions <n>]      with --http: at most n client sessions (default 1000)
+                  [--stateless]             with --http: no sessions, every request on its own (for
+                                            many instances behind a round-robin balancer)
+                  [--max-calls <n>]         with --http: at most n tool calls at once; past it a
+                                            call is answered busy (503, Retry-After) ...
+                  [--max-queued <n>]        ... unless one of n places in a queue is free
+                  [--drain-grace <ms>]      with --http: on SIGTERM, running calls get this long to
+                                            finish while new ones get 503 (default 30000)
+                  [--instance <id>]         with --http: session ids read <id>.<uuid>, for a balancer
+                                            that routes each session to its instance
+                  [--allow-host <name>]...  with --http: accept this Host (the name clients use,
+                                            behind a proxy), besides loopback and the bound address
                   [--allow-origin <origin>]...
                                             with --http: pages of this origin may call the server
                                             from a browser (CORS; e.g. http://localhost:4200)

@@ -1,8 +1,10 @@
 /**
  * `agenttool serve`: the bundled tools (and those of any `--mcp` servers) served over MCP, on
  * stdio by default or on Streamable HTTP with `--http <port>`, where `--token <t>` (or the
- * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`, and
- * `--allow-origin <origin>` lets pages of that origin call it from a browser (CORS).
+ * AGENTTOOL_TOKEN variable) makes every request carry `Authorization: Bearer <t>`,
+ * `--allow-origin <origin>` lets pages of that origin call it from a browser (CORS), `--stateless`
+ * serves without sessions, `--max-calls`/`--max-queued` bound the calls running and waiting, and
+ * SIGTERM drains (running calls get `--drain-grace` ms to finish, new ones are refused).
  */
 import {
   createMcpServer,
@@ -19,15 +21,20 @@ import { UsageError } from './usage-error.js';
 const INFO = { name: 'agenttool', version: '0.1.0' };
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** Resolves when `ended` does or at the first SIGINT, SIGTERM or SIGHUP (a second one exits). */
-async function untilSignal(ended: Promise<void>): Promise<void> {
-  let stop = (): void => undefined;
-  const signalled = new Promise<void>((resolve) => (stop = resolve));
-  for (const signal of SIGNALS) process.once(signal, stop);
+/**
+ * Resolves when `ended` does (undefined) or at the first SIGINT, SIGTERM or SIGHUP (its name; a
+ * second one exits).
+ */
+async function untilSignal(ended: Promise<void>): Promise<NodeJS.Signals | undefined> {
+  const stops = new Map<NodeJS.Signals, () => void>();
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    for (const signal of SIGNALS) stops.set(signal, () => resolve(signal));
+  });
+  for (const [signal, stop] of stops) process.once(signal, stop);
   try {
-    await Promise.race([ended, signalled]);
+    return await Promise.race([ended.then(() => undefined), signalled]);
   } finally {
-    for (const signal of SIGNALS) process.off(signal, stop);
+    for (const [signal, stop] of stops) process.off(signal, stop);
   }
 }
 
@@ -77,6 +84,12 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     host: args.host,
     token,
     maxSessions: args.maxSessions,
+    stateless: args.stateless,
+    maxConcurrentCalls: args.maxCalls,
+    maxQueuedCalls: args.maxQueued,
+    drainGrace: args.drainGrace,
+    instance: args.instance,
+    allowedHosts: args.allowHosts,
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
     factory: () => createMcpServer(INFO, tools),
@@ -90,8 +103,12 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     );
   });
   process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);
-  await untilSignal(new Promise<void>(() => undefined));
-  await http.close();
+  const signal = await untilSignal(new Promise<void>(() => undefined));
+  if (signal === 'SIGTERM') {
+    // A balancer's (or an orchestrator's) stop: let running calls finish, take no new ones.
+    process.stderr.write('agenttool: SIGTERM: draining (running calls finish, new ones get 503)\n');
+    await http.drain();
+  } else await http.close();
   reapShells();
   await closeServers(remotes);
   return 0;

@@ -6,6 +6,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AnswerWatch } from './answer-watch.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */
 export type McpTransport = Transport;
@@ -13,14 +14,22 @@ export type McpTransport = Transport;
 /**
  * A Streamable HTTP transport for the server at `url` (e.g. `http://127.0.0.1:3000/mcp`), with
  * `headers` on every request (an `Authorization`, say).
+ *
+ * A request whose response ends before its answer (the server died mid-call, or the load balancer
+ * in front lost it) fails at once with `connection lost: ...`, instead of waiting for its timeout;
+ * an error page in place of an answer (a balancer's 502) fails the request as `HTTP 502 Bad
+ * Gateway`, one line.
  */
 export function httpTransport(
   url: string | URL,
   options: { headers?: Record<string, string> } = {},
 ): McpTransport {
   const requestInit = options.headers === undefined ? undefined : { headers: options.headers };
-  return new StreamableHTTPClientTransport(
-    new URL(url),
-    requestInit === undefined ? {} : { requestInit },
+  const watch = new AnswerWatch();
+  return watch.wrap(
+    new StreamableHTTPClientTransport(new URL(url), {
+      fetch: watch.fetch,
+      ...(requestInit === undefined ? {} : { requestInit }),
+    }),
   );
 }

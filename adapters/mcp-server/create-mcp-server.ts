@@ -26,6 +26,7 @@ import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { clientElicitor } from './client-elicitor.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
+import { isStateless } from './stateless-servers.js';
 
 /** Options of {@link createMcpServer}; every field is optional. */
 export interface McpServerOptions {
@@ -173,7 +174,9 @@ function protocolError(code: number, message: string): Error {
  *
  * Every call's context carries the client's `session`: `id` is unique per connection (the
  * transport's session id, or a generated one) and `client` the name and version the client gave
- * on initialize, so one tool value serving many clients can keep per-client state.
+ * on initialize, so one tool value serving many clients can keep per-client state. Served
+ * stateless (`serveHttp({ stateless: true })`), a call belongs to no session: `context.session` is
+ * undefined.
  *
  * Annotations: the hints a tool states are served, the others omitted so MCP's defaults apply at
  * the client (an unstated hint is not a claim of harmlessness).
@@ -233,8 +236,10 @@ export function createMcpServer(
   });
   const fallbackId = options.sessionId ?? randomUUID();
   let session: Session | undefined;
-  const sessionOf = (transportId: string | undefined): Session => {
+  const sessionOf = (transportId: string | undefined): Session | undefined => {
     if (session !== undefined) return session;
+    // A stateless request belongs to no session: a random id would lie about it.
+    if (isStateless(server)) return undefined;
     const client = server.getClientVersion();
     const made: Session = Object.freeze(
       client === undefined

@@ -11,6 +11,8 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
 import { messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
 import { HttpCors, isPreflight } from './http-cors.js';
+import { markStateless } from './stateless-servers.js';
+import { CallAdmission, type Release } from './call-admission.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -74,6 +76,42 @@ export interface McpHttpHandlerOptions {
    * server hold.
    */
   maxSessions?: number;
+  /**
+   * Serve without sessions (default false): every POST is answered on its own, by a Server from
+   * the factory and a transport made for that request alone, and no `Mcp-Session-Id` is minted or
+   * required. Any instance can then answer any request, which is the mode for running many
+   * instances behind a round-robin load balancer. A call's progress still streams in its own
+   * response; `context.session` is undefined; GET (the server's notification stream) and DELETE
+   * are 405, and nothing can reach the client outside a response (so a tool cannot ask the client
+   * anything mid-call: elicitation, sampling and roots need sessions). A call is cancelled by
+   * dropping its request (closing the connection); a `notifications/cancelled` is a request of its
+   * own, which may land on another instance, and cancels nothing. `maxSessions` and
+   * `sessionIdleTimeout` do not apply.
+   */
+  stateless?: boolean;
+  /**
+   * Tool calls (`tools/call` requests) running at once, at most, across all sessions (default: no
+   * limit). Past it a call waits in a queue of `maxQueuedCalls`, first come first served; when the
+   * queue is full too it is answered busy at once: HTTP 503 with `Retry-After: 1` and a JSON-RPC
+   * error, and nothing runs. Other requests (initialize, tools/list, notifications) are never held.
+   * Behind a load balancer, this is what makes one instance say it is full instead of drowning:
+   * `/readyz` answers 503 while every slot is taken.
+   */
+  maxConcurrentCalls?: number;
+  /**
+   * Calls that may wait for a slot when `maxConcurrentCalls` are running (default 0: a call past
+   * the limit is answered busy at once, so that the client or balancer sends it elsewhere). A
+   * waiting call whose client goes away leaves the queue.
+   */
+  maxQueuedCalls?: number;
+  /**
+   * This instance's name among several behind a load balancer: the session ids it mints read
+   * `<instance>.<random UUID>`, so that the balancer can send each session's requests to the
+   * instance that holds it (an nginx `map` on `$http_mcp_session_id`; see the README's "Scaling
+   * out"). 1 to 64 letters, digits, `_` or `-`; anything else is a RangeError. Default: none, the
+   * ids are bare random UUIDs.
+   */
+  instance?: string;
 }
 
 /** The default {@link McpHttpHandlerOptions.maxSessions}. */
@@ -101,6 +139,15 @@ function sendError(
   }
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
+}
+
+/** How many tools/call requests a POST body carries. */
+function callCountOf(body: unknown): number {
+  let count = 0;
+  for (const m of messagesOf(body))
+    if (typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call')
+      count++;
+  return count;
 }
 
 function isInitialize(body: unknown): boolean {
@@ -152,6 +199,15 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * (notifications/cancelled) gets no answer, as MCP says, and the POST that carried it is closed
  * as soon as its other requests, if any, are answered: nothing stays open until the session ends.
  *
+ * For a load balancer, `GET /healthz` answers 200 `ok` while the process serves, and
+ * `GET /readyz` 200 `ready`, or 503 `draining` (after {@link McpHttpHandler.drain}) or `busy` (every
+ * call slot taken, or `maxSessions` open). They are answered before the access rules, so a probe
+ * needs no token, and they reveal nothing else: no tool, session, client or count.
+ *
+ * With `stateless`, there are no sessions: each POST is served on its own (see
+ * {@link McpHttpHandlerOptions.stateless}), with the same access rules, and a POST dropped while
+ * its call runs still cancels the call.
+ *
  * Use it as the request listener of a node:http server (see `serveHttp`), or inside any framework
  * that hands over node's request and response.
  */
@@ -166,6 +222,11 @@ export class McpHttpHandler {
   /** Initialize requests being handled, whose session is not in `sessions` yet. */
   private opening = 0;
   private readonly cors: HttpCors;
+  private readonly admission: CallAdmission;
+  /** The Servers of stateless requests being answered. */
+  private readonly requestServers = new Set<Server>();
+  private draining = false;
+  private readonly newSessionId: () => string;
 
   /**
    * @throws RangeError for an empty token or one with whitespace, a malformed allowed host or
@@ -177,6 +238,17 @@ export class McpHttpHandler {
     if (!(this.maxBody >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     if (!(this.maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
+    const maxCalls = options.maxConcurrentCalls ?? Infinity;
+    if (!(maxCalls >= 1)) throw new RangeError('maxConcurrentCalls must be at least 1');
+    const maxQueued = options.maxQueuedCalls ?? 0;
+    if (!(maxQueued >= 0)) throw new RangeError('maxQueuedCalls must be at least 0');
+    this.admission = new CallAdmission(maxCalls, maxQueued);
+    const instance = options.instance;
+    if (instance !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(instance))
+      throw new RangeError(
+        `instance must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance)}`,
+      );
+    this.newSessionId = instance === undefined ? randomUUID : () => `${instance}.${randomUUID()}`;
     this.access = new HttpAccess(options);
     this.cors = new HttpCors(options.allowedOrigins);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
@@ -189,6 +261,38 @@ export class McpHttpHandler {
   /** How many sessions are open. */
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** Tool calls running now (see {@link McpHttpHandlerOptions.maxConcurrentCalls}). */
+  get activeCalls(): number {
+    return this.admission.active;
+  }
+
+  /**
+   * Whether a balancer should send this instance more work: not draining, a call slot free and
+   * room for another session. What `/readyz` answers.
+   */
+  get ready(): boolean {
+    if (this.draining || this.admission.full) return false;
+    return this.options.stateless === true || this.sessions.size + this.opening < this.maxSessions;
+  }
+
+  /**
+   * Stops taking work and lets running calls finish: from now on a new session, a new call and,
+   * stateless, any new request is answered 503 (`Retry-After: 1`, the connection closed), and
+   * `/readyz` is 503; requests of running calls (a cancellation) still go through. Resolves once
+   * no call runs, or after `grace` ms (default 30 s), whichever comes first, having closed every
+   * session: calls still running then are cancelled.
+   */
+  async drain(grace = 30_000): Promise<void> {
+    this.draining = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.admission.idle(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, grace))),
+    ]);
+    clearTimeout(timer);
+    await this.close();
   }
 
   /** Handles one HTTP request; never rejects (a failure is an HTTP error response). */
@@ -205,15 +309,20 @@ export class McpHttpHandler {
     }
   };
 
-  /** Closes every session (cancelling their running calls) and stops the idle sweep. */
+  /**
+   * Closes every session and stateless request (cancelling their running calls) and stops the
+   * idle sweep.
+   */
   async close(): Promise<void> {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
-    const entries = [...this.sessions.values()];
+    const servers = [...[...this.sessions.values()].map((e) => e.server), ...this.requestServers];
     this.sessions.clear();
-    await Promise.all(entries.map((entry) => entry.server.close().catch(() => undefined)));
+    this.requestServers.clear();
+    await Promise.all(servers.map((server) => server.close().catch(() => undefined)));
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.health(req, res)) return;
     // CORS first, so that a listed origin's page can read even a refusal; a preflight carries
     // no token and runs nothing.
     const preflight = isPreflight(req);
@@ -242,9 +351,19 @@ export class McpHttpHandler {
       res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
       return;
     }
+    if (this.options.stateless === true) {
+      sendError(res, 405, -32000, 'Method not allowed: this server is stateless (no sessions)', {
+        allow: 'POST',
+      });
+      return;
+    }
     const entry = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     if (entry === undefined) {
       sendError(res, sessionId === undefined ? 400 : 404, -32001, 'Session not found');
+      return;
+    }
+    if (this.draining && req.method === 'GET') {
+      this.refuseDraining(res);
       return;
     }
     this.track(entry, res, []);
@@ -272,6 +391,26 @@ export class McpHttpHandler {
       return;
     }
     const ids = requestIdsOf(body);
+    const calls = callCountOf(body);
+    const stateless = this.options.stateless === true;
+    if (this.draining && (calls > 0 || isInitialize(body) || (stateless && ids.length > 0))) {
+      this.refuseDraining(res, ids[0]);
+      return;
+    }
+    if (stateless) {
+      if (!(await this.admit(res, calls, ids))) return;
+      const entry = await this.open(true);
+      this.track(entry, res, ids);
+      // The request's Server and transport serve it alone: gone once its response is.
+      this.requestServers.add(entry.server);
+      res.on('close', () => {
+        this.requestServers.delete(entry.server);
+        entry.server.close().catch(() => undefined);
+      });
+      await entry.transport.handleRequest(req, res, body);
+      entry.requests.cancelledBy(body);
+      return;
+    }
     let entry: Entry | undefined;
     if (sessionId !== undefined) {
       entry = this.sessions.get(sessionId);
@@ -302,20 +441,90 @@ export class McpHttpHandler {
       sendError(res, 400, -32600, 'Invalid Request: request id already in use', undefined, reused);
       return;
     }
+    if (!(await this.admit(res, calls, ids))) return;
     this.track(entry, res, ids);
     await entry.transport.handleRequest(req, res, body);
     // The requests it cancels are aborted now, and will never be answered.
     entry.requests.cancelledBy(body);
   }
 
-  private async open(): Promise<Entry> {
-    const server = this.options.factory();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, entry);
-      },
+  /**
+   * `/healthz` (the process answers: 200 `ok`) and `/readyz` (200 `ready`, or 503 `draining` or
+   * `busy`), for GET and HEAD, before any access rule: a balancer's probe carries no token. They
+   * say nothing about the tools, sessions or clients. True when the request was one of them.
+   */
+  private health(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/healthz' && path !== '/readyz') return false;
+    const ready = path === '/healthz' || this.ready;
+    const word = path === '/healthz' ? 'ok' : ready ? 'ready' : this.draining ? 'draining' : 'busy';
+    res.writeHead(ready ? 200 : 503, {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'no-store',
     });
+    res.end(req.method === 'HEAD' ? undefined : `${word}\n`);
+    return true;
+  }
+
+  private refuseDraining(res: ServerResponse, id: RequestId | null = null): void {
+    sendError(
+      res,
+      503,
+      -32000,
+      'Service unavailable: the server is shutting down; retry on another instance',
+      { 'retry-after': '1', connection: 'close' },
+      id,
+    );
+  }
+
+  /**
+   * Holds a POST with `calls` tool calls until they may run (see `maxConcurrentCalls`); the slots
+   * are given back when its response closes. False when it was answered busy, or its client left
+   * while it waited.
+   */
+  private async admit(
+    res: ServerResponse,
+    calls: number,
+    ids: readonly RequestId[],
+  ): Promise<boolean> {
+    if (calls === 0) return true;
+    const granted = this.admission.acquire(calls, (leave) => res.once('close', leave));
+    if (granted === undefined) {
+      const { max, queue } = this.admission;
+      sendError(
+        res,
+        503,
+        -32000,
+        `Server busy: ${max} calls running${queue > 0 ? ` and ${queue} waiting` : ''}; retry later`,
+        { 'retry-after': '1' },
+        ids[0] ?? null,
+      );
+      return false;
+    }
+    const release: Release = granted instanceof Promise ? await granted : granted;
+    if (res.destroyed || res.writableEnded) {
+      release();
+      return false;
+    }
+    res.once('close', release);
+    return true;
+  }
+
+  /** A Server and its transport: a session's, or a stateless request's alone. */
+  private async open(stateless = false): Promise<Entry> {
+    const server = this.options.factory();
+    if (stateless) markStateless(server);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport(
+      stateless
+        ? { sessionIdGenerator: undefined }
+        : {
+            sessionIdGenerator: this.newSessionId,
+            onsessioninitialized: (id) => {
+              this.sessions.set(id, entry);
+            },
+          },
+    );
     const entry: Entry = {
       server,
       transport,

@@ -44,6 +44,11 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    * Each session may hold a notification stream and a connection per call in flight.
    */
   maxConnections?: number;
+  /**
+   * How long (ms) {@link McpHttpServer.drain} lets running calls finish before it cancels them
+   * (default 30 s). `agenttool serve --http` drains on SIGTERM (`--drain-grace`).
+   */
+  drainGrace?: number;
 }
 
 /** The defaults of {@link ServeHttpOptions}' connection limits. */
@@ -79,6 +84,17 @@ export interface McpHttpServer {
   readonly port: number;
   /** How many client sessions are open. */
   readonly sessions: number;
+  /** Whether a balancer should send it more work: what `/readyz` answers (see McpHttpHandler). */
+  readonly ready: boolean;
+  /** Tool calls running now. */
+  readonly activeCalls: number;
+  /**
+   * Shuts down gently: new sessions, new calls (and, stateless, new requests) are answered 503
+   * with `Retry-After` and `/readyz` turns 503, while running calls go on for up to `grace` ms
+   * (default `drainGrace`, else 30 s); then every session is closed (cancelling what still runs)
+   * and the server stops listening. Resolves once it has.
+   */
+  drain(grace?: number): Promise<void>;
   /** Closes every session (cancelling running calls), then stops listening. */
   close(): Promise<void>;
 }
@@ -121,9 +137,10 @@ function boundHosts(host: string, port: number): string[] {
  * below 1 byte, a `maxSessions` below 1, or a timeout or connection limit that is not positive
  * (or `requestTimeout` below `headersTimeout`), and with an Error for an address that is not
  * loopback without a `token` (unless `allowUnauthenticatedNetwork` is set), before a port is
- * taken. This is
- * how tools run on other machines: behind an ordinary HTTP load balancer, with sticky routing on
- * the `mcp-session-id` header, since a session lives in one process.
+ * taken. This is how tools run on other machines: many instances behind an ordinary HTTP load
+ * balancer, either `stateless` (any instance answers any request: round-robin) or with sessions,
+ * routed by the `mcp-session-id` header since a session lives in one process (see the README's
+ * "Scaling out").
  *
  * Who may connect: the server listens on loopback unless told otherwise; a request must name an
  * allowed Host (the loopback names, the address listened on with its port, `allowedHosts`), come
@@ -133,7 +150,11 @@ function boundHosts(host: string, port: number): string[] {
  * What a client can hold: at most `maxSessions` sessions (default 1000; then 503), at most
  * `maxConnections` connections (default 2000), `headersTimeout` (10 s) to send its headers and
  * `requestTimeout` (30 s) to send a whole request, and `keepAliveTimeout` (5 s) idle between
- * requests. Responses are not timed: a call may stream progress for as long as it runs.
+ * requests. Responses are not timed: a call may stream progress for as long as it runs. With
+ * `maxConcurrentCalls`, calls past it wait (`maxQueuedCalls`) or are answered busy (503).
+ *
+ * For a load balancer: `/healthz` and `/readyz` answer without a token (see McpHttpHandler), and
+ * {@link McpHttpServer.drain} shuts down without cutting running calls.
  */
 export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -159,6 +180,9 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
     };
     if (limits.requestTimeout < limits.headersTimeout)
       throw new RangeError('requestTimeout must be at least headersTimeout');
+    const grace = options.drainGrace;
+    if (grace !== undefined && !(grace >= 0 && Number.isFinite(grace)))
+      throw new RangeError(`drainGrace must be a finite number of ms, at least 0, got ${grace}`);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -184,18 +208,30 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
         allowedHosts: [...(options.allowedHosts ?? []), ...boundHosts(host, port)],
       });
       server.on('request', (req, res) => void handler.handle(req, res));
+      const stop = (): Promise<void> =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        });
       resolve({
         url: new URL(`http://${bracketed(host)}:${port}${options.path ?? '/mcp'}`),
         port,
         get sessions() {
           return handler.sessionCount;
         },
+        get ready() {
+          return handler.ready;
+        },
+        get activeCalls() {
+          return handler.activeCalls;
+        },
+        async drain(grace?: number) {
+          await handler.drain(grace ?? options.drainGrace ?? 30_000);
+          await stop();
+        },
         async close() {
           await handler.close();
-          await new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          });
+          await stop();
         },
       });
     });

@@ -33,7 +33,8 @@ export interface ServedCall {
   /** Checks the arguments first; undefined for a tool that checks its own (`tool()`). */
   readonly validator: ArgumentValidator | undefined;
   readonly call: ToolCall;
-  readonly session: Session;
+  /** The client's session; undefined when the request belongs to none (stateless HTTP). */
+  readonly session: Session | undefined;
   /** Aborts when the client cancels the request or the connection closes. */
   readonly signal: AbortSignal;
   readonly progressToken: ProgressToken | undefined;

@@ -52,3 +52,33 @@ export function runCli(
 ): Promise<CliResult> {
   return finished(startCli(args, options));
 }
+
+/** A running `agenttool serve --http`: the child, its URL once it listens, its stderr so far. */
+export interface ServingCli {
+  readonly child: ChildProcess;
+  readonly url: Promise<URL>;
+  readonly done: Promise<CliResult>;
+  stderr(): string;
+}
+
+/** Starts `agenttool serve --http 0 ...args`; `url` resolves once it says where it listens. */
+export function serveCli(args: readonly string[], env: Record<string, string> = {}): ServingCli {
+  const child = spawn(process.execPath, [...cliArgs(), 'serve', '--http', '0', ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  child.stdin!.end();
+  const done = finished(child);
+  let text = '';
+  const url = new Promise<URL>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      text += d.toString();
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+      if (match) resolve(new URL(match[1]!));
+    });
+    child.once('close', () => reject(new Error(`agenttool serve exited: ${text}`)));
+  });
+  url.catch(() => undefined);
+  return { child, url, done, stderr: () => text };
+}
