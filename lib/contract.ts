@@ -327,6 +327,7 @@ export interface Tool {
 
 /** An MCP tools/list entry, as a server sent it: its name, and whatever else it lists. */
 export interface RemoteListing {
+  /** The tool's name on its server (a client may call it by another, prefixed one). */
   readonly name: string;
   readonly [field: string]: unknown;
 }
