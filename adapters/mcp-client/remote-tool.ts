@@ -30,7 +30,6 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
-import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { recordsOf } from '../mcp-shared/mcp-records.js';
 import type { CallDeadlines, TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
@@ -202,8 +201,8 @@ class RemoteCall implements InFlightCall, RoutedCall {
   requestId: string | number | undefined = undefined;
   deadline = Infinity;
   /**
-   * Its progress token, which is also its call token (see `CALL_TOKEN`): unique on its
-   * connection, where questions are matched to calls.
+   * Its progress token, which an agenttool server also sends back with the call's questions (see
+   * `CALL_TOKEN`): unique on its connection, where questions are matched to calls.
    */
   token = '';
   private done = false;
@@ -225,11 +224,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
     connection.deadlines.start(this);
     connection.client
       .callTool(
-        {
-          name: remoteName,
-          arguments: args,
-          _meta: { progressToken: this.token, [CALL_TOKEN]: this.token },
-        },
+        { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
         undefined,
         SDK_OPTIONS,
       )

@@ -6,14 +6,21 @@
  */
 
 /**
- * The `_meta` key: `connectMcp` sends a token of its own under it with each tools/call, and
- * `createMcpServer` sends it back with each question that call's tool asks.
+ * The `_meta` key under which `createMcpServer` sends, with each question a call's tool asks, the
+ * token of that call: the `progressToken` of its request (which `connectMcp` gives every call, one
+ * of its own), or a token the request sent under this same key.
  */
 export const CALL_TOKEN = 'io.github.agenttool/call';
 
-/** The call token in a request's `_meta`, or undefined when there is none. */
+/**
+ * The call token of a tools/call request's `_meta`: its {@link CALL_TOKEN} entry, else its
+ * progress token when that is a string; undefined when it has neither.
+ */
 export function callTokenOf(meta: unknown): string | undefined {
   if (typeof meta !== 'object' || meta === null) return undefined;
-  const token = (meta as Record<string, unknown>)[CALL_TOKEN];
-  return typeof token === 'string' ? token : undefined;
+  const fields = meta as Record<string, unknown>;
+  const token = fields[CALL_TOKEN];
+  if (typeof token === 'string') return token;
+  const progress = fields.progressToken;
+  return typeof progress === 'string' ? progress : undefined;
 }
