@@ -8,6 +8,7 @@ export default tseslint.config(
       '**/dist/',
       'docs/',
       'test-output/',
+      '.bench-build/',
       'test/support/*.cjs',
       '**/.angular/',
     ],

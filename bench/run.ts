@@ -10,8 +10,12 @@
  *   npm run bench -- --runs=3              each scenario three times: per row the median run and
  *                                          the range of the ratio over the runs
  *
- * The script runs node with --expose-gc, which the heap measures of scenario 3 need. Each scenario
- * runs in a child process of its own (same node flags), and the parent gathers the rows.
+ * The script first compiles the sources and the benchmarks with tsc (`tsconfig.bench.json`, into
+ * `.bench-build/`) and runs the JavaScript, as a user of the package runs it: a TypeScript loader
+ * would add its own work to every function our side creates (tsx keeps function names with a
+ * helper call each), which the SDK's JavaScript on the other side does not pay. It runs node with
+ * --expose-gc, which the heap measures of scenario 3 need. Each scenario runs in a child process
+ * of its own (same node flags), and the parent gathers the rows.
  *
  * @module
  */

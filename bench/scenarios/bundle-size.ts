@@ -5,8 +5,9 @@
  * @module
  */
 import type { Metafile } from 'esbuild';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { bundle } from '../../test/support/bundle.js';
+import { root } from '../../test/support/cli.js';
 import { row, type Row } from '../report.js';
 
 /** The most an app may grow, min+gzip, by importing `tool` and `executeBatch`. */
@@ -70,8 +71,7 @@ function included(metafile: Metafile): string[] {
 
 /** Runs scenario 7 on the sources (the browser entry) and returns its row. */
 export async function bundleSizeScenario(): Promise<Row[]> {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  const { base, app: withTools, added } = await addedBytes(`${root}browser.ts`, root);
+  const { base, app: withTools, added } = await addedBytes(resolve(root, 'browser.ts'), root);
   return [
     row({
       scenario: 'bundle size',

@@ -18,7 +18,11 @@ import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
 
 const CLIENTS = 16;
-const SERVER = fileURLToPath(new URL('../http-server.ts', import.meta.url));
+/** The server script beside this one: compiled when this runs compiled (`npm run bench`). */
+const COMPILED = import.meta.url.endsWith('.js');
+const SERVER = fileURLToPath(
+  new URL(COMPILED ? '../http-server.js' : '../http-server.ts', import.meta.url),
+);
 
 interface Running {
   readonly url: URL;
@@ -26,7 +30,8 @@ interface Running {
 }
 
 function start(mode: 'adapter' | 'sdk'): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], {
+  const loader = COMPILED ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...loader, SERVER, mode], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

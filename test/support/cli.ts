@@ -1,8 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
-export const root = resolve(import.meta.dirname, '..', '..');
+/** The nearest folder from `start` up that holds a package.json. */
+function packageRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(resolve(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${start}`);
+  }
+}
+
+/**
+ * This file's source tree: the repository, or the folder `npm run bench` compiles it into
+ * (`.bench-build/`), which then runs the compiled bin too.
+ */
+const tree = resolve(import.meta.dirname, '..', '..');
+const compiled = import.meta.filename.endsWith('.js');
+
+/** The repository's root (its package.json's folder), wherever this file runs from. */
+export const root = packageRoot(tree);
 export const everythingServer = `node ${resolve(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
 
 export interface CliResult {
@@ -14,9 +30,11 @@ export interface CliResult {
 /**
  * The node arguments that start the agenttool bin: the built one when `npm test` has just built
  * dist/ (AGENTTOOL_DIST_BUILT), as a user runs it and without a TypeScript loader's start-up per
- * process; the sources through tsx otherwise.
+ * process; the sources through tsx otherwise. Compiled itself (the benchmarks), the bin compiled
+ * beside it.
  */
 export function cliArgs(): string[] {
+  if (compiled) return [resolve(tree, 'cli/main.js')];
   const built = resolve(root, 'dist/cli/main.js');
   return process.env.AGENTTOOL_DIST_BUILT === '1' && existsSync(built)
     ? [built]
