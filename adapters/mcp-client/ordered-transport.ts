@@ -76,8 +76,15 @@ function plainResult(message: Record<string, unknown>): boolean {
     message.jsonrpc === '2.0' &&
     isObject(result) &&
     result._meta === undefined &&
-    Object.keys(message).length === 3
+    ownKeyCount(message) === 3
   );
+}
+
+/** How many own enumerable keys `value` has, counted without making the array of them. */
+function ownKeyCount(value: Record<string, unknown>): number {
+  let count = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) count++;
+  return count;
 }
 
 /**
