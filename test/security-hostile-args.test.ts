@@ -333,7 +333,9 @@ describe('security: hostile arguments never crash, hang or pollute', function ()
       ),
       { numRuns: 400 },
     );
-    expect(compiled, 'schemas that compiled').to.be.above(50);
+    // About 16% of the random schemas compile (60 to 70 of 400): the bound only proves the
+    // property was not vacuous, far enough below that a random run never misses it.
+    expect(compiled, 'schemas that compiled').to.be.above(25);
     expect(refused, 'schemas refused').to.be.above(20);
     expect(() =>
       compileValidator({ type: 'object', properties: { a: { pattern: '(' } } }),
