@@ -134,10 +134,17 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance under Node 22
     const client = resolve(root, 'test/conformance/everything-client.ts');
     const tsx = require.resolve('tsx');
     const command = `${process.execPath} --import ${tsx} ${client}`;
+    const run = (scenario: string) =>
+      conformance(node, ['client', '--command', command, '--scenario', scenario], cwd);
     const results = await all(
       CLIENT_SCENARIOS,
-      (scenario) =>
-        conformance(node, ['client', '--command', command, '--scenario', scenario], cwd),
+      async (scenario) => {
+        const first = await run(scenario);
+        // sse-retry times the reconnection on the wall clock and fails it past twice the retry
+        // delay (1 s): on a machine busy with the rest of the suite, a timer can fire that late.
+        // Such a run is tried once more; any other failure stands.
+        return /reconnected very late/.test(first.output) ? run(scenario) : first;
+      },
       1,
     );
     expect(failures(results)).to.deep.equal([]);
