@@ -31,7 +31,7 @@ import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { recordsOf } from '../mcp-shared/mcp-records.js';
-import type { CallDeadlines, TimedCall } from './call-deadlines.js';
+import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 
@@ -189,7 +189,7 @@ export class RemoteTool implements Tool {
 }
 
 /** The SDK's own timeout is never reached: the call's deadline (CallDeadlines) comes first. */
-const SDK_OPTIONS = { timeout: 2_147_483_647 } as const;
+const SDK_OPTIONS = { timeout: SDK_TIMEOUT } as const;
 
 /**
  * One call of a remote tool, from its request to its end; the teardown of its subscription.
