@@ -124,20 +124,20 @@ class FunctionCall implements ProgressSink, Unsubscribable {
 }
 
 /**
- * One call as an Observable: `run(context)` is called on subscription with the function's own
- * context, and its outcome is mapped by `mapping`. A thrown Error or a rejection errors the
+ * One call as an Observable: `run(context, call)` is called on subscription with the function's
+ * own context and the call as given, and its outcome is mapped by `mapping`. A thrown Error or a rejection errors the
  * observable (the tool's failure); a thrown non-Error value errors it with a ToolPanicError.
  */
 export function callObservable(
   call: ToolCall,
   outer: ToolContext,
   mapping: ResultMapping,
-  run: (context: CallContext) => unknown,
+  run: (context: CallContext, call: ToolCall) => unknown,
 ): Observable<ToolEvent> {
   return new Observable<ToolEvent>((subscriber) => {
     const state = new FunctionCall(subscriber, mapping, call, outer);
     try {
-      state.follow(run(state.context));
+      state.follow(run(state.context, call));
     } catch (err) {
       state.fail(err);
     }

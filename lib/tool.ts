@@ -17,6 +17,7 @@ import type {
   ProgressUpdate,
   ResourceFunction,
   Tool,
+  ToolCall,
   ToolContext,
 } from './contract.js';
 
@@ -160,9 +161,10 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
     final: (value) => toResult(value, name),
   };
   const fn = definition.execute;
-  // One function per tool, not per call: the call's arguments are read from its own context.
-  const run = (inner: ToolContext): unknown => {
-    const args = argsOf(inner.call.args);
+  // One function per tool, not per call. The arguments are read from the call as given: the
+  // context's `call` is a copy carrying the idempotency key, made only when someone reads it.
+  const run = (inner: ToolContext, call: ToolCall): unknown => {
+    const args = argsOf(call.args);
     return args instanceof Promise
       ? args.then((decoded) => fn.call(definition, decoded as ArgsOf<S>, inner))
       : fn.call(definition, args as ArgsOf<S>, inner);
