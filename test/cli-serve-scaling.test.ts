@@ -1,23 +1,10 @@
 import { expect } from 'chai';
 import { runCli, serveCli } from './support/cli.js';
+import { postCall } from './support/post-call.js';
 
-let nextId = 1;
 /** One tools/call of slow_count POSTed on its own, as a stateless client sends it. */
 function slowCount(url: URL, to: number, stepMs: number): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: { name: 'slow_count', arguments: { to, step_ms: stepMs } },
-    }),
-  });
+  return postCall(url, 'slow_count', { to, step_ms: stepMs });
 }
 
 describe('agenttool serve --http: admission and drain for load balancers', function () {

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Observable } from 'rxjs';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult, type ToolEvent } from '../index.js';
+import { postCall } from './support/post-call.js';
 
 /** Calls of `gate` run until the test opens them, in the order they started. */
 const gates: { open: () => void; aborted: boolean }[] = [];
@@ -30,24 +31,9 @@ const until = async (check: () => boolean, what: string): Promise<void> => {
   if (!check()) throw new Error(`timed out waiting for ${what}`);
 };
 
-let nextId = 1;
 /** One tools/call POSTed on its own (the server is stateless): its response, unread. */
 function call(http: McpHttpServer, init: RequestInit = {}): Promise<Response> {
-  return fetch(http.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: { name: 'gate', arguments: {} },
-    }),
-    ...init,
-  });
+  return postCall(http.url, 'gate', {}, { init });
 }
 
 async function probe(http: McpHttpServer, path: string, init: RequestInit = {}) {

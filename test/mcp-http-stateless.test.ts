@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, tool, type ToolEvent } from '../index.js';
 import { runCli } from './support/cli.js';
+import { postCall } from './support/post-call.js';
 
 const whoAmI = rawTool({
   name: 'who_am_i',
@@ -108,20 +109,7 @@ describe('serveHttp stateless: every request on its own, for load balancers', fu
   });
 
   it('answers a call that no initialize preceded on that instance, as a balancer delivers it', async () => {
-    const res = await fetch(http.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: { name: 'who_am_i', arguments: {} },
-      }),
-    });
+    const res = await postCall(http.url, 'who_am_i', {}, { id: 7 });
     expect(res.status).to.equal(200);
     expect(res.headers.get('mcp-session-id')).to.equal(null);
     const text = await res.text();
