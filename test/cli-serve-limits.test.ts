@@ -5,7 +5,7 @@ import { lastValueFrom } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, type Tool } from '../index.js';
-import { cliArgs, finished, root, runCli, startCli } from './support/cli.js';
+import { cliArgs, finished, root, runCli, serveCli } from './support/cli.js';
 import { post } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
 
@@ -32,27 +32,11 @@ function runWithEnv(args: string[], env: Record<string, string>) {
   return finished(child);
 }
 
-/** Starts `agenttool serve --http 0 ...` and resolves with its URL and its stderr so far. */
-function serveHttp(args: string[]) {
-  const child = startCli(['serve', '--http', '0', ...args]);
-  const done = finished(child);
-  let text = '';
-  const url = new Promise<URL>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      text += d.toString();
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
-      if (match) resolve(new URL(match[1]!));
-    });
-    child.once('close', () => reject(new Error(`exited: ${text}`)));
-  });
-  return { child, done, url, stderr: () => text };
-}
-
 describe('agenttool serve: limits and schemas from elsewhere', function () {
   this.timeout(30_000);
 
   it('re-serves an upstream whose patterns cannot compile over HTTP: initialize answers, every tool is served as listed', async () => {
-    const served = serveHttp(['--mcp', patternServer, '--prefix', 'up']);
+    const served = serveCli(['--mcp', patternServer, '--prefix', 'up']);
     try {
       await served.url;
       const remote = await connectMcp(httpTransport((await served.url).href));
@@ -105,7 +89,7 @@ describe('agenttool serve: limits and schemas from elsewhere', function () {
   });
 
   it('caps sessions with --max-sessions: 503 past it, the open ones go on', async () => {
-    const served = serveHttp(['--max-sessions', '1']);
+    const served = serveCli(['--max-sessions', '1']);
     try {
       const url = await served.url;
       const remote = await connectMcp(httpTransport(url.href));
