@@ -62,7 +62,9 @@ export interface McpClientOptions {
   clientInfo?: Implementation;
   /**
    * How long (ms) a tool call may go without a word from the server (default 60000, the SDK's):
-   * the clock restarts on every progress notification, so only a silent call times out. 0,
+   * the clock restarts on every progress notification, so only a silent call times out, and it
+   * stops while a question the server asked during the call waits for its answer (a person may
+   * take longer than the timeout), starting again once it is answered. 0,
    * Infinity or anything not a positive number means no timeout; more than 2^31 - 1 (the longest a
    * timer waits) is taken as that. Opening the session and listing tools use the SDK's default.
    */
