@@ -118,7 +118,8 @@ export interface ToolContext {
 /**
  * One field of a question's form: the primitive schemas MCP allows in elicitation. A string with
  * `enum` is a single choice (`enumNames` are their labels), as is a string with `oneOf` (each
- * value with its title); an array of enum strings a multiple choice.
+ * value with its title); an array of enum strings (or of titled `anyOf` values) a multiple
+ * choice. {@link elicitChoices} lists a field's choices in any of these forms.
  */
 export type ElicitField =
   | {
@@ -183,13 +184,23 @@ export type ElicitField =
       minItems?: number;
       /** The most choices accepted. */
       maxItems?: number;
-      /** The choices. */
-      items: {
-        /** Choices are strings. */
-        type: 'string';
-        /** The values that can be chosen. */
-        enum: string[];
-      };
+      /** The choices: values (`enum`), or values with labels (`anyOf` of `const` and `title`). */
+      items:
+        | {
+            /** Choices are strings. */
+            type: 'string';
+            /** The values that can be chosen. */
+            enum: string[];
+          }
+        | {
+            /** The values that can be chosen (`const`), each with its label (`title`). */
+            anyOf: {
+              /** The value. */
+              const: string;
+              /** Its label. */
+              title: string;
+            }[];
+          };
       /** The choices the form starts with. */
       default?: string[];
     };

@@ -38,6 +38,22 @@ describe('agenttool run: a question field on the terminal', () => {
     );
   });
 
+  it('reads a titled multiple choice (items.anyOf) by number or label, answering the values', () => {
+    const titled: ElicitField = {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'r', title: 'Red' },
+          { const: 'g', title: 'Green' },
+        ],
+      },
+    };
+    expect(fieldPrompt('c', titled, false)).to.equal(
+      '  c: 1) Red  2) Green, several comma-separated: ',
+    );
+    expect(parseField(titled, 'Green, 1', false)).to.deep.equal({ value: ['g', 'r'] });
+  });
+
   it('checks numbers and yes/no answers', () => {
     const age: ElicitField = { type: 'integer', minimum: 0, maximum: 150, default: 30 };
     expect(fieldPrompt('age', age, false)).to.equal('  age (whole number, >= 0, <= 150) [30]: ');

@@ -120,6 +120,25 @@ const QUESTION: ElicitSchema = {
 };
 
 describe('web front: answering a question', () => {
+  it('checks a titled multiple choice (items.anyOf) against its values', () => {
+    const titled: ElicitSchema = {
+      type: 'object',
+      properties: {
+        colours: {
+          type: 'array',
+          items: {
+            anyOf: [
+              { const: 'r', title: 'Red' },
+              { const: 'g', title: 'Green' },
+            ],
+          },
+        },
+      },
+    };
+    expect(checkAnswer(titled, { colours: ['g', 'r'] })).to.equal(undefined);
+    expect(checkAnswer(titled, { colours: ['Red'] })).to.equal('colours: "Red" is not a choice');
+  });
+
   it('checks accepted content against the question, one line per problem', () => {
     expect(
       checkAnswer(QUESTION, { name: 'Ada', size: 'M', count: 3, ok: true, tags: ['x'] }),

@@ -7,32 +7,16 @@
  * @module
  */
 import type { ElicitField, ElicitResult, ElicitSchema } from '../../index.js';
+// Straight to the file rather than the barrel: the page bundles this module.
+import { elicitChoices } from '../../lib/elicit-choices.js';
 
 type Value = string | number | boolean | string[];
-
-/** One choice of a single-choice field: its value and the label a form shows. */
-export interface Choice {
-  value: string;
-  label: string;
-}
-
-/**
- * The choices of a string field, or undefined for free text: `enum` (labelled by `enumNames`), or
- * MCP's titled single choice, `oneOf: [{ const, title }]`.
- */
-export function choicesOf(field: ElicitField): Choice[] | undefined {
-  if (field.type !== 'string') return undefined;
-  const titled = (field as { oneOf?: { const: string; title?: string }[] }).oneOf;
-  if (Array.isArray(titled))
-    return titled.map((option) => ({ value: option.const, label: option.title ?? option.const }));
-  return field.enum?.map((value, i) => ({ value, label: field.enumNames?.[i] ?? value }));
-}
 
 function checkField(name: string, field: ElicitField, value: unknown): string | undefined {
   switch (field.type) {
     case 'string': {
       if (typeof value !== 'string') return `${name}: expected text`;
-      const choices = choicesOf(field)?.map((choice) => choice.value);
+      const choices = elicitChoices(field)?.map((choice) => choice.value);
       if (choices !== undefined && !choices.includes(value))
         return `${name}: expected one of ${choices.map((v) => JSON.stringify(v)).join(', ')}`;
       if (field.minLength !== undefined && value.length < field.minLength)
@@ -56,7 +40,8 @@ function checkField(name: string, field: ElicitField, value: unknown): string | 
     case 'array': {
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
         return `${name}: expected a list of choices`;
-      const unknown = value.find((v) => !field.items.enum.includes(v as string));
+      const choices = elicitChoices(field)!.map((choice) => choice.value);
+      const unknown = value.find((v) => !choices.includes(v as string));
       if (unknown !== undefined) return `${name}: ${JSON.stringify(unknown)} is not a choice`;
       if (field.minItems !== undefined && value.length < field.minItems)
         return `${name}: choose at least ${field.minItems}`;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ElicitField } from '../../index.js';
+import { elicitChoices, type ElicitChoice, type ElicitField } from '../../index.js';
 import { visible } from './visible.js';
 
 /** A value a form field takes. */
@@ -12,29 +12,6 @@ export type FieldValue = string | number | boolean | string[];
 
 /** What a typed line gives: the value (undefined: leave the field out), or why it is refused. */
 export type Parsed = { value: FieldValue | undefined } | { error: string };
-
-interface Choice {
-  value: string;
-  label: string;
-}
-
-/** The single or multiple choices of a field, each with its label; undefined for a free field. */
-export function choicesOf(field: ElicitField): Choice[] | undefined {
-  if (field.type === 'string') {
-    if (field.oneOf !== undefined)
-      return field.oneOf.map((o) => ({ value: o.const, label: o.title }));
-    if (field.enum !== undefined)
-      return field.enum.map((value, i) => ({ value, label: field.enumNames?.[i] ?? value }));
-    return undefined;
-  }
-  if (field.type === 'array') {
-    const items = field.items as { enum?: string[]; anyOf?: { const: string; title: string }[] };
-    if (items.anyOf !== undefined)
-      return items.anyOf.map((o) => ({ value: o.const, label: o.title }));
-    return (items.enum ?? []).map((value) => ({ value, label: value }));
-  }
-  return undefined;
-}
 
 function shown(value: FieldValue): string {
   return Array.isArray(value) ? value.join(',') : String(value);
@@ -47,7 +24,7 @@ function shown(value: FieldValue): string {
 export function fieldPrompt(name: string, field: ElicitField, required: boolean): string {
   let text = `  ${field.title ?? name}${required ? '*' : ''}`;
   if (field.description !== undefined) text += ` (${field.description})`;
-  const choices = choicesOf(field);
+  const choices = elicitChoices(field);
   if (choices !== undefined) {
     const many = field.type === 'array' ? ', several comma-separated' : '';
     text += `: ${choices.map((c, i) => `${i + 1}) ${c.label}`).join('  ')}${many}`;
@@ -67,7 +44,7 @@ export function fieldPrompt(name: string, field: ElicitField, required: boolean)
 }
 
 /** One choice typed as its number, its value or its label. */
-function choose(choices: Choice[], typed: string): string | undefined {
+function choose(choices: readonly ElicitChoice[], typed: string): string | undefined {
   const n = Number(typed);
   if (/^\d+$/.test(typed) && n >= 1 && n <= choices.length) return choices[n - 1]!.value;
   return choices.find((c) => c.value === typed || c.label === typed)?.value;
@@ -84,7 +61,7 @@ export function parseField(field: ElicitField, typed: string, required: boolean)
     if (field.default !== undefined) return { value: field.default };
     return required ? refuse('an answer is required') : { value: undefined };
   }
-  const choices = choicesOf(field);
+  const choices = elicitChoices(field);
   const list = choices?.map((c, i) => `${i + 1}`).join(', ');
   switch (field.type) {
     case 'boolean':

@@ -2,7 +2,7 @@
  * A tool's question as a form in its call's row: one control per field of the flat schema (a
  * text, e-mail, URL or date input for a string, a select for a single choice (`enum` or titled
  * `oneOf`), a number input, a checkbox for a boolean, a checkbox per choice for a multiple
- * choice), with the schema's defaults and required fields, and Submit, Decline and Dismiss (the
+ * choice, values or titled), with the schema's defaults and required fields, and Submit, Decline and Dismiss (the
  * answer `cancel`) buttons. The browser checks required fields and bounds before Submit; the
  * server checks the answer again.
  *
@@ -12,7 +12,7 @@
  * @module
  */
 import type { ElicitField, ElicitRequest, ElicitResult } from '../../../index.js';
-import { choicesOf } from '../check-answer.js';
+import { elicitChoices } from '../../../lib/elicit-choices.js';
 import { element } from './dom.js';
 
 const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
@@ -20,7 +20,7 @@ const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'da
 function control(name: string, field: ElicitField, required: boolean): HTMLElement {
   switch (field.type) {
     case 'string': {
-      const choices = choicesOf(field);
+      const choices = elicitChoices(field);
       if (choices !== undefined) {
         const select = element('select');
         select.name = name;
@@ -64,14 +64,14 @@ function control(name: string, field: ElicitField, required: boolean): HTMLEleme
     }
     case 'array': {
       const choices = element('span', 'choices');
-      for (const value of field.items.enum) {
+      for (const { value, label: text } of elicitChoices(field)!) {
         const label = element('label', 'choice');
         const box = element('input');
         box.type = 'checkbox';
         box.name = name;
         box.value = value;
         box.checked = field.default?.includes(value) === true;
-        label.append(box, document.createTextNode(` ${value}`));
+        label.append(box, document.createTextNode(` ${text}`));
         choices.append(label);
       }
       return choices;

@@ -9,7 +9,13 @@
  * ```
  */
 import { ChangeDetectionStrategy, Component, computed, input, output } from '@angular/core';
-import type { ElicitField, ElicitRequest, ElicitResult } from 'agenttool';
+import {
+  elicitChoices,
+  type ElicitChoice,
+  type ElicitField,
+  type ElicitRequest,
+  type ElicitResult,
+} from 'agenttool';
 
 /** One field of the form, as the template draws it. */
 interface FieldView {
@@ -35,15 +41,15 @@ type Value = string | number | boolean | string[];
               <input type="checkbox" [name]="f.name" [checked]="initial(f.field) === true" />
             }
             @case ('array') {
-              @for (choice of choices(f.field); track choice) {
+              @for (choice of choices(f.field); track choice.value) {
                 <label class="choice">
                   <input
                     type="checkbox"
                     [name]="f.name"
-                    [value]="choice"
-                    [checked]="isDefault(f.field, choice)"
+                    [value]="choice.value"
+                    [checked]="isDefault(f.field, choice.value)"
                   />
-                  {{ choice }}
+                  {{ choice.label }}
                 </label>
               }
             }
@@ -122,15 +128,12 @@ export class QuestionFormComponent {
     return field.default;
   }
   /** A single choice's options: `enum` (labelled by `enumNames`) or MCP's titled `oneOf`. */
-  protected options(field: ElicitField): { value: string; label: string }[] | undefined {
-    if (field.type !== 'string') return undefined;
-    const titled = (field as { oneOf?: { const: string; title?: string }[] }).oneOf;
-    if (titled !== undefined)
-      return titled.map((o) => ({ value: o.const, label: o.title ?? o.const }));
-    return field.enum?.map((value, i) => ({ value, label: field.enumNames?.[i] ?? value }));
+  protected options(field: ElicitField): ElicitChoice[] | undefined {
+    return field.type === 'string' ? elicitChoices(field) : undefined;
   }
-  protected choices(field: ElicitField): string[] {
-    return field.type === 'array' ? field.items.enum : [];
+  /** A multiple choice's options: `items.enum`, or MCP's titled `items.anyOf`. */
+  protected choices(field: ElicitField): ElicitChoice[] {
+    return field.type === 'array' ? (elicitChoices(field) ?? []) : [];
   }
   protected isDefault(field: ElicitField, choice: string): boolean {
     return field.type === 'array' && field.default?.includes(choice) === true;
