@@ -12,7 +12,7 @@ import type {
 import { Observable } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import { CancelledError, describeThrown, oneLine } from '../../lib/errors.js';
-import { CALL_TOKEN } from '../mcp-shared/call-token.js';
+import { CALL_TOKEN, callTokenOf } from '../mcp-shared/call-token.js';
 
 /** A question waits for a person: no timeout but the call's own end (the longest a timer waits). */
 const NO_TIMEOUT = 2_147_483_647;
@@ -36,10 +36,10 @@ function answerOf(result: McpElicitResult): ElicitResult {
  * The elicitor of one served call: each question is an `elicitation/create` request to the client,
  * sent as part of the call's request (`relatedRequestId`, so Streamable HTTP carries it on the
  * call's own stream), with the tool's message and its schema as `requestedSchema`. The client's
- * answer (checked against the schema by the SDK) is the tool's; the call's `token` (sent by an
- * agenttool client, see `CALL_TOKEN`) goes back with the question, so that client knows the call; a failure (the client answers an
- * error, or content the schema refuses) is passed to `report` and the tool's question ends with
- * `cancel`. When the call ends first, the request is cancelled (`notifications/cancelled`).
+ * answer (checked against the schema by the SDK) is the tool's; the call's token, read from the
+ * request's `meta` (see `callTokenOf`), goes back with the question, so an agenttool client knows
+ * the call; a failure (the client answers an error, or content the schema refuses) is passed to
+ * `report` and the tool's question ends with `cancel`. When the call ends first, the request is cancelled (`notifications/cancelled`).
  * Undefined when the client did not declare elicitation: the call's questions are then declined
  * at once.
  */
@@ -47,9 +47,10 @@ export function clientElicitor(
   server: Server,
   relatedRequestId: RequestId,
   report: (error: Error) => void,
-  token: string | undefined,
+  meta: unknown,
 ): Elicitor | undefined {
   if (!clientElicits(server)) return undefined;
+  const token = callTokenOf(meta);
   return (request) =>
     new Observable<ElicitResult>((subscriber) => {
       const controller = new AbortController();

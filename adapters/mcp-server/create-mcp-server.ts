@@ -23,7 +23,6 @@ import {
   type ArgumentValidator,
 } from '../../lib/validation/validation.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
-import { callTokenOf } from '../mcp-shared/call-token.js';
 import { clientElicitor } from './client-elicitor.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
@@ -276,7 +275,7 @@ export function createMcpServer(
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,
       notify: extra.sendNotification,
-      elicitor: clientElicitor(server, extra.requestId, report, callTokenOf(request.params._meta)),
+      elicitor: clientElicitor(server, extra.requestId, report, request.params._meta),
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,
