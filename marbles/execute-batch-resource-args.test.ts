@@ -234,6 +234,28 @@ describe('executeBatch: resources named from the arguments', () => {
       expectSubscriptions(d.subscriptions).toBe('---^!');
     });
   });
+
+  it('asks an undecodable call its approval like any call, then fails it without a turn', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('----(f|)', toolEvents);
+      const c = cold('-(f|)', toolEvents);
+      const write = writeTool({ a, c });
+      const yes = cold<boolean>('--y|', { y: true });
+      const jobs = [
+        call(write, 'a', { path: 'a.txt' }),
+        call(write, 'bad', '[1]'),
+        call(write, 'c', { path: 'a.txt' }),
+      ];
+      const approve = (asked: Job) => (asked.call.id === 'bad' ? yes : true);
+      expectObservable(executeBatch(jobs, { approve })).toBe('--b-a(c|)', {
+        ...doneEvents('a-c'),
+        b: errorEvent(1, 'bad', new ValidationError('', 'expected object, got array')),
+      });
+      expectSubscriptions(yes.subscriptions).toBe('^-!');
+      // The file's next write goes when the first ends: the failed call held no turn of it.
+      expectSubscriptions(c.subscriptions).toBe('----^!');
+    });
+  });
 });
 
 describe('executeCalls: resources named from the arguments', () => {
