@@ -62,7 +62,7 @@ export function parseField(field: ElicitField, typed: string, required: boolean)
     return required ? refuse('an answer is required') : { value: undefined };
   }
   const choices = elicitChoices(field);
-  const list = choices?.map((c, i) => `${i + 1}`).join(', ');
+  const list = choices?.map((_choice, i) => `${i + 1}`).join(', ');
   switch (field.type) {
     case 'boolean':
       if (/^(y|yes|true)$/i.test(typed)) return { value: true };
