@@ -9,6 +9,7 @@
 import {
   initialCallStates,
   reduceCallStates,
+  type BatchStateInput,
   type CallPhase,
   type CallState,
 } from '../operators/batch-state.js';
@@ -20,9 +21,13 @@ export type { CallPhase };
 /** One call as a view shows it. */
 export type CallRow = CallState;
 
-/** Every call of a batch, in job order, and whether the batch is over. */
+/**
+ * Every call of a batch, in job order, and whether the batch is over. `rows` is one array for the
+ * whole batch, changed in place: a call that changes gets a new row object, the others keep
+ * theirs.
+ */
 export interface BatchState {
-  rows: readonly CallRow[];
+  rows: CallRow[];
   done: boolean;
 }
 
@@ -31,7 +36,7 @@ export function initialState(
   jobs: readonly Job[],
   options: { sequential?: boolean; maxParallel?: number } = {},
 ): BatchState {
-  return { done: false, rows: initialCallStates(jobs, options) };
+  return { done: false, rows: [...initialCallStates(jobs, options)] };
 }
 
 /** What happened to a batch, at `at` ms since it began. */
@@ -40,21 +45,24 @@ export type BatchAction =
   | { type: 'event'; event: ExecutionEvent; at: number }
   | { type: 'end'; at: number };
 
-/** Folds one action into the state (its `rows` are replaced, never changed) and returns it. */
+/**
+ * Folds `input` into its call's row, in place: the public reducer over that one call, so that an
+ * event costs the same whatever the size of the batch (folding the whole array copies it, which
+ * made a run of n calls take n² steps).
+ */
+export function foldCall(state: BatchState, input: BatchStateInput, at: number): void {
+  const row = state.rows[input.index];
+  if (row === undefined) return;
+  state.rows[input.index] = reduceCallStates([row], { ...input, index: 0 }, at)[0]!;
+}
+
+/** Folds one action into the state, in place, and returns it. */
 export function reduceBatch(state: BatchState, action: BatchAction): BatchState {
-  if (action.type === 'end') {
-    state.done = true;
-    return state;
+  if (action.type === 'end') state.done = true;
+  else if (action.type === 'event') foldCall(state, action.event, action.at);
+  else {
+    const callId = state.rows[action.index]?.callId ?? '';
+    foldCall(state, { index: action.index, callId, started: true }, action.at);
   }
-  if (action.type === 'event') {
-    state.rows = reduceCallStates(state.rows, action.event, action.at);
-    return state;
-  }
-  const callId = state.rows[action.index]?.callId ?? '';
-  state.rows = reduceCallStates(
-    state.rows,
-    { index: action.index, callId, started: true },
-    action.at,
-  );
   return state;
 }

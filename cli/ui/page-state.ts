@@ -9,9 +9,14 @@
  *
  * @module
  */
-import { initialState, reduceBatch, type BatchState, type CallPhase } from '../call-state.js';
+import {
+  foldCall,
+  initialState,
+  reduceBatch,
+  type BatchState,
+  type CallPhase,
+} from '../call-state.js';
 import type { ElicitRequest, FunctionCallOutputItem } from '../../index.js';
-import { reduceCallStates } from '../../operators/batch-state.js';
 import {
   actionOf,
   jobsOfBatch,
@@ -111,7 +116,7 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
     const { index, at } = record;
     const callId = state.batch.rows[index]?.callId ?? '';
     const approving = record.state === 'asked';
-    state.batch.rows = reduceCallStates(state.batch.rows, { index, callId, approving }, at);
+    foldCall(state.batch, { index, callId, approving }, at);
   }
   if (state.batch.done) state.phase = 'finished';
   return state;
