@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { ElicitResult, Elicitor } from '../index.js';
+import type { ElicitResult, Elicitor, ToolCall } from '../index.js';
+import { checkAnswer } from './ui/check-answer.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE =
@@ -37,11 +38,31 @@ export function parseAnswer(text: string): ElicitResult {
   throw new UsageError(`${USAGE}, got ${JSON.stringify(text)}`);
 }
 
+const DECLINE: ElicitResult = { action: 'decline' };
+
 /**
  * Answers each question with the next scripted answer, in the order the questions are asked
- * (`--sequential` makes that the model's order); once they are used up, declines.
+ * (`--sequential` makes that the model's order); once they are used up, declines. Accepted
+ * content is checked against the question's schema as the web front checks a person's answer
+ * (see ui/check-answer.ts): content that does not fit is not given to the tool, the question is
+ * declined, and `refused` gets one line saying why (`asker` names the call for it).
  */
-export function scriptedElicitor(answers: readonly ElicitResult[]): Elicitor {
+export function scriptedElicitor(
+  answers: readonly ElicitResult[],
+  refused: (line: string) => void = () => undefined,
+  asker: (call: ToolCall) => string = (call) => call.id,
+): Elicitor {
   let next = 0;
-  return () => answers[next++] ?? { action: 'decline' };
+  return (request, call) => {
+    const number = ++next;
+    const answer = answers[number - 1] ?? DECLINE;
+    if (answer.action !== 'accept') return answer;
+    const wrong = checkAnswer(request.schema, answer.content);
+    if (wrong === undefined) return answer;
+    refused(
+      `agenttool: --answer ${number} does not fit the question of ${asker(call)} ` +
+        `(${JSON.stringify(request.message)}): ${wrong}; declined`,
+    );
+    return DECLINE;
+  };
 }

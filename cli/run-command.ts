@@ -92,12 +92,14 @@ async function runTurn(
   if (args.timeout !== undefined) options.timeout = args.timeout;
   // The tools' questions: scripted with --answer; asked on a terminal; else declined at once.
   let form: TerminalForm | undefined;
-  if (args.answers.length > 0) options.elicitor = scriptedElicitor(args.answers);
+  const names = new Map(jobs.map((job, index) => [job.call.id, `#${index} ${job.tool.name}`]));
+  const asker = (call: { id: string }): string => names.get(call.id) ?? call.id;
+  if (args.answers.length > 0)
+    options.elicitor = scriptedElicitor(args.answers, (line) => view.notice(line), asker);
   else if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
     const asking = new TerminalForm(process.stdin, process.stderr, view);
     form = asking;
-    const names = new Map(jobs.map((job, index) => [job.call.id, `#${index} ${job.tool.name}`]));
-    options.elicitor = (request, call) => asking.ask(request, names.get(call.id) ?? call.id);
+    options.elicitor = (request, call) => asking.ask(request, asker(call));
   }
 
   const settled = new Array<SettledResult>(jobs.length);

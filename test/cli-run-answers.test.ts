@@ -58,6 +58,52 @@ describe('agenttool run: the tools ask (ask_user, --answer)', function () {
     ]);
   });
 
+  it('declines a question with an --answer that does not fit it, saying so in one line; the next answer goes on', async () => {
+    const { status, stdout, stderr } = await runCli([
+      'run',
+      turn,
+      '--sequential',
+      '--answer',
+      '{"answer": "green"}',
+      '--answer',
+      '{"answer": "Grace"}',
+    ]);
+    expect(status, stderr).to.equal(0);
+    expect(outputs(stdout)).to.deep.equal([
+      'the user declined to answer, or could not be asked',
+      'the user answered: Grace',
+    ]);
+    // stderr also has the plain view's lines, one per start and end of a call.
+    expect(stderr.split('\n').filter((line) => line.startsWith('agenttool:'))).to.deep.equal([
+      'agenttool: --answer 1 does not fit the question of #0 ask_user ("Which colour?"): ' +
+        'answer: expected one of "red", "blue"; declined',
+    ]);
+  });
+
+  it('declines an accepted answer of the wrong type or with a field the question lacks', async () => {
+    const { stdout, stderr } = await runCli([
+      'run',
+      turn,
+      '--sequential',
+      '--answer',
+      '{"action": "accept", "content": {"answer": 3}}',
+      '--answer',
+      '{"answer": "Ada", "age": 36}',
+    ]);
+    expect(outputs(stdout)).to.deep.equal([
+      'the user declined to answer, or could not be asked',
+      'the user declined to answer, or could not be asked',
+    ]);
+    const lines = stderr.split('\n').filter((line) => line.startsWith('agenttool:'));
+    expect(lines).to.have.length(2);
+    expect(lines[0]).to.match(
+      /^agenttool: --answer 1 does not fit .*: answer: expected text; declined$/,
+    );
+    expect(lines[1]).to.match(
+      /^agenttool: --answer 2 does not fit .*: age: the question has no such field; declined$/,
+    );
+  });
+
   it('refuses an --answer that is not an answer, with one line and exit 2', async () => {
     const { status, stdout, stderr } = await runCli(['run', turn, '--answer', '[1]']);
     expect(status).to.equal(2);
