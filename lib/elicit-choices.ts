@@ -32,3 +32,63 @@ export function elicitChoices(field: ElicitField): ElicitChoice[] | undefined {
   }
   return undefined;
 }
+
+/** The largest length or count a form takes as a bound: the most an HTML `maxlength` holds. */
+const MOST = 2 ** 31 - 1;
+
+const count = (n: unknown): n is number =>
+  Number.isInteger(n) && (n as number) >= 0 && (n as number) <= MOST;
+const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+
+/**
+ * The pair of bounds `low` and `high` of `field`, where `fits` says which values are usable ones:
+ * each one that is not left out, and both when the lower is above the upper (nothing fits).
+ */
+function pair<F extends ElicitField>(
+  field: F,
+  low: keyof F,
+  high: keyof F,
+  fits: (n: unknown) => boolean,
+): F {
+  let out = field;
+  const drop = (key: keyof F): void => {
+    if (out === field) out = { ...field };
+    delete out[key];
+  };
+  const min = field[low];
+  const max = field[high];
+  if (min !== undefined && !fits(min)) drop(low);
+  if (max !== undefined && !fits(max)) drop(high);
+  if (
+    out === field &&
+    min !== undefined &&
+    max !== undefined &&
+    (min as number) > (max as number)
+  ) {
+    drop(low);
+    drop(high);
+  }
+  return out;
+}
+
+/**
+ * `field` with only the bounds a form can use: a `minLength`, `maxLength`, `minItems` or
+ * `maxItems` that is not a whole number from 0 to 2^31 - 1, a `minimum` or `maximum` that is not a
+ * finite number, and both bounds of a pair whose lower is above its upper, are left out (a
+ * question's schema comes from a tool or a peer: such a bound would break a web form, or refuse
+ * every answer). `field` itself when all of its bounds are usable. Every form that shows a
+ * question, and the check of its answer, read the field through this.
+ */
+export function usableBounds(field: ElicitField): ElicitField {
+  switch (field.type) {
+    case 'string':
+      return pair(field, 'minLength', 'maxLength', count);
+    case 'number':
+    case 'integer':
+      return pair(field, 'minimum', 'maximum', finite);
+    case 'array':
+      return pair(field, 'minItems', 'maxItems', count);
+    default:
+      return field;
+  }
+}

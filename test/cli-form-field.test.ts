@@ -67,4 +67,19 @@ describe('agenttool run: a question field on the terminal', () => {
     expect(parseField(sure, '', false)).to.deep.equal({ value: true });
     expect(parseField(sure, 'maybe', false)).to.deep.equal({ error: 'answer y or n' });
   });
+
+  it('ignores bounds no answer could meet: a negative or fractional length, a reversed range', () => {
+    const text = { type: 'string', minLength: 1.5, maxLength: -1 } as ElicitField;
+    expect(parseField(text, 'Ada', true)).to.deep.equal({ value: 'Ada' });
+    const count = { type: 'integer', minimum: 10, maximum: 1 } as ElicitField;
+    expect(fieldPrompt('n', count, false)).to.equal('  n (whole number): ');
+    expect(parseField(count, '5', false)).to.deep.equal({ value: 5 });
+    const many = {
+      type: 'array',
+      items: { type: 'string', enum: ['r', 'g'] },
+      minItems: -1,
+      maxItems: 1e12,
+    } as ElicitField;
+    expect(parseField(many, '1,2', false)).to.deep.equal({ value: ['r', 'g'] });
+  });
 });

@@ -158,6 +158,18 @@ describe('web front: answering a question', () => {
       expect(checkAnswer(QUESTION, content)).to.equal(message);
   });
 
+  it('checks an answer against the bounds its form uses: one no answer could meet is left out', () => {
+    const odd = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', maxLength: -1 },
+        count: { type: 'integer', minimum: 5, maximum: 1 },
+        tags: { type: 'array', items: { type: 'string', enum: ['x', 'y'] }, maxItems: 0.5 },
+      },
+    } as ElicitSchema;
+    expect(checkAnswer(odd, { name: 'Ada', count: 3, tags: ['x', 'y'] })).to.equal(undefined);
+  });
+
   it('takes a titled single choice (oneOf) as a choice among its values', () => {
     const titled = {
       type: 'object',

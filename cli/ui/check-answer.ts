@@ -2,13 +2,14 @@
  * Checks a person's answer to a tool's question before it reaches the tool: the body the page
  * POSTs must be an ElicitResult, and accepted content must fit the question's flat schema (every
  * required field there, each value of its field's type, within its enum and bounds, no field the
- * schema lacks). Each check answers with one line saying what is wrong, or undefined.
+ * schema lacks; the bounds are those its form uses, see `usableBounds`). Each check answers with
+ * one line saying what is wrong, or undefined.
  *
  * @module
  */
 import type { ElicitField, ElicitResult, ElicitSchema } from '../../index.js';
 // Straight to the file rather than the barrel: the page bundles this module.
-import { elicitChoices } from '../../lib/elicit-choices.js';
+import { elicitChoices, usableBounds } from '../../lib/elicit-choices.js';
 
 type Value = string | number | boolean | string[];
 
@@ -64,7 +65,7 @@ export function checkAnswer(
     if (!Object.hasOwn(content, name)) return `${name}: required`;
   for (const [name, field] of Object.entries(properties)) {
     if (!Object.hasOwn(content, name)) continue;
-    const wrong = checkField(name, field, content[name]);
+    const wrong = checkField(name, usableBounds(field), content[name]);
     if (wrong !== undefined) return wrong;
   }
   return undefined;

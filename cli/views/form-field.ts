@@ -5,6 +5,7 @@
  * @module
  */
 import { elicitChoices, type ElicitChoice, type ElicitField } from '../../index.js';
+import { usableBounds } from '../../lib/elicit-choices.js';
 import { visible } from './visible.js';
 
 /** A value a form field takes. */
@@ -19,9 +20,11 @@ function shown(value: FieldValue): string {
 
 /**
  * The prompt of a field: `  <label> (<description>): 1) a  2) b [default]: `, with `*` after a
- * required label, `[y/n]` for a yes/no (the default in capitals) and the bounds of a number.
+ * required label, `[y/n]` for a yes/no (the default in capitals) and the bounds of a number (those
+ * {@link usableBounds} keeps).
  */
-export function fieldPrompt(name: string, field: ElicitField, required: boolean): string {
+export function fieldPrompt(name: string, asked: ElicitField, required: boolean): string {
+  const field = usableBounds(asked);
   let text = `  ${field.title ?? name}${required ? '*' : ''}`;
   if (field.description !== undefined) text += ` (${field.description})`;
   const choices = elicitChoices(field);
@@ -54,9 +57,11 @@ const refuse = (error: string): Parsed => ({ error });
 
 /**
  * The value of `field` typed as `typed` (trimmed): the default for an empty line (or nothing, for
- * a field that is not required), else checked against the field's type, choices and bounds.
+ * a field that is not required), else checked against the field's type, choices and bounds (those
+ * {@link usableBounds} keeps).
  */
-export function parseField(field: ElicitField, typed: string, required: boolean): Parsed {
+export function parseField(asked: ElicitField, typed: string, required: boolean): Parsed {
+  const field = usableBounds(asked);
   if (typed === '') {
     if (field.default !== undefined) return { value: field.default };
     return required ? refuse('an answer is required') : { value: undefined };

@@ -12,12 +12,14 @@
  * @module
  */
 import type { ElicitField, ElicitRequest, ElicitResult } from '../../../index.js';
-import { elicitChoices } from '../../../lib/elicit-choices.js';
+import { elicitChoices, usableBounds } from '../../../lib/elicit-choices.js';
 import { element } from './dom.js';
 
 const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
 
-function control(name: string, field: ElicitField, required: boolean): HTMLElement {
+function control(name: string, asked: ElicitField, required: boolean): HTMLElement {
+  // A bound out of range (a negative maxLength, say) would make the input throw.
+  const field = usableBounds(asked);
   switch (field.type) {
     case 'string': {
       const choices = elicitChoices(field);
