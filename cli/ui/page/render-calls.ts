@@ -13,7 +13,7 @@
 import type { CallRow } from '../../call-state.js';
 import { elapsed } from '../../views/format.js';
 import type { ElicitRequest, ToolOutput } from '../../../index.js';
-import { element, setAttr, setStyle, setText } from './dom.js';
+import { element, setAttr, setStyle, setText, setTitle } from './dom.js';
 import { renderOutput } from './render-output.js';
 import { questionForm } from './render-question.js';
 
@@ -67,7 +67,7 @@ function buildRow(row: CallRow): RowView {
   name.append(element('div', 'tool', row.name), element('div', 'chain', chain(row)));
   const args = element('td', 'args');
   const code = element('code', '', row.args === '' ? '{}' : row.args);
-  code.title = row.args;
+  setTitle(code, row.args);
   args.append(code);
   const badge = element('span', 'badge');
   const bar = element('div', 'bar');

@@ -13,7 +13,7 @@
  */
 import type { ElicitField, ElicitRequest, ElicitResult } from '../../../index.js';
 import { elicitChoices, usableBounds } from '../../../lib/elicit-choices.js';
-import { element } from './dom.js';
+import { element, setTitle, shown, textNode } from './dom.js';
 
 const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
 
@@ -40,7 +40,8 @@ function control(name: string, asked: ElicitField, required: boolean): HTMLEleme
       input.type = field.format === undefined ? 'text' : INPUT_TYPES[field.format];
       if (field.minLength !== undefined) input.minLength = field.minLength;
       if (field.maxLength !== undefined) input.maxLength = field.maxLength;
-      if (field.default !== undefined) input.value = field.default;
+      // Shown escaped like any text of the tool's; formContent answers the default itself.
+      if (field.default !== undefined) input.value = shown(field.default);
       input.name = name;
       input.required = required;
       return input;
@@ -73,7 +74,7 @@ function control(name: string, asked: ElicitField, required: boolean): HTMLEleme
         box.name = name;
         box.value = value;
         box.checked = field.default?.includes(value) === true;
-        label.append(box, document.createTextNode(` ${text}`));
+        label.append(box, textNode(` ${text}`));
         choices.append(label);
       }
       return choices;
@@ -101,7 +102,7 @@ export function questionForm(index: number, question: ElicitRequest): HTMLFormEl
       'title',
       `${field.title ?? name}${required.has(name) ? ' *' : ''}`,
     );
-    if (field.description !== undefined) title.title = field.description;
+    if (field.description !== undefined) setTitle(title, field.description);
     label.append(title, control(name, field, required.has(name)));
     form.append(label);
   }
@@ -134,7 +135,11 @@ export function formContent(
     else {
       const value = controls[0]?.value ?? '';
       if (value === '') continue;
-      content[name] = field.type === 'string' ? value : Number(value);
+      if (field.type !== 'string') content[name] = Number(value);
+      // A default left as it is answers the default, not the escapes it is shown with.
+      else
+        content[name] =
+          field.default !== undefined && value === shown(field.default) ? field.default : value;
     }
   }
   return content;

@@ -10,7 +10,7 @@
 import type { CallRow } from '../../call-state.js';
 import { seconds } from '../../views/format.js';
 import { layoutTimeline } from '../timeline-lanes.js';
-import { element, setAttr, setStyle } from './dom.js';
+import { element, setAttr, setStyle, setTitle } from './dom.js';
 
 /** Tick spacings the axis may use, in ms. */
 const STEPS = [100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000];
@@ -76,11 +76,7 @@ export class Timeline {
       setAttr(bar, 'data-phase', row.phase);
       setAttr(bar, 'data-start', String(row.startedAt));
       setAttr(bar, 'data-end', row.endedAt >= 0 ? String(row.endedAt) : undefined);
-      setAttr(
-        bar,
-        'title',
-        `#${row.index} ${row.name}: ${row.phase}, ${seconds(end - row.startedAt)}`,
-      );
+      setTitle(bar, `#${row.index} ${row.name}: ${row.phase}, ${seconds(end - row.startedAt)}`);
       setStyle(bar, 'left', percent(row.startedAt, span));
       setStyle(bar, 'width', percent(end - row.startedAt, span));
     }
