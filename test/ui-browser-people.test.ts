@@ -215,3 +215,68 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     }
   });
 });
+
+/** A question such as a hostile peer may send: bidi overrides in its texts, a negative bound. */
+const hostileAsk = tool({
+  name: 'hostile_ask',
+  description: 'Asks with a reversed message and an out-of-range bound, then echoes the answer.',
+  parameters: z.object({}),
+  annotations: { readOnlyHint: true },
+  async execute(_args, context) {
+    const answer = await context.elicit({
+      message: '\u202eevlovni ton',
+      schema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', title: 'Name \u202eeman', maxLength: -1 },
+          size: { type: 'string', enum: ['s', 'l'], enumNames: ['\u202esmall', 'large'] },
+        },
+        required: ['name'],
+      },
+    });
+    return answer.action === 'accept' ? `got ${JSON.stringify(answer.content)}` : answer.action;
+  },
+});
+
+describe('the web front in Chromium: a question with bidi controls and an odd bound', function () {
+  this.timeout(60_000);
+  let server: UiServer;
+  let chrome: TestBrowser;
+
+  before(async () => {
+    chrome = await launchChromium();
+    server = await startUiServer({
+      source: liveTurn([call('q', 'hostile_ask', {})], new ToolSet([hostileAsk]), {
+        title: 'hostile question',
+      }),
+    });
+  });
+
+  after(async () => {
+    await chrome?.close();
+    await server?.close();
+  });
+
+  it('shows the U+202E as an escape, builds the form, and the answer reaches the tool', async () => {
+    const page = await chrome.context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(server.url.href);
+    await page.waitForSelector('[data-action="run"]:not([disabled])');
+    await page.click('[data-action="run"]');
+    const form = `${row(0)} form.question`;
+    await page.waitForSelector(form);
+    expect(await page.textContent(`${form} .ask`)).to.equal('\\u202eevlovni ton');
+    expect(await page.textContent(`${form} .title`)).to.equal('Name \\u202eeman *');
+    expect(await page.textContent(`${form} select[name="size"] option[value="s"]`)).to.equal(
+      '\\u202esmall',
+    );
+    await page.fill(`${form} [name="name"]`, 'Ada');
+    await page.selectOption(`${form} select[name="size"]`, 's');
+    await page.click(`${form} button[data-answer="accept"]`);
+    await page.waitForSelector(`${row(0)}[data-phase="done"]`);
+    expect(await page.textContent(`${row(0)} td.output`)).to.equal('got {"name":"Ada","size":"s"}');
+    expect(errors).to.deep.equal([]);
+    await page.close();
+  });
+});
