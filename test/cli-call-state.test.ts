@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { of } from 'rxjs';
 import { CancelledError, type Job, type Tool } from '../index.js';
 import { initialState, reduceBatch } from '../cli/call-state.js';
+import { LiveView } from '../cli/views/live-view.js';
 import { PlainView } from '../cli/views/plain-view.js';
+import { Screen } from './support/screen.js';
 
 const tool = (name: string, resource?: string): Tool => ({
   name,
@@ -105,5 +107,35 @@ describe('the state a view shows, over a large batch', () => {
     const large = fastest(20_000);
     // Linear: about 10; folding by copying the rows, as before, made it about 100.
     expect(large / Math.max(small, 0.05)).to.be.below(35);
+  });
+
+  it('the live view draws a screenful: the calls from the first that has not ended, and a count of the rest', () => {
+    const n = 5000;
+    const many = Array.from({ length: n }, (_, i) => job(tool('ls'), `c${i}`));
+    const state = initialState(many);
+    let text = '';
+    const out = { columns: 80, rows: 12, write: (chunk: string) => (text += chunk) };
+    const view = new LiveView(out as unknown as NodeJS.WriteStream);
+    // Calls end out of order: #0 to #99 and #101, while #100 still runs.
+    for (let i = 0; i <= 101; i++) {
+      reduceBatch(state, { type: 'start', index: i, at: i });
+      if (i !== 100)
+        reduceBatch(state, {
+          type: 'event',
+          at: i + 1,
+          event: { index: i, callId: `c${i}`, final: true, result: { output: 'ok' } },
+        });
+      view.update(state);
+    }
+    view.notice('a notice'); // draws a frame
+    view.finish(state);
+    const lines = new Screen().write(text).text().split('\n');
+    expect(lines[0]).to.equal('a notice');
+    const rows = lines.slice(1);
+    expect(rows).to.have.length(11);
+    expect(rows[0]).to.match(/^▸ #100 +ls +running/);
+    expect(rows[1]).to.match(/^✓ #101 +ls +done/);
+    expect(rows[2]).to.match(/^· #102 +ls +waiting/);
+    expect(rows[10]).to.equal('  … 4,990 more calls: 100 done, 4,890 waiting');
   });
 });

@@ -1,13 +1,37 @@
 /**
  * The live terminal view: one line per call, redrawn in place at most ten times a second, with
- * state, progress bar or last message, elapsed time and resource chains.
+ * state, progress bar or last message, elapsed time and resource chains. A batch with more calls
+ * than the terminal has lines shows a screenful: the calls from the first one that has not ended,
+ * and a line counting the others by phase (a frame's work is the screen's, not the batch's).
  */
-import type { BatchState } from '../call-state.js';
+import type { BatchState, CallPhase, CallRow } from '../call-state.js';
 import { renderRow } from './format.js';
 import { visible } from './visible.js';
 import type { BatchView } from './view.js';
 
 const FRAME_MS = 100;
+
+const PHASES: readonly CallPhase[] = [
+  'done',
+  'failed',
+  'cancelled',
+  'asking',
+  'running',
+  'approving',
+  'waiting',
+];
+
+/** `  … 4,990 more calls: 100 done, 4,890 waiting`: the calls of `rows` outside `from`..`to`. */
+function others(rows: readonly CallRow[], from: number, to: number): string {
+  const count = new Map<CallPhase, number>();
+  for (let i = 0; i < rows.length; i++)
+    if (i < from || i >= to) count.set(rows[i]!.phase, (count.get(rows[i]!.phase) ?? 0) + 1);
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const phases = PHASES.filter((phase) => count.has(phase))
+    .map((phase) => `${n(count.get(phase)!)} ${phase}`)
+    .join(', ');
+  return `  … ${n(rows.length - (to - from))} more calls: ${phases}`;
+}
 
 export class LiveView implements BatchView {
   private drawn = 0;
@@ -15,6 +39,8 @@ export class LiveView implements BatchView {
   private state: BatchState | undefined;
   private readonly began = Date.now();
   private held = false;
+  /** No call before this one has still to end (an ended call stays ended). */
+  private first = 0;
 
   constructor(private readonly out: NodeJS.WriteStream) {
     this.out.write('\x1b[?25l'); // hide the cursor while redrawing
@@ -63,8 +89,20 @@ export class LiveView implements BatchView {
     if (state === undefined || this.held) return;
     const now = Date.now() - this.began;
     const width = Math.max(40, (this.out.columns || 100) - 1);
-    const nameWidth = Math.min(32, Math.max(...state.rows.map((r) => visible(r.name).length)));
-    const lines = state.rows.map((row) => renderRow(row, now, nameWidth, width));
+    const all = state.rows;
+    const height = Math.max(3, (this.out.rows || 24) - 1);
+    let from = 0;
+    let to = all.length;
+    if (all.length > height) {
+      while (this.first < all.length && all[this.first]!.endedAt >= 0) this.first++;
+      from = Math.min(this.first, all.length - (height - 1));
+      to = from + height - 1;
+    }
+    const shown = all.slice(from, to);
+    let nameWidth = 0;
+    for (const row of shown) nameWidth = Math.max(nameWidth, visible(row.name).length);
+    const lines = shown.map((row) => renderRow(row, now, Math.min(32, nameWidth), width));
+    if (to - from < all.length) lines.push(others(all, from, to));
     this.out.write(`${this.erase()}${lines.join('\n')}\n`);
     this.drawn = lines.length;
   }
