@@ -56,7 +56,8 @@ run options:
                        JSON object ('{"answer": "blue"}'), an MCP answer
                        ('{"action": "accept", "content": {...}}'), decline or cancel; repeatable,
                        used in the order the questions are asked (--sequential fixes that
-                       order), then declines
+                       order), then declines; content that does not fit its question declines
+                       it, with one line on stderr
 
 The turn is Open Responses output items: a JSON array, a response object with "output", or JSON
 Lines on stdin. The function_call_output items are printed on stdout in model order.
