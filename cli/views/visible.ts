@@ -2,7 +2,9 @@
  * Text from tools and servers made safe for a terminal: a control character (an escape sequence's
  * ESC or CSI, BEL, a backspace, a carriage return) or an invisible format character (a bidi
  * override) is shown as its escape, `\x1b` or `\u202e`, instead of reaching the terminal, where it
- * could set the clipboard (OSC 52), retitle the window, erase lines or move the cursor.
+ * could set the clipboard (OSC 52), retitle the window, erase lines or move the cursor. The web
+ * page shows text by the same rule (see ui/page/dom.ts), where a bidi override would show the text
+ * around it reversed: this module imports nothing, so the page bundles it.
  *
  * @module
  */
