@@ -59,9 +59,11 @@ export function scriptedElicitor(
     if (answer.action !== 'accept') return answer;
     const wrong = checkAnswer(request.schema, answer.content);
     if (wrong === undefined) return answer;
+    const asked =
+      request.message.length > 60 ? `${request.message.slice(0, 59)}…` : request.message;
     refused(
       `agenttool: --answer ${number} does not fit the question of ${asker(call)} ` +
-        `(${JSON.stringify(request.message)}): ${wrong}; declined`,
+        `(${JSON.stringify(asked)}): ${wrong}; declined`,
     );
     return DECLINE;
   };
