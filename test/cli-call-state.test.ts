@@ -105,8 +105,9 @@ describe('the state a view shows, over a large batch', () => {
     fastest(2000); // warm up
     const small = fastest(2000);
     const large = fastest(20_000);
-    // Linear: about 10; folding by copying the rows, as before, made it about 100.
-    expect(large / Math.max(small, 0.05)).to.be.below(35);
+    // Linear: about 10 (up to about 25 with the garbage collector busy); folding by copying the
+    // rows, as before, made it over 300.
+    expect(large / Math.max(small, 0.05)).to.be.below(50);
   });
 
   it('the live view draws a screenful: the calls from the first that has not ended, and a count of the rest', () => {
