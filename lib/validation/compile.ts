@@ -13,6 +13,7 @@ import addFormats from 'ajv-formats';
 import { SchemaError, oneLine } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
 import { lastDuplicate } from './interpreter/equal.js';
+import { schemaDepthProblem } from './json.js';
 import { linearRegExp } from './linear-regexp.js';
 
 /** Compiled schemas kept for reuse; the least recently used is dropped beyond this. */
@@ -165,6 +166,8 @@ export function compileSchema(
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
     throw new SchemaError(tool, 'a schema must be a JSON object');
   }
+  const tooDeep = schemaDepthProblem(source);
+  if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
   let text: string;
   try {
     text = JSON.stringify(source);
