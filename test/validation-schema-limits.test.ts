@@ -5,7 +5,14 @@ import { ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextproto
 import { expect } from 'chai';
 import { connectMcp } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
-import { rawTool, SchemaError, tool, type JsonSchema, type Tool } from '../index.js';
+import {
+  rawTool,
+  SchemaError,
+  tool,
+  ValidationError,
+  type JsonSchema,
+  type Tool,
+} from '../index.js';
 import { ENGINES } from './support/validators.js';
 
 /** An object schema whose property `a` nests `depth` object schemas, built without recursion. */
@@ -39,6 +46,29 @@ async function listed(server: Server): Promise<string[]> {
   }
 }
 
+/**
+ * `v` through `$defs` d0..d(levels-1), each an `anyOf` of two references to the next: a value
+ * that fails the last level is checked 2^levels times by a checker without a budget.
+ */
+function fanOut(levels: number): JsonSchema {
+  const $defs: Record<string, JsonSchema> = {};
+  for (let i = 0; i < levels; i++)
+    $defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+  $defs[`d${levels}`] = { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] };
+  return { type: 'object', properties: { v: { $ref: '#/$defs/d0' } }, $defs };
+}
+
+/** The ValidationError's message `run` throws. */
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).to.be.instanceOf(ValidationError);
+    return (error as Error).message;
+  }
+  return expect.fail('expected a ValidationError');
+}
+
 const plain = rawTool({
   name: 'plain',
   description: '',
@@ -55,6 +85,76 @@ for (const { engine, compileValidator } of ENGINES) {
           'tool "t": schema: the schema is nested deeper than 512 levels',
         );
       });
+
+    it('stops an anyOf fan-out through $ref at its budget: the call fails alone, with one line', () => {
+      // 2^26 checks without a budget: minutes, then out of memory.
+      const validator = compileValidator(fanOut(26));
+      const raw = '{"v":{"x":1}}';
+      for (let k = 0; k < 3; k++)
+        expect(refusal(() => validator.parse(raw))).to.equal(
+          `invalid arguments: cannot be checked: the schema follows more than ${10_000 + Math.ceil(raw.length / 2)} references ($ref) on these arguments`,
+        );
+      // Values the fan-out does not reach are checked.
+      expect(validator.parse('{}')).to.deep.equal({});
+      // A small fan-out is within the budget: checked as before.
+      const small = compileValidator(fanOut(8));
+      expect(refusal(() => small.parse(raw))).to.equal(
+        'invalid arguments: v.x: expected string, got 1',
+      );
+      expect(small.parse('{"v":{"x":"y"}}')).to.deep.equal({ v: { x: 'y' } });
+    });
+
+    it('lets a schema follow a reference for each of 50,000 values', () => {
+      const list: JsonSchema = {
+        type: 'object',
+        properties: { items: { type: 'array', items: { $ref: '#/$defs/node' } } },
+        $defs: { node: { type: 'object', properties: { n: { type: 'integer' } } } },
+      };
+      const items = Array.from({ length: 50_000 }, (_, n) => ({ n }));
+      expect(compileValidator(list).parse(JSON.stringify({ items }))).to.deep.equal({ items });
+      expect(compileValidator(list).check({ items })).to.deep.equal({ items });
+    });
+
+    it('refuses a pattern whose RE2 program is too large, with one line', () => {
+      const error = schemaError(() =>
+        compileValidator(
+          {
+            type: 'object',
+            properties: { s: { type: 'string', pattern: '[a-j]{1000}'.repeat(6) } },
+          },
+          { tool: 't' },
+        ),
+      );
+      expect(error.message).to.match(
+        /^tool "t": schema: pattern \/\[a-j\]\{1000\}.*\/ is too large to match in bounded time \(\d+ RE2 instructions; the limit is 5000\)$/,
+      );
+    });
+
+    it('bounds the matching a call may spend: (a|b|…|j){1000}$ against 1 MB, three times, fails fast with one line', () => {
+      const validator = compileValidator({
+        type: 'object',
+        properties: { s: { type: 'string', pattern: '(a|b|c|d|e|f|g|h|i|j){1000}$' } },
+      });
+      const raw = JSON.stringify({ s: 'abcdefghij'.repeat(100_000) + 'k' });
+      // Each of these took RE2 up to a minute once its state cache had filled (the third).
+      for (let k = 0; k < 3; k++)
+        expect(refusal(() => validator.parse(raw))).to.equal(
+          `invalid arguments: cannot be checked: matching pattern "(a|b|c|d|e|f|g|h|i|j){1000}$" (3003 RE2 instructions) against a string of 1000001 characters would take this check past its ${5_000_000 + 8 * raw.length} matching steps`,
+        );
+      // A string the budget covers is matched.
+      expect(validator.parse(JSON.stringify({ s: 'abcdefghij'.repeat(100) }))).to.deep.equal({
+        s: 'abcdefghij'.repeat(100),
+      });
+    });
+
+    it('matches a small pattern against 1 MB within the budget', () => {
+      const validator = compileValidator({
+        type: 'object',
+        properties: { s: { type: 'string', pattern: '^[a-j]+$' } },
+      });
+      const s = 'abcdefghij'.repeat(100_000);
+      expect(validator.parse(JSON.stringify({ s }))).to.deep.equal({ s });
+    });
 
     it('compiles and checks a schema 255 levels deep (511 levels of objects)', () => {
       const validator = compileValidator(deepSchema(255));

@@ -182,3 +182,29 @@ export function schemaDepthProblem(schema: unknown): string | undefined {
     ? `the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
     : undefined;
 }
+
+/**
+ * About how many characters `value` takes as JSON text: strings and keys by their length, other
+ * values by a few characters each; one pass with a stack of its own, no recursion. Counting stops
+ * past 64 Mi (a value that large, or one holding itself, is not arguments).
+ */
+export function jsonSize(value: unknown): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size < 0x4000000) {
+    const node = stack.pop();
+    if (typeof node === 'string') size += node.length + 2;
+    else if (typeof node !== 'object' || node === null) size += 4;
+    else if (Array.isArray(node)) {
+      size += 2;
+      for (const item of node) stack.push(item);
+    } else {
+      size += 2;
+      for (const [key, item] of Object.entries(node)) {
+        size += key.length + 3;
+        stack.push(item);
+      }
+    }
+  }
+  return size;
+}
