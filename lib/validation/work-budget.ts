@@ -13,17 +13,19 @@
 import { quote } from './format.js';
 
 /**
- * `$ref`s one check may follow: this many, and one more for every two characters of the
- * arguments (a recursive schema follows about one per value, and a value takes two characters).
+ * `$ref`s one check may follow: this many, and one more for every four characters of the
+ * arguments (a recursive schema follows about one per value, and a value with its separators
+ * takes a few characters). A fan-out spends about 2 µs a reference.
  */
 export const BASE_REFERENCES = 10_000;
 
 /**
  * Matching steps one check may spend on patterns: this many, and 8 more for every character of
  * the arguments. Each match counts the string's length times the pattern's RE2 program size, the
- * most RE2 may spend on it (about 20 million steps a second when its state cache overflows).
+ * most RE2 may spend on it; about 5 million such steps a second where RE2's state cache overflows
+ * and it falls back to simulating the program, far more where its cache holds.
  */
-export const BASE_MATCHING = 5_000_000;
+export const BASE_MATCHING = 1_000_000;
 
 /** A check that went past its budget (see the module); the message is one line. */
 export class WorkLimitError extends Error {
@@ -41,7 +43,7 @@ let matchingBudget = 0;
  */
 export function withWorkBudget<T>(size: number, check: () => T): T {
   const outer = [references, matching, referenceBudget, matchingBudget] as const;
-  references = referenceBudget = BASE_REFERENCES + Math.ceil(size / 2);
+  references = referenceBudget = BASE_REFERENCES + Math.ceil(size / 4);
   matching = matchingBudget = BASE_MATCHING + 8 * size;
   try {
     return check();
