@@ -10,6 +10,9 @@ import { post } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
 
 const patternServer = `node ${join(import.meta.dirname, 'fixtures', 'pattern-server.mjs')}`;
+/** An upstream listing `deep`, whose schema nests `depth` levels, and `plain`. */
+const deepServer = (depth: number) =>
+  `node ${join(import.meta.dirname, 'fixtures', 'deep-schema-server.mjs')} ${depth}`;
 
 async function output(tool: Tool | undefined, args: object): Promise<unknown> {
   if (tool === undefined) throw new Error('no such tool');
@@ -86,6 +89,59 @@ describe('agenttool serve: limits and schemas from elsewhere', function () {
     } finally {
       await remote.close();
     }
+  });
+
+  for (const depth of [3_000, 100_000]) {
+    it(`leaves out an upstream tool whose schema nests ${depth} deep, with one line, and serves the rest over HTTP`, async () => {
+      const served = serveCli(['--mcp', deepServer(depth), '--prefix', 'up']);
+      try {
+        const remote = await connectMcp(httpTransport((await served.url).href));
+        try {
+          const names = remote.tools.map((t) => t.name);
+          expect(names).to.include.members(['bash', 'up__plain']);
+          expect(names).not.to.include('up__deep');
+          const plain = remote.tools.find((t) => t.name === 'up__plain');
+          expect(await output(plain, {})).to.equal('ran plain');
+        } finally {
+          await remote.close();
+        }
+        const lines = served
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('"deep"'));
+        expect(lines).to.have.length(1);
+        expect(lines[0]).to.match(
+          /^agenttool: warning: --mcp .*: mcp: tools\/list: left out tool "deep": its definition is nested deeper than 512 levels$/,
+        );
+      } finally {
+        served.child.kill('SIGTERM');
+      }
+      expect((await served.done).status).to.equal(0);
+    });
+  }
+
+  it('leaves out a 3,000-deep upstream schema over stdio and in run --list, listing the rest', async () => {
+    const remote = await connectMcp(
+      stdioTransport({
+        command: process.execPath,
+        args: [...cliArgs(), 'serve', '--mcp', deepServer(3_000)],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const names = remote.tools.map((t) => t.name);
+      expect(names).to.include.members(['bash', 'plain']);
+      expect(names).not.to.include('deep');
+    } finally {
+      await remote.close();
+    }
+    const listed = await runCli(['run', '--list', '--mcp', deepServer(3_000)]);
+    expect(listed.status).to.equal(0);
+    const listedNames = (JSON.parse(listed.stdout) as { name: string }[]).map((t) => t.name);
+    expect(listedNames).to.include.members(['bash', 'plain']);
+    expect(listedNames).not.to.include('deep');
+    expect(listed.stderr).to.contain('left out tool "deep": its definition is nested deeper');
   });
 
   it('caps sessions with --max-sessions: 503 past it, the open ones go on', async () => {

@@ -4,7 +4,14 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
-import { rawTool, SchemaError, textResult, ToolPanicError, type ToolEvent } from '../index.js';
+import {
+  rawTool,
+  SchemaError,
+  textResult,
+  ToolPanicError,
+  type JsonSchema,
+  type ToolEvent,
+} from '../index.js';
 import { final } from '../testing/index.js';
 import { callRequest, cancelNotification, openSession, post } from './support/raw-http.js';
 import { echo } from './support/tools.js';
@@ -144,6 +151,36 @@ describe('reliability: a served tool or schema faults only its own calls', funct
         expect(resultOf(refused.messages[0]).isError).to.equal(true);
         expect(resultOf(refused.messages[0]).text).to.match(/^Error: invalid arguments: s: /);
         expect(resultOf(answered.messages[0]).text).to.equal('meanwhile');
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('fails a call whose check fans out past its budget, at once, while another session is served', async () => {
+      // Each of d0..d25 is an anyOf of two references to the next: 2^26 checks without a budget.
+      const $defs: Record<string, JsonSchema> = {};
+      for (let i = 0; i < 26; i++)
+        $defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+      $defs.d26 = { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] };
+      const fanOut = rawTool({
+        name: 'fan_out',
+        description: '',
+        parameters: { type: 'object', properties: { v: { $ref: '#/$defs/d0' } }, $defs },
+        execute: () => textResult('ran'),
+      });
+      const http = await serveHttp({ factory: () => createMcpServer(info, [fanOut, echo]) });
+      try {
+        const [a, b] = [await openSession(http.url), await openSession(http.url)];
+        const heavy = post(http.url, callRequest(1, 'fan_out', { v: { x: 1 } }), a).reply;
+        const other = post(http.url, callRequest(1, 'echo', { text: 'meanwhile' }), b).reply;
+        const [refused, answered] = await Promise.all([heavy, other]);
+        expect(resultOf(refused.messages[0]).isError).to.equal(true);
+        expect(resultOf(refused.messages[0]).text).to.match(
+          /^Error: invalid arguments: cannot be checked: the schema follows more than \d+ references/,
+        );
+        expect(resultOf(answered.messages[0]).text).to.equal('meanwhile');
+        const again = await post(http.url, callRequest(2, 'fan_out', {}), a).reply;
+        expect(resultOf(again.messages[0]).text).to.equal('ran');
       } finally {
         await http.close();
       }

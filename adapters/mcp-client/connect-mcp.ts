@@ -26,6 +26,7 @@ import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
+import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import {
   RemoteTool,
   type InFlightCall,
@@ -72,7 +73,9 @@ export interface McpClientOptions {
   /**
    * Receives errors that fail no call: a malformed message, a stray notification, a tool left out
    * of the list because its name is empty, longer than 128 characters, or has control or invisible
-   * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name).
+   * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name), or because
+   * its definition nests deeper than 512 levels (`...: its definition is nested deeper than 512
+   * levels`).
    */
   onerror?: (error: Error) => void;
   /**
@@ -283,17 +286,24 @@ export class McpRemote {
     if (!this.closed) this.publish(found);
   }
 
-  /** Leaves out the tools whose names {@link remoteNameProblem} refuses, saying so once each. */
+  /**
+   * Leaves out the tools whose names {@link remoteNameProblem} refuses, and those whose definition
+   * nests too deep to walk (see {@link MAX_SCHEMA_DEPTH}), saying so once each.
+   */
   private listable(found: readonly McpTool[]): McpTool[] {
     return found.filter((definition) => {
-      const problem = remoteNameProblem(definition.name);
+      const named = remoteNameProblem(definition.name);
+      const problem =
+        named === undefined
+          ? valueDeeperThan(definition, MAX_SCHEMA_DEPTH)
+            ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
+            : undefined
+          : `its name ${named}`;
       if (problem === undefined) return true;
       if (!this.refused.has(definition.name)) {
         this.refused.add(definition.name);
         const name = printableName(definition.name);
-        this.options.onerror?.(
-          new Error(`mcp: tools/list: left out tool ${name}: its name ${problem}`),
-        );
+        this.options.onerror?.(new Error(`mcp: tools/list: left out tool ${name}: ${problem}`));
       }
       return false;
     });
@@ -369,7 +379,9 @@ function endSession(transport: Transport): Promise<void> {
  *
  * A tool whose name is empty, longer than 128 characters, or holds control or invisible characters
  * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to
- * `options.onerror`: a name reaches terminals, logs and the model's function list as it is.
+ * `options.onerror`: a name reaches terminals, logs and the model's function list as it is. So is
+ * a tool whose definition (its schemas included) nests deeper than 512 levels of arrays and
+ * objects: writing it as JSON, listing or compiling it would overflow the stack.
  *
  * Records: what the server's call recorded (an agenttool server sends it in the result's
  * `_meta["io.agenttool/records"]`) is written through the calling job's recorder before the call

@@ -22,6 +22,7 @@ import {
   type ArgumentLimits,
   type ArgumentValidator,
 } from '../../lib/validation/validation.js';
+import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { clientElicitor } from './client-elicitor.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
@@ -118,6 +119,12 @@ function listingOf(tool: Tool): McpTool {
       'MCP serves object schemas only ("type": "object" at the root)',
     );
   if (tool.remote !== undefined) {
+    // Sending it writes it as JSON, which recurses once per level (see MAX_SCHEMA_DEPTH).
+    if (valueDeeperThan(tool.remote, MAX_SCHEMA_DEPTH))
+      throw new SchemaError(
+        tool.name,
+        `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`,
+      );
     const listing = { ...tool.remote, name: tool.name } as McpTool;
     if (
       listing.execution?.taskSupport !== undefined &&
@@ -218,7 +225,15 @@ export function createMcpServer(
     // A remote tool's server checks its own arguments and answers in its own words; a proxy that
     // answered for it would change what the client sees.
     if (tool.remote !== undefined) {
-      listings.push(listingOf(tool));
+      let listing: McpTool;
+      try {
+        listing = listingOf(tool);
+      } catch (err) {
+        if (!(err instanceof SchemaError)) throw err;
+        report(err);
+        continue;
+      }
+      listings.push(listing);
       entries.set(tool.name, { tool, validator: undefined });
       continue;
     }

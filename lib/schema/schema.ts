@@ -6,6 +6,7 @@
 import { describeThrown, SchemaError } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
 import { canonicalSchema } from './canonical.js';
+import { schemaDepthProblem } from '../validation/json.js';
 import { compilePreparer, requireObjectRoot } from './prepare.js';
 import { isV3Schema, readV3 } from './v3.js';
 import { v3Converter } from './v3-support.js';
@@ -100,10 +101,11 @@ export function compileZodSchema(
   try {
     requireObjectRoot(schema, read, tool);
     const prepare = compilePreparer(schema, read, { strict, tool });
-    const json = canonicalSchema(v4 ? v4JsonSchema(schema) : v3JsonSchema!(schema), {
-      strict,
-      tool,
-    });
+    const generated = v4 ? v4JsonSchema(schema) : v3JsonSchema!(schema);
+    // Canonicalising recurses once per level: a schema too deep to walk is refused first.
+    const tooDeep = schemaDepthProblem(generated);
+    if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
+    const json = canonicalSchema(generated, { strict, tool });
     if (
       json.type !== 'object' ||
       json.properties === undefined ||

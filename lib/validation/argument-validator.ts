@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { SchemaError, ValidationError } from '../errors.js';
+import { oneLine, SchemaError, ValidationError } from '../errors.js';
 import { ajvValidationError } from './ajv-error.js';
-import { parseArgumentsText } from './json.js';
+import { jsonSize, parseArgumentsText } from './json.js';
 import type { SchemaChecker } from './schema-checker.js';
+import { withWorkBudget, WorkLimitError } from './work-budget.js';
 
 /** Limits on raw argument text, checked before it is parsed. */
 export interface ArgumentLimits {
@@ -58,11 +59,14 @@ export function validatorOf(
       options.tool ?? '',
       'the schema refers to itself without end (a $ref cycle)',
     );
-  const checked = (value: unknown): unknown => {
+  const checked = (value: unknown, size: number): unknown => {
     let errors;
     try {
-      errors = check(value);
+      errors = withWorkBudget(size, () => check(value));
     } catch (err) {
+      // A schema whose work grows past the size of the arguments: this call fails, at once.
+      if (err instanceof WorkLimitError)
+        throw new ValidationError('', `cannot be checked: ${oneLine(err.message)}`);
       // The same cycle deeper in the schema, reached only by some values: no crash, one line.
       if (!(err instanceof RangeError)) throw err;
       throw new ValidationError('', 'cannot be checked: the schema refers to itself without end');
@@ -71,8 +75,12 @@ export function validatorOf(
     return value;
   };
   return {
-    parse: (raw: string): unknown => checked(parseArgumentsText(raw, maxLength, maxDepth)),
-    check: checked,
+    parse: (raw: string): unknown =>
+      checked(
+        parseArgumentsText(raw, maxLength, maxDepth),
+        typeof raw === 'string' ? raw.length : 0,
+      ),
+    check: (value: unknown): unknown => checked(value, jsonSize(value)),
   };
 }
 

@@ -5,11 +5,18 @@
  */
 import Ajv2020 from 'ajv/dist/2020.js';
 import Ajv07 from 'ajv';
-import type { ValidateFunction } from 'ajv';
+import type { AnySchemaObject, CodeKeywordDefinition, KeywordCxt, ValidateFunction } from 'ajv';
+import { _ } from 'ajv/dist/compile/codegen/index.js';
+import { useFunc } from 'ajv/dist/compile/util.js';
+import { getSchemaTypes } from 'ajv/dist/compile/validate/dataType.js';
 import addFormats from 'ajv-formats';
 import { SchemaError, oneLine } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
+import { lastDuplicate } from './interpreter/equal.js';
+import { SchemaRefs, type Schema } from './interpreter/schema-refs.js';
+import { schemaDepthProblem } from './json.js';
 import { linearRegExp } from './linear-regexp.js';
+import { spendReference } from './work-budget.js';
 
 /** Compiled schemas kept for reuse; the least recently used is dropped beyond this. */
 export const SCHEMA_CACHE_SIZE = 512;
@@ -95,9 +102,128 @@ function newInstance(dialect: Dialect, ownProperties: boolean, patterns: Pattern
   };
   const ajv = dialect === 'draft-07' ? new Ajv07.default(options) : new Ajv2020.default(options);
   addFormats.default(ajv);
+  linearUniqueItems(ajv);
+  ajv.addKeyword({
+    keyword: REFERENCE_STEP,
+    schemaType: 'boolean',
+    before: '$ref',
+    code(cxt: KeywordCxt): void {
+      cxt.gen.code(_`${useFunc(cxt.gen, countReference)}()`);
+    },
+  });
   return ajv;
 }
 
+/**
+ * The keyword {@link markReferences} adds beside every `$ref`: it counts the reference against the
+ * check's work budget (see work-budget.ts) before ajv follows it.
+ */
+const REFERENCE_STEP = 'agenttool:reference';
+
+/** {@link spendReference} as ajv's generated code calls it. */
+const countReference = Object.assign(() => spendReference(), { code: 'spendReference' });
+
+/** The keywords that make a reference, as a schema's JSON text spells them. */
+const REFERENCE = /"\$(?:ref|dynamicRef|recursiveRef)"/;
+
+/** Keywords whose value is data, not schemas: nothing under them is marked. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/**
+ * Adds {@link REFERENCE_STEP} to every object in `schema` (our own copy) that holds a reference,
+ * wherever it is (a reference may lead anywhere in the document), except under keywords whose
+ * value is data. One pass with a stack of its own; the depth is already bounded.
+ */
+function markReferences(schema: object): void {
+  const marked: { [key: string]: unknown }[] = [];
+  const stack: object[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (const item of node as unknown[])
+        if (typeof item === 'object' && item !== null) stack.push(item);
+      continue;
+    }
+    const record = node as { [key: string]: unknown };
+    if (
+      typeof record.$ref === 'string' ||
+      typeof record.$dynamicRef === 'string' ||
+      typeof record.$recursiveRef === 'string'
+    )
+      marked.push(record);
+    for (const [key, value] of Object.entries(record))
+      if (typeof value === 'object' && value !== null && !DATA_KEYWORDS.has(key)) stack.push(value);
+  }
+  refuseEmptyCycles(schema, marked);
+  for (const record of marked) record[REFERENCE_STEP] = true;
+}
+
+/**
+ * Throws a RangeError for a chain of schemas that are nothing but a `$ref` and comes back to
+ * where it started (`{"$ref": "#/$defs/x"}` as `x`): ajv refuses it as it compiles, by running
+ * out of stack, but no longer once the chain's schemas hold the counting keyword too.
+ */
+function refuseEmptyCycles(schema: object, withReferences: readonly object[]): void {
+  const refs = new SchemaRefs(schema as Schema);
+  const ends = new Set<object>();
+  const onlyRef = (node: unknown): node is { $ref: string } =>
+    typeof node === 'object' &&
+    node !== null &&
+    typeof (node as { $ref?: unknown }).$ref === 'string' &&
+    Object.keys(node).length === 1;
+  for (const start of withReferences) {
+    const chain = new Set<object>();
+    let node: unknown = start;
+    while (onlyRef(node) && !ends.has(node)) {
+      if (chain.has(node)) throw new RangeError('a $ref cycle');
+      chain.add(node);
+      node = refs.resolve(node.$ref, node)?.target;
+    }
+    for (const passed of chain) ends.add(passed);
+  }
+}
+
+/** {@link lastDuplicate} as ajv's generated code refers to it (`code` names it for standalone code). */
+const findDuplicate = Object.assign(lastDuplicate, { code: 'lastDuplicate' });
+
+/**
+ * Makes `ajv`'s `uniqueItems` find a duplicate among objects and arrays in linear time. ajv
+ * compares every pair of items (seconds for 20,000 objects, the event loop blocked throughout);
+ * here the items are hashed once each, by a key that is the same exactly when ajv's equality
+ * holds, and the pair reported is the one ajv reports. Items of known scalar types keep ajv's own
+ * loop, already linear. The rule is swapped in place: this instance's copy of the definition,
+ * so the keyword keeps its place in ajv's order and its error (`must NOT have duplicate items`).
+ */
+function linearUniqueItems(ajv: AjvCore): void {
+  const rule = ajv.RULES.all.uniqueItems;
+  if (typeof rule !== 'object') return;
+  const definition = rule.definition as CodeKeywordDefinition;
+  const original = definition.code;
+  rule.definition = {
+    ...definition,
+    code(cxt: KeywordCxt, ruleType?: string): void {
+      const { gen, data, schema, parentSchema } = cxt;
+      if (cxt.$data || schema !== true || scalarItems(parentSchema as { items?: unknown })) {
+        original.call(this, cxt, ruleType);
+        return;
+      }
+      const pair = gen.const('pair', _`${useFunc(gen, findDuplicate)}(${data})`);
+      gen.if(_`${pair} !== undefined`, () => {
+        const i = gen.const('i', _`${pair}[0]`);
+        const j = gen.const('j', _`${pair}[1]`);
+        cxt.setParams({ i, j });
+        cxt.error();
+      });
+    },
+  } as typeof rule.definition;
+}
+
+/** Whether ajv's `uniqueItems` checks the items as scalars, with its own map loop (as ajv decides). */
+function scalarItems(parentSchema: { items?: unknown }): boolean {
+  const items = parentSchema.items;
+  const types = items ? getSchemaTypes(items as AnySchemaObject) : [];
+  return types.length > 0 && !types.some((t) => t === 'object' || t === 'array');
+}
 /** Draft-04, 06 and 07 schemas get ajv's draft-07 rules; everything else 2020-12's. */
 function dialectOf(schema: JsonSchema): Dialect {
   const declared = schema.$schema;
@@ -119,6 +245,8 @@ export function compileSchema(
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
     throw new SchemaError(tool, 'a schema must be a JSON object');
   }
+  const tooDeep = schemaDepthProblem(source);
+  if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
   let text: string;
   try {
     text = JSON.stringify(source);
@@ -161,6 +289,7 @@ function compileText(text: string, tool: string, patterns: PatternEngine): Compi
       if (!own) sharedInstances.set(instanceKey, ajv);
     }
     try {
+      if (REFERENCE.test(text)) markReferences(schema);
       const validate = ajv.compile(schema);
       if (!own) held.push([ajv, schema]);
       return validate;

@@ -142,3 +142,69 @@ function refuseProtoKeys(root: object): void {
     }
   }
 }
+
+/**
+ * Deepest nesting of arrays and objects in a JSON Schema (the root counting as 1) that is
+ * compiled or served. Walking a schema (compiling it, writing it as JSON, listing it) recurses
+ * once per level, so a schema from elsewhere thousands of levels deep would overflow the stack;
+ * real schemas nest a few dozen levels.
+ */
+export const MAX_SCHEMA_DEPTH = 512;
+
+/**
+ * Whether arrays and objects in `value` ever nest deeper than `maxDepth` levels (the root
+ * counting as 1); one pass with a stack of its own, no recursion, whatever the depth. Each object
+ * is walked once: one met again (a cycle, which is not JSON and is refused as such where the
+ * value is written) is not walked twice.
+ */
+export function valueDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const seen = new Set<object>([value]);
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > maxDepth) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node))
+      if (typeof child === 'object' && child !== null && !seen.has(child)) {
+        seen.add(child);
+        stack.push([child, depth + 1]);
+      }
+  }
+  return false;
+}
+
+/**
+ * A one-line reason `schema` cannot be walked safely, or undefined: nested deeper than
+ * {@link MAX_SCHEMA_DEPTH} levels.
+ */
+export function schemaDepthProblem(schema: unknown): string | undefined {
+  return valueDeeperThan(schema, MAX_SCHEMA_DEPTH)
+    ? `the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
+    : undefined;
+}
+
+/**
+ * About how many characters `value` takes as JSON text: strings and keys by their length, other
+ * values by a few characters each; one pass with a stack of its own, no recursion. Counting stops
+ * past 64 Mi (a value that large, or one holding itself, is not arguments).
+ */
+export function jsonSize(value: unknown): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size < 0x4000000) {
+    const node = stack.pop();
+    if (typeof node === 'string') size += node.length + 2;
+    else if (typeof node !== 'object' || node === null) size += 4;
+    else if (Array.isArray(node)) {
+      size += 2;
+      for (const item of node) stack.push(item);
+    } else {
+      size += 2;
+      for (const [key, item] of Object.entries(node)) {
+        size += key.length + 3;
+        stack.push(item);
+      }
+    }
+  }
+  return size;
+}

@@ -7,15 +7,33 @@
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
 import { setLinearEngine } from './pattern-engines.js';
+import { spendMatching } from './work-budget.js';
 
-/** One pattern compiled for RE2; reads like a RegExp to ajv (`test`, `toString`). */
+/**
+ * The largest RE2 program a pattern may compile to. Counted repetition is spelt out: `[a-z]{1000}`
+ * is a thousand instructions, and matching costs up to the program's size per character of the
+ * string (see {@link spendMatching}). Real patterns stay far below it (a hostname pattern with
+ * `{1,63}` and `{2,63}` is about 1,400).
+ */
+export const MAX_PATTERN_PROGRAM = 5_000;
+
+/**
+ * One pattern compiled for RE2; reads like a RegExp to ajv (`test`, `toString`). Each match is
+ * counted against the check's work budget before it runs (see work-budget.ts).
+ */
 class LinearRegExp implements RegExpLike {
+  private readonly program: number;
+
   constructor(
     private readonly re: RE2JS,
+    private readonly pattern: string,
     private readonly text: string,
-  ) {}
+  ) {
+    this.program = re.programSize();
+  }
 
   test(input: string): boolean {
+    spendMatching(this.pattern, this.program, input.length);
     return this.re.test(input);
   }
 
@@ -72,15 +90,19 @@ function ecmaClasses(pattern: string): string {
 function compileLinear(pattern: string, flags: string): RegExpLike {
   // Throws the SyntaxError ajv's own engine would, for a pattern JavaScript refuses.
   new RegExp(pattern, flags);
+  let re: RE2JS;
   try {
-    return new LinearRegExp(
-      RE2JS.compile(RE2JS.translateRegExp(ecmaClasses(pattern))),
-      `/${pattern}/${flags}`,
-    );
+    re = RE2JS.compile(RE2JS.translateRegExp(ecmaClasses(pattern)));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new SyntaxError(`pattern /${pattern}/ cannot be matched in linear time (${reason})`);
   }
+  const size = re.programSize();
+  if (size > MAX_PATTERN_PROGRAM)
+    throw new SyntaxError(
+      `pattern /${pattern}/ is too large to match in bounded time (${size} RE2 instructions; the limit is ${MAX_PATTERN_PROGRAM})`,
+    );
+  return new LinearRegExp(re, pattern, `/${pattern}/${flags}`);
 }
 
 /**

@@ -68,7 +68,15 @@ export interface ValidatorOptions {
  * pattern, and a pattern that needs backtracking (lookaround, backreferences) or that JavaScript
  * cannot compile under the `u` flag is a SchemaError. `patterns: 'native'` uses JavaScript's
  * RegExp instead, for schemas the author wrote (`tool()` does so for zod-made schemas, whose
- * patterns zod itself runs natively anyway).
+ * patterns zod itself runs natively anyway). A pattern whose RE2 program passes 5,000
+ * instructions is a SchemaError too.
+ *
+ * A schema nested deeper than 512 levels of objects and arrays is a SchemaError, found before
+ * anything walks it. Each check of arguments has a work budget (see `work-budget.ts`): the `$ref`s
+ * it follows and the matching its linear-time patterns may cost grow with the arguments' length,
+ * and a check that would go past them throws a ValidationError (`invalid arguments: cannot be
+ * checked: ...`) at once, so a schema whose work fans out (an `anyOf` of references to `anyOf`s)
+ * cannot block the process.
  *
  * ajv generates a function for the schema where code generation is allowed; elsewhere (or with
  * `codeGeneration: false`) agenttool's interpreter checks it, with the same messages and the same

@@ -6,6 +6,7 @@
  */
 import { oneLine, SchemaError } from '../../errors.js';
 import type { JsonSchema } from '../../open-responses.js';
+import { schemaDepthProblem } from '../json.js';
 import { NO_ARGUMENTS_SCHEMA, type SchemaChecker } from '../schema-checker.js';
 import type { PatternEngine } from '../compile.js';
 import { SchemaProblem } from './check.js';
@@ -33,6 +34,8 @@ export function interpretSchema(
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
     throw new SchemaError(tool, 'a schema must be a JSON object');
   }
+  const tooDeep = schemaDepthProblem(source);
+  if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
   let key: string;
   try {
     key = patterns + ':' + JSON.stringify(source);

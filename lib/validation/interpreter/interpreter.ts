@@ -13,6 +13,7 @@ import { jsonEqual } from './equal.js';
 import type { PatternEngine } from '../compile.js';
 import { arrayGroup, numberGroup, objectGroup, stringGroup } from './typed-keywords.js';
 import { SchemaRefs, type Schema } from './schema-refs.js';
+import { spendReference } from '../work-budget.js';
 
 /** The JSON types a `type` keyword may name. */
 const JSON_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
@@ -167,13 +168,19 @@ export class Compiler {
     if (found === undefined) throw new SchemaProblem(`can't resolve reference ${ref}`);
     this.refuseEmptyCycle(found.target, new Set([schema]));
     const target = this.schema(found.target, `#${found.pointer}`);
-    if (!hasRef(found.target)) return target;
+    // Every reference followed counts against the check's budget (see work-budget.ts).
+    if (!hasRef(found.target))
+      return (data, path, sink) => {
+        spendReference();
+        return target(data, path, sink);
+      };
     // ajv calls a schema with references in it as a function of its own: its failures are
     // reported as that function returns them, after the caller's.
     return (data, path, sink) => {
+      spendReference();
       const inner = { errors: [], composite: 0 };
       if (target(data, path, inner)) return true;
-      sink.errors.push(...inner.errors);
+      for (const error of inner.errors) sink.errors.push(error);
       return false;
     };
   }

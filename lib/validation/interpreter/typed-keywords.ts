@@ -5,7 +5,7 @@
  * @module
  */
 import { childPath, fail, failAfter, type Sink } from './failure.js';
-import { jsonEqual } from './equal.js';
+import { lastDuplicate } from './equal.js';
 import { formatOf } from './formats.js';
 import { dataPath, isType, SchemaProblem, sequence, type Check } from './check.js';
 import type { Compiler } from './interpreter.js';
@@ -250,7 +250,8 @@ function uniqueCheck(schema: SchemaObject, at: string): Check {
   const scalar = itemTypes.length > 0 && !itemTypes.some((t) => t === 'object' || t === 'array');
   const report = (sink: Sink, path: string, data: unknown, i: number, j: number) =>
     fail(sink, 'uniqueItems', path, `${at}/uniqueItems`, { i, j }, data);
-  // ajv's two loops, so the pair reported is the one ajv reports.
+  // ajv's two ways (a map for scalars, pairs otherwise), so the pair reported is the one ajv
+  // reports; pairs are found by hashing, in linear time (see lastDuplicate).
   if (scalar) {
     return (data, path, sink) => {
       const list = data as unknown[];
@@ -268,10 +269,8 @@ function uniqueCheck(schema: SchemaObject, at: string): Check {
     };
   }
   return (data, path, sink) => {
-    const list = data as unknown[];
-    for (let i = list.length; i--;)
-      for (let j = i; j--;) if (jsonEqual(list[i], list[j])) return report(sink, path, data, i, j);
-    return true;
+    const pair = lastDuplicate(data as unknown[]);
+    return pair === undefined ? true : report(sink, path, data, pair[0], pair[1]);
   };
 }
 
