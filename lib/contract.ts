@@ -299,7 +299,9 @@ export interface Tool {
   /**
    * Runs one call. The observable emits zero or more progress events, then exactly one final
    * event, then completes; an error on it is the tool's failure. Unsubscribing is the interrupt:
-   * the tool stops what this call started and nothing the tool value owns across calls.
+   * the tool stops what this call started and nothing the tool value owns across calls. A
+   * Promise returned instead (a hand-written `async execute`) is adopted by the engine and the MCP
+   * server: its rejection is the call's failure, an Observable it resolves to is run.
    */
   execute(call: ToolCall, context: ToolContext): Observable<ToolEvent>;
   /** The schema follows the strict rules; `strict: true` goes on the function tool. */

@@ -7,10 +7,16 @@
  *
  * @module
  */
-import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { Observable, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import type * as consumer from '../../lib/call-consumer.js';
 import { CallConsumer } from '../../lib/call-consumer.js';
-import type { ElicitRequest, ElicitResult, Elicitor, ToolResult } from '../../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Elicitor,
+  ToolEvent,
+  ToolResult,
+} from '../../lib/contract.js';
 import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
@@ -152,14 +158,19 @@ export class CallRun extends CallConsumer {
     this.phase = RUNNING;
     this.tool = tool;
     this.context = context;
-    let subscription: Subscription;
+    let subscription: Subscription | undefined;
+    let returned: Observable<ToolEvent> | undefined;
     try {
-      subscription = tool.execute(call, context).subscribe(this);
+      returned = tool.execute(call, context);
+      subscription = returned.subscribe(this);
     } catch (err) {
-      return this.subscribeThrew(err);
+      // A hand-written `async execute`: its Promise is adopted, and the call is timed meanwhile.
+      if (!this.adopt(returned)) return this.subscribeThrew(err);
     }
-    if (this.phase === ENDED) return this.unsubscribeTool(subscription);
-    this.subscription = subscription;
+    if (subscription !== undefined) {
+      if (this.phase === ENDED) return this.unsubscribeTool(subscription);
+      this.subscription = subscription;
+    }
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
   }
