@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CancelledError } from './errors.js';
+import { CancelledError, describeThrown, oneLine } from './errors.js';
 import { CANCELLED, DECLINED, OpenQuestion, requestError } from './open-question.js';
 import { recordOf, type Recordable, type Recorder } from './records.js';
 import { withIdempotencyKey } from './replay.js';
@@ -31,6 +31,11 @@ export interface ProgressSink {
    * context passes to its `parent` is the parent's to report.
    */
   question?(request: ElicitRequest, answer: ElicitResult | undefined): void;
+  /**
+   * Receives what unsubscribing an Observable answer of the context's elicitor threw (once it has
+   * answered, or when the call ends first): the answer stands. Without it, one `console.error` line.
+   */
+  answerTeardownError?(thrown: unknown): void;
 }
 
 /** What a {@link CallContext} is made with; every field is optional. */
@@ -146,6 +151,7 @@ export class CallContext implements ToolContext {
       // A closure per question, not per call: the owner stays out of the public class.
       const owner = {
         answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
+        teardownError: (thrown: unknown) => this.answerTeardownError(thrown),
       };
       const question = new OpenQuestion(request, elicitor !== undefined, owner, resolve);
       (this.questions ??= new Set()).add(question);
@@ -168,6 +174,15 @@ export class CallContext implements ToolContext {
   private answered(question: OpenQuestion, answer: ElicitResult): void {
     this.questions?.delete(question);
     if (question.reported) this.sink?.question?.(question.request, answer);
+  }
+
+  /** What unsubscribing the elicitor's answer threw: to the sink, or one console.error line. */
+  private answerTeardownError(thrown: unknown): void {
+    if (this.sink?.answerTeardownError !== undefined) return this.sink.answerTeardownError(thrown);
+    const what = thrown instanceof Error ? `${thrown.name}: ` : '';
+    console.error(
+      `agenttool: the teardown of the elicitor's answer for call ${JSON.stringify(this.ownCall.id)} threw: ${what}${oneLine(describeThrown(thrown))}`,
+    );
   }
 
   /** Whether a question of this context is waiting for its answer. */

@@ -18,6 +18,8 @@ export const CANCELLED: ElicitResult = Object.freeze({ action: 'cancel' });
 export interface QuestionOwner {
   /** `question` has settled with `answer`: once per question. */
   answered(question: OpenQuestion, answer: ElicitResult): void;
+  /** Unsubscribing the elicitor's Observable answer threw: the question's answer stands. */
+  teardownError(thrown: unknown): void;
 }
 
 /** Why `request` is not a question a form can show, or undefined when it is one. */
@@ -85,7 +87,7 @@ export class OpenQuestion {
         error: () => this.settle(CANCELLED),
         complete: () => this.settle(CANCELLED),
       });
-      if (this.done) subscription.unsubscribe();
+      if (this.done) this.unsubscribe(subscription);
       else this.subscription = subscription;
     } else {
       this.follow(answer);
@@ -113,8 +115,20 @@ export class OpenQuestion {
     this.done = true;
     const subscription = this.subscription;
     this.subscription = undefined;
-    subscription?.unsubscribe();
+    if (subscription !== undefined) this.unsubscribe(subscription);
     this.owner.answered(this, answer);
     this.resolve(answer);
+  }
+
+  /**
+   * Lets go of the elicitor's answer. What its teardown throws goes to the owner, never into the
+   * answer, the call's end or the tool: the question settles all the same.
+   */
+  private unsubscribe(subscription: Subscription): void {
+    try {
+      subscription.unsubscribe();
+    } catch (thrown) {
+      this.owner.teardownError(thrown);
+    }
   }
 }

@@ -203,7 +203,10 @@ export interface ExecuteOptions {
    * nothing else: the call's final stands (its result, or the error it was cut with), every other
    * call is still torn down, and nothing is thrown into a timer or the batch. rxjs's
    * UnsubscriptionError is unwrapped when it holds one error. Defaults to one `console.error` line;
-   * a handler that throws is reported there too.
+   * a handler that throws is reported there too. It also receives, with the job asked about, what
+   * the teardown of an Observable answer of `approve` or of the `elicitor` throws (unsubscribed
+   * once it has answered, or when it is no longer awaited): the answer or the cancellation stands
+   * the same way.
    */
   onTeardownError?: (error: unknown, job: Job, index: number) => void;
   /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */

@@ -38,6 +38,8 @@ export interface RunOwner {
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
   /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
   teardownError(run: CallRun, thrown: unknown): void;
+  /** Unsubscribing an elicitor's Observable answer threw: the answer stands, this only reports it. */
+  answerTeardownError(run: CallRun, thrown: unknown): void;
 }
 
 /**
@@ -182,6 +184,11 @@ export class CallRun extends CallConsumer {
    */
   question(request: ElicitRequest, answer: ElicitResult | undefined): void {
     if (this.phase !== PENDING) this.owner.question(this, request, answer);
+  }
+
+  /** What unsubscribing an elicitor's Observable answer to the call's question threw. */
+  answerTeardownError(thrown: unknown): void {
+    this.owner.answerTeardownError(this, thrown);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */

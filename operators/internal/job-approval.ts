@@ -17,6 +17,12 @@ export interface ApprovalOwner {
   refused(pending: PendingApproval, error: NotApprovedError): void;
 }
 
+/** Where a pending approval reports what its Observable answer's teardown threw. */
+export interface ApprovalReporter {
+  /** Unsubscribing the answer of `pending` threw: the approval's outcome stands. */
+  approvalTeardownError(pending: PendingApproval, thrown: unknown): void;
+}
+
 /** An answer as the engine reads it: true, or the error that refuses the call. */
 function verdict(answer: unknown, callId: string): true | NotApprovedError {
   if (answer === true) return true;
@@ -52,10 +58,13 @@ export class PendingApproval {
   private outcome: true | NotApprovedError | undefined = undefined;
 
   constructor(
+    /** The job asked about. */
+    readonly job: Job,
     /** The job's index in the batch. */
     readonly index: number,
     /** The job's call id. */
     readonly callId: string,
+    private readonly reporter: ApprovalReporter,
   ) {}
 
   /** Follows `answer`, a Promise or an Observable; its first value (or failure) settles. */
@@ -72,7 +81,7 @@ export class PendingApproval {
             ),
           ),
       });
-      if (this.outcome !== undefined) subscription.unsubscribe();
+      if (this.outcome !== undefined) this.unsubscribe(subscription);
       else this.subscription = subscription;
       return;
     }
@@ -93,17 +102,27 @@ export class PendingApproval {
     if (this.outcome !== undefined) return;
     this.outcome = true;
     this.owner = undefined;
-    const subscription = this.subscription;
+    this.unsubscribe(this.subscription);
+  }
+
+  /**
+   * Lets go of the answer's Observable. What its teardown throws is reported, never thrown into
+   * the answer, the engine or the batch's signal: the outcome stands and the batch goes on.
+   */
+  private unsubscribe(subscription: Subscription | undefined): void {
     this.subscription = undefined;
-    subscription?.unsubscribe();
+    if (subscription === undefined) return;
+    try {
+      subscription.unsubscribe();
+    } catch (thrown) {
+      this.reporter.approvalTeardownError(this, thrown);
+    }
   }
 
   private settle(outcome: true | NotApprovedError): void {
     if (this.outcome !== undefined) return;
     this.outcome = outcome;
-    const subscription = this.subscription;
-    this.subscription = undefined;
-    subscription?.unsubscribe();
+    this.unsubscribe(this.subscription);
     const owner = this.owner;
     if (owner === undefined) return;
     if (outcome === true) owner.approved(this);
@@ -113,12 +132,14 @@ export class PendingApproval {
 
 /**
  * Asks `approve` about job `index`: true when approved at once, the refusing error when refused at
- * once (a throw included), otherwise the pending approval, not yet attached to an owner.
+ * once (a throw included), otherwise the pending approval, not yet attached to an owner, which
+ * reports to `reporter` what its answer's teardown throws.
  */
 export function askApproval(
   approve: NonNullable<ExecuteOptions['approve']>,
   job: Job,
   index: number,
+  reporter: ApprovalReporter,
 ): true | NotApprovedError | PendingApproval {
   const callId = job.call.id;
   let answer: unknown;
@@ -130,7 +151,7 @@ export function askApproval(
     return failure(err, callId);
   }
   if (!isObservable(answer) && typeof then !== 'function') return verdict(answer, callId);
-  const pending = new PendingApproval(index, callId);
+  const pending = new PendingApproval(job, index, callId, reporter);
   pending.follow(answer);
   return pending;
 }

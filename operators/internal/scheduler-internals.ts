@@ -53,7 +53,12 @@ import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
 import { abortError, JobWatch, type WatchOwner } from './job-watch.js';
-import { askApproval, PendingApproval, type ApprovalOwner } from './job-approval.js';
+import {
+  askApproval,
+  PendingApproval,
+  type ApprovalOwner,
+  type ApprovalReporter,
+} from './job-approval.js';
 import type { NotApprovedError } from '../../lib/errors.js';
 
 /**
@@ -62,7 +67,13 @@ import type { NotApprovedError } from '../../lib/errors.js';
  * engine itself rather than a closure.
  */
 export class Engine
-  implements RunOwner, WatchOwner, ApprovalOwner, EventListenerObject, Unsubscribable
+  implements
+    RunOwner,
+    WatchOwner,
+    ApprovalOwner,
+    ApprovalReporter,
+    EventListenerObject,
+    Unsubscribable
 {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
@@ -147,7 +158,8 @@ export class Engine
   private ask(index: number, job: Job): void {
     // A job whose signal has aborted has had its final.
     if (job.signal?.aborted === true) return;
-    const answer = askApproval(this.approve as NonNullable<ExecuteOptions['approve']>, job, index);
+    const approve = this.approve as NonNullable<ExecuteOptions['approve']>;
+    const answer = askApproval(approve, job, index, this);
     if (this.closed) {
       if (answer instanceof PendingApproval) answer.cancel();
       return;
@@ -358,6 +370,20 @@ export class Engine
 
   teardownError(run: CallRun, thrown: unknown): void {
     reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+  }
+
+  answerTeardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index, "the elicitor's answer");
+  }
+
+  approvalTeardownError(pending: PendingApproval, thrown: unknown): void {
+    reportTeardownError(
+      this.onTeardownError,
+      thrown,
+      pending.job,
+      pending.index,
+      "approve's answer",
+    );
   }
 
   /** The subscriber's teardown: {@link Engine.dispose}. */
