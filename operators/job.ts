@@ -174,7 +174,8 @@ export interface ExecuteOptions {
    * an Observable (its first value) is awaited; a plain answer is taken at once. Unsubscribing,
    * aborting the batch's signal or the job's own signal cancels a pending approval (an Observable
    * answer is unsubscribed; a Promise is left to settle, ignored). Asked before `onStart`, which
-   * still runs when the call starts.
+   * still runs when the call starts. The wait is not timed by `timeout` (a person may take longer
+   * than a tool), only by {@link ExecuteOptions.approveTimeout}.
    */
   approve?: (job: Job, index: number) => Approval | Promise<Approval> | Observable<Approval>;
   /**
@@ -191,6 +192,15 @@ export interface ExecuteOptions {
    * timeout. A value above 2^31 - 1 (about 24.8 days, the longest a timer waits) is taken as that.
    */
   timeout?: number;
+  /**
+   * How long, in milliseconds, a call waits for its approval (`approve`'s Promise or Observable),
+   * counted from the moment `approve` is asked: past it, the call is refused with a
+   * NotApprovedError `call "<id>" was not approved: no answer within <ms> ms` (an Observable answer
+   * is unsubscribed, a Promise left to settle, ignored). By the rule of `timeout`: undefined, zero,
+   * negative, NaN or Infinity means no limit (the default: approvals wait for their person), and a
+   * value above 2^31 - 1 is taken as that. `timeout` never counts this wait.
+   */
+  approveTimeout?: number;
   /**
    * Aborting it cancels the running calls and completes every unfinished job, running or waiting,
    * with a CancelledError final event, in job order; then the batch completes. A signal aborted

@@ -48,7 +48,7 @@ import {
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import { asError, CallRun, type Chain, type RunOwner } from './call-run.js';
-import { parallelBound, timeoutBound } from './batch-mode.js';
+import { approveTimeoutBound, parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
@@ -57,7 +57,7 @@ import {
   askApproval,
   PendingApproval,
   type ApprovalOwner,
-  type ApprovalReporter,
+  type ApprovalHost,
 } from './job-approval.js';
 import type { NotApprovedError } from '../../lib/errors.js';
 
@@ -67,18 +67,13 @@ import type { NotApprovedError } from '../../lib/errors.js';
  * engine itself rather than a closure.
  */
 export class Engine
-  implements
-    RunOwner,
-    WatchOwner,
-    ApprovalOwner,
-    ApprovalReporter,
-    EventListenerObject,
-    Unsubscribable
+  implements RunOwner, WatchOwner, ApprovalOwner, ApprovalHost, EventListenerObject, Unsubscribable
 {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
+  readonly approveTimeout: number;
   readonly scheduler: SchedulerLike;
   private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   private readonly approve: ExecuteOptions['approve'];
@@ -118,6 +113,7 @@ export class Engine
     this.elicitor = options.elicitor;
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
+    this.approveTimeout = approveTimeoutBound(options);
     this.onTeardownError = options.onTeardownError;
     this.approve = options.approve;
     this.scheduler = options.scheduler ?? asyncScheduler;
