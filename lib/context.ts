@@ -6,7 +6,14 @@
  * @module
  */
 import { CancelledError, describeThrown, oneLine } from './errors.js';
-import { CANCELLED, DECLINED, OpenQuestion, requestError } from './open-question.js';
+import {
+  CANCELLED,
+  DECLINED,
+  OpenQuestion,
+  questionBound,
+  requestError,
+  tooManyQuestions,
+} from './open-question.js';
 import { recordOf, type Recordable, type Recorder } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
@@ -52,6 +59,12 @@ export interface CallContextOptions {
    */
   elicitor?: Elicitor;
   /**
+   * How many questions the call may ask over its life (`context.elicit` through an elicitor or
+   * `parent`): the one past it rejects with a RangeError naming the call and the cap, and is never
+   * asked. Defaults to 16 (`DEFAULT_MAX_QUESTIONS`); below 1, or NaN, means the default.
+   */
+  maxQuestions?: number;
+  /**
    * An outer context to take `record`, `session` and `elicit` from, when this context serves a
    * call that another runner started (as `tool()` does for its function).
    */
@@ -73,6 +86,8 @@ export class CallContext implements ToolContext {
   private readonly ownSession: Session | undefined;
   private readonly elicitor: Elicitor | undefined;
   private questions: Set<OpenQuestion> | undefined = undefined; // made by the first question
+  private readonly maxQuestions: number | undefined;
+  private asked = 0; // questions asked over the call's life
   private controller: AbortController | undefined = undefined;
   private cancelReason: unknown = undefined;
   private state: 0 | 1 | 2 = 0; // running, cancelled, finished
@@ -84,6 +99,7 @@ export class CallContext implements ToolContext {
     this.parent = options.parent;
     this.ownSession = options.session;
     this.elicitor = options.elicitor;
+    this.maxQuestions = options.maxQuestions;
   }
 
   /**
@@ -136,7 +152,8 @@ export class CallContext implements ToolContext {
 
   /**
    * Asks a question: through this context's elicitor (reported to the sink, asked then answered),
-   * else through `parent`'s, else declined at once. Once the call has ended or been cancelled, and
+   * else through `parent`'s, else declined at once. Past `maxQuestions` questions asked, rejects
+   * with a RangeError and asks nothing. Once the call has ended or been cancelled, and
    * when it ends or is cancelled while the question is open, resolves to `cancel`.
    */
   elicit(request: ElicitRequest): Promise<ElicitResult> {
@@ -147,6 +164,8 @@ export class CallContext implements ToolContext {
     const parent = this.parent;
     if (elicitor === undefined && typeof parent?.elicit !== 'function')
       return Promise.resolve(DECLINED);
+    const max = questionBound(this.maxQuestions);
+    if (++this.asked > max) return Promise.reject(tooManyQuestions(this.ownCall.id, max));
     return new Promise<ElicitResult>((resolve) => {
       // A closure per question, not per call: the owner stays out of the public class.
       const owner = {

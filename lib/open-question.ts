@@ -14,6 +14,25 @@ export const DECLINED: ElicitResult = Object.freeze({ action: 'decline' });
 /** The answer when the question ends unanswered: the call ended, or the elicitor failed. */
 export const CANCELLED: ElicitResult = Object.freeze({ action: 'cancel' });
 
+/**
+ * The questions one call may ask over its life when no `maxQuestions` is given
+ * (`ExecuteOptions.maxQuestions`, `CallContextOptions.maxQuestions`).
+ */
+export const DEFAULT_MAX_QUESTIONS = 16;
+
+/** The cap a `maxQuestions` option sets: the default for anything below 1 or not a number. */
+export function questionBound(max: number | undefined): number {
+  return max !== undefined && max >= 1 ? Math.floor(max) : DEFAULT_MAX_QUESTIONS;
+}
+
+/** Why the question of call `callId` past its cap of `max` is refused: one line. */
+export function tooManyQuestions(callId: string, max: number): RangeError {
+  const questions = max === 1 ? 'question' : 'questions';
+  return new RangeError(
+    `elicit: call ${JSON.stringify(callId)} may ask at most ${max} ${questions} (maxQuestions)`,
+  );
+}
+
 /** What a question tells when it settles. */
 export interface QuestionOwner {
   /** `question` has settled with `answer`: once per question. */

@@ -163,6 +163,15 @@ export interface ExecuteOptions {
    */
   elicitor?: Elicitor;
   /**
+   * How many questions one call may ask over its life (`context.elicit`, a question passed on from
+   * an MCP server through `connectMcp` included): the question past it is never asked and its
+   * `elicit` rejects with a RangeError `elicit: call "<id>" may ask at most <n> questions
+   * (maxQuestions)`; the call goes on, or fails, as its tool decides. Defaults to
+   * 16 (`DEFAULT_MAX_QUESTIONS`); a value below 1, or NaN, means the default; a fraction is
+   * rounded down; Infinity means no cap. Counted per call, never across the batch.
+   */
+  maxQuestions?: number;
+  /**
    * Asks the application (a person) whether a call may run, for each job as it arrives (every job of
    * `executeBatch` at subscription, in job order), all at once: a call waiting for its answer holds
    * no slot and blocks nobody but the later calls of its own resource, which keep their order

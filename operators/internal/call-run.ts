@@ -27,6 +27,8 @@ import type { Fifo } from './run-queues.js';
 export interface RunOwner {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
+  /** `ExecuteOptions.maxQuestions`, as given. */
+  readonly maxQuestions: number | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
   readonly timeout: number;
@@ -154,6 +156,7 @@ export class CallRun extends CallConsumer {
       sink: this,
       recorder: owner.recorder,
       elicitor: owner.elicitor,
+      maxQuestions: owner.maxQuestions,
     });
     // CallConsumer.consume written out, with its own helpers: the engine measurably loses speed
     // through the one more call on every tool it runs.

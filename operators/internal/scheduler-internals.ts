@@ -71,6 +71,7 @@ export class Engine
 {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
+  readonly maxQuestions: number | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly approveTimeout: number;
@@ -111,6 +112,7 @@ export class Engine
   ) {
     this.recorder = options.recorder;
     this.elicitor = options.elicitor;
+    this.maxQuestions = options.maxQuestions;
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
     this.approveTimeout = approveTimeoutBound(options);
