@@ -171,6 +171,7 @@ export class CallContext implements ToolContext {
       const owner = {
         answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
         teardownError: (thrown: unknown) => this.answerTeardownError(thrown),
+        misfit: (problem: string) => this.misfit(problem),
       };
       const question = new OpenQuestion(request, elicitor !== undefined, owner, resolve);
       (this.questions ??= new Set()).add(question);
@@ -201,6 +202,13 @@ export class CallContext implements ToolContext {
     const what = thrown instanceof Error ? `${thrown.name}: ` : '';
     console.error(
       `agenttool: the teardown of the elicitor's answer for call ${JSON.stringify(this.ownCall.id)} threw: ${what}${oneLine(describeThrown(thrown))}`,
+    );
+  }
+
+  /** The elicitor's answer did not fit its question: one console.error line; the tool gets cancel. */
+  private misfit(problem: string): void {
+    console.error(
+      `agenttool: the elicitor's answer for call ${JSON.stringify(this.ownCall.id)} does not fit its question (${oneLine(problem)}): the tool gets cancel`,
     );
   }
 

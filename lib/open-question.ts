@@ -6,6 +6,7 @@
  * @module
  */
 import { isObservable, type Subscription } from 'rxjs';
+import { checkAnswer } from './check-answer.js';
 import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from './contract.js';
 
 /** The answer when nobody can answer: no elicitor is installed. */
@@ -39,6 +40,11 @@ export interface QuestionOwner {
   answered(question: OpenQuestion, answer: ElicitResult): void;
   /** Unsubscribing the elicitor's Observable answer threw: the question's answer stands. */
   teardownError(thrown: unknown): void;
+  /**
+   * The elicitor accepted with content that does not fit the question's schema (`problem`, one
+   * line naming the field, from `checkAnswer`): the question settles with `cancel`.
+   */
+  misfit(problem: string): void;
 }
 
 /** Why `request` is not a question a form can show, or undefined when it is one. */
@@ -102,7 +108,7 @@ export class OpenQuestion {
     }
     if (isObservable(answer)) {
       const subscription = answer.subscribe({
-        next: (value) => this.settle(asAnswer(value)),
+        next: (value) => this.take(value),
         error: () => this.settle(CANCELLED),
         complete: () => this.settle(CANCELLED),
       });
@@ -121,11 +127,34 @@ export class OpenQuestion {
     } catch {
       return this.settle(CANCELLED);
     }
-    if (typeof then !== 'function') return this.settle(asAnswer(pending));
+    if (typeof then !== 'function') return this.take(pending);
     Promise.resolve(pending).then(
-      (value) => this.settle(asAnswer(value)),
+      (value) => this.take(value),
       () => this.settle(CANCELLED),
     );
+  }
+
+  /**
+   * Settles with `value` read as an answer. The answer of this context's own elicitor (a question
+   * it reports) is checked against the question's schema first: accepted content that does not fit
+   * is told to the owner and settles with `cancel`, as a failing elicitor does; it never reaches
+   * the tool. A parent's answer is the parent's to check.
+   */
+  private take(value: unknown): void {
+    const answer = asAnswer(value);
+    if (answer.action === 'accept' && this.reported && !this.done) {
+      let problem: string | undefined;
+      try {
+        problem = checkAnswer(this.request.schema, answer.content);
+      } catch {
+        problem = undefined; // a schema the check cannot read (from elsewhere): taken as given
+      }
+      if (problem !== undefined) {
+        this.owner.misfit(problem);
+        return this.settle(CANCELLED);
+      }
+    }
+    this.settle(answer);
   }
 
   /** Settles once: stops the elicitor's observable, tells the owner, resolves the tool's promise. */

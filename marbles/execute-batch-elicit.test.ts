@@ -283,3 +283,79 @@ describe('executeBatch: the questions one call may ask (maxQuestions)', () => {
     expect(got).to.deep.equal(['accept', 'accept', 'accept', 'accept']);
   });
 });
+
+describe("executeBatch: an elicitor's answer is checked against the question's schema", () => {
+  const form: ElicitRequest = {
+    message: 'Deploy where?',
+    schema: {
+      type: 'object',
+      properties: {
+        env: { type: 'string', enum: ['staging', 'prod'] },
+        replicas: { type: 'integer', minimum: 1 },
+      },
+      required: ['env'],
+    },
+  };
+
+  /** Runs one call that asks `form` of `elicitor`: the events' answers, what the tool got, and the console lines. */
+  async function ask(answer: ElicitResult) {
+    const got: ElicitResult[] = [];
+    const lines: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args);
+    try {
+      testScheduler().run(({ cold, expectObservable }) => {
+        const tool = stubTool('deploy', (_call, context) =>
+          merge(
+            cold('---(f|)', toolEvents),
+            timer(1).pipe(
+              tap(() => void context.elicit(form).then((a) => got.push(a))),
+              ignoreElements(),
+            ),
+          ),
+        );
+        const elicitor = () => cold('-a|', { a: answer });
+        expectObservable(executeBatch([job(tool, 'c1')], { elicitor })).toBe('-qa(f|)', {
+          q: questionEvent(0, 'c1', form),
+          a: questionEvent(0, 'c1', form, seen(answer)),
+          f: finalEvent(0, 'c1', 'done'),
+        });
+      });
+    } finally {
+      console.error = original;
+    }
+    await Promise.resolve();
+    return { got, lines };
+  }
+
+  /** What the events show and the tool gets for `answer`: itself when it fits, else cancel. */
+  const fits = new Set<ElicitResult>();
+  const seen = (answer: ElicitResult): ElicitResult => (fits.has(answer) ? answer : cancelled);
+
+  it('passes an answer that fits to the tool', async () => {
+    const answer: ElicitResult = { action: 'accept', content: { env: 'prod', replicas: 3 } };
+    fits.add(answer);
+    const { got, lines } = await ask(answer);
+    expect(got).to.deep.equal([answer]);
+    expect(lines).to.deep.equal([]);
+  });
+
+  for (const [content, problem] of [
+    [{ env: 5 }, 'env: expected text'],
+    [{ env: 'dev' }, 'env: expected one of "staging", "prod"'],
+    [{ replicas: 2 }, 'env: required'],
+    [{ env: 'prod', replicas: 0 }, 'replicas: at least 1'],
+    [{ env: 'prod', colour: 'red' }, 'colour: the question has no such field'],
+  ] as const) {
+    it(`answers cancel in place of ${JSON.stringify(content)}, telling why in one line`, async () => {
+      const answer = { action: 'accept', content } as unknown as ElicitResult;
+      const { got, lines } = await ask(answer);
+      expect(got).to.deep.equal([cancelled]);
+      expect(lines).to.deep.equal([
+        [
+          `agenttool: the elicitor's answer for call "c1" does not fit its question (${problem}): the tool gets cancel`,
+        ],
+      ]);
+    });
+  }
+});
