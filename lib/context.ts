@@ -59,9 +59,9 @@ export interface CallContextOptions {
    */
   elicitor?: Elicitor;
   /**
-   * How many questions the call may ask over its life (`context.elicit` through an elicitor or
-   * `parent`): the one past it rejects with a RangeError naming the call and the cap, and is never
-   * asked. Defaults to 16 (`DEFAULT_MAX_QUESTIONS`); below 1, or NaN, means the default.
+   * How many questions the call may ask over its life through `elicitor` (a question passed to
+   * `parent` is counted there): the one past it rejects with a RangeError naming the call and the
+   * cap, and is never asked. Defaults to 16 (`DEFAULT_MAX_QUESTIONS`); below 1, or NaN, means the default.
    */
   maxQuestions?: number;
   /**
@@ -152,8 +152,8 @@ export class CallContext implements ToolContext {
 
   /**
    * Asks a question: through this context's elicitor (reported to the sink, asked then answered),
-   * else through `parent`'s, else declined at once. Past `maxQuestions` questions asked, rejects
-   * with a RangeError and asks nothing. Once the call has ended or been cancelled, and
+   * else through `parent`'s, else declined at once. Past `maxQuestions` questions asked of its
+   * elicitor, rejects with a RangeError and asks nothing. Once the call has ended or been cancelled, and
    * when it ends or is cancelled while the question is open, resolves to `cancel`.
    */
   elicit(request: ElicitRequest): Promise<ElicitResult> {
@@ -164,16 +164,20 @@ export class CallContext implements ToolContext {
     const parent = this.parent;
     if (elicitor === undefined && typeof parent?.elicit !== 'function')
       return Promise.resolve(DECLINED);
-    const max = questionBound(this.maxQuestions);
-    if (++this.asked > max) return Promise.reject(tooManyQuestions(this.ownCall.id, max));
-    return new Promise<ElicitResult>((resolve) => {
+    // Counted where asked: a question passed to `parent` is the parent's to count.
+    if (elicitor !== undefined) {
+      const max = questionBound(this.maxQuestions);
+      if (++this.asked > max) return Promise.reject(tooManyQuestions(this.ownCall.id, max));
+    }
+    return new Promise<ElicitResult>((resolve, reject) => {
       // A closure per question, not per call: the owner stays out of the public class.
       const owner = {
         answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
         teardownError: (thrown: unknown) => this.answerTeardownError(thrown),
         misfit: (problem: string) => this.misfit(problem),
       };
-      const question = new OpenQuestion(request, elicitor !== undefined, owner, resolve);
+      const asks = elicitor !== undefined;
+      const question = new OpenQuestion(request, asks, owner, resolve, reject);
       (this.questions ??= new Set()).add(question);
       if (elicitor === undefined) {
         let lent: unknown;

@@ -91,6 +91,7 @@ export class OpenQuestion {
     readonly reported: boolean,
     private readonly owner: QuestionOwner,
     private readonly resolve: (answer: ElicitResult) => void,
+    private readonly reject: (error: unknown) => void,
   ) {}
 
   /** Whether it has its answer. */
@@ -119,7 +120,12 @@ export class OpenQuestion {
     }
   }
 
-  /** Settles with what `pending` resolves to (a plain value or a thenable), cancel on a rejection. */
+  /**
+   * Settles with what `pending` resolves to (a plain value or a thenable). A rejection is the
+   * elicitor's failure, settling with cancel; a parent's (a question this context does not report)
+   * is the tool's, passed on: a parent rejects only for the question itself, such as one past its
+   * call's `maxQuestions`.
+   */
   follow(pending: unknown): void {
     let then: unknown;
     try {
@@ -130,8 +136,16 @@ export class OpenQuestion {
     if (typeof then !== 'function') return this.take(pending);
     Promise.resolve(pending).then(
       (value) => this.take(value),
-      () => this.settle(CANCELLED),
+      (err: unknown) => (this.reported ? this.settle(CANCELLED) : this.refuse(err)),
     );
+  }
+
+  /** Ends with the parent's refusal: no longer open, and the tool's promise rejects with it. */
+  private refuse(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.answered(this, CANCELLED);
+    this.reject(err);
   }
 
   /**
