@@ -11,11 +11,11 @@
  *
  * @module
  */
-import type { Observer, Subscription } from 'rxjs';
+import type { Observable, Observer, Subscription } from 'rxjs';
 import type { ProgressSink } from './context.js';
 import type { CallContext } from './context.js';
 import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
-import { ToolPanicError } from './errors.js';
+import { describeThrown, oneLine, ToolPanicError } from './errors.js';
 
 /** Not subscribed yet: the subclass may be waiting (for a slot, for `onStart`). */
 export const PENDING = 0;
@@ -27,7 +27,8 @@ export const ENDED = 2;
 /**
  * One call's consumer. What a subclass can rely on:
  * - {@link CallConsumer.consume} subscribes `tool.execute(call, context)`; an `execute` or a
- *   subscribe that throws ends the call with a ToolPanicError.
+ *   subscribe that throws ends the call with a ToolPanicError. A thenable returned instead (a
+ *   hand-written `async execute`) is adopted ({@link CallConsumer.adopt}).
  * - Progress events, and `context.progress(...)` while the call runs, go to `onProgress`.
  * - The first final event ends the call with its result. Whatever the tool does after that (a
  *   second final, progress, an error, completing) is ignored.
@@ -89,9 +90,12 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     this.tool = tool;
     this.context = owned;
     let subscription: Subscription;
+    let returned: Observable<ToolEvent> | undefined;
     try {
-      subscription = tool.execute(call, context).subscribe(this);
+      returned = tool.execute(call, context);
+      subscription = returned.subscribe(this);
     } catch (err) {
+      if (this.adopt(returned)) return this.phase === RUNNING;
       this.subscribeThrew(err);
       return false;
     }
@@ -103,6 +107,52 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     }
     this.subscription = subscription;
     return true;
+  }
+
+  /**
+   * `execute` returned a thenable rather than an observable (a hand-written `async execute`): it
+   * is adopted, and returns true. What it resolves to is subscribed as the tool's observable while
+   * the call still runs (one that is not an observable ends the call with a ToolPanicError); its
+   * rejection ends the call as an observable's error does. Nothing is left unhandled: a settlement
+   * after the call's end is ignored. Returns false for anything else, `execute`'s throw included.
+   */
+  protected adopt(returned: unknown): boolean {
+    let then: unknown;
+    try {
+      const value = returned as { then?: unknown; subscribe?: unknown } | null | undefined;
+      if (value === undefined || value === null || typeof value.subscribe === 'function')
+        return false;
+      then = value.then;
+    } catch {
+      return false; // a `then` getter that throws: the call's failure is subscribe's TypeError
+    }
+    if (typeof then !== 'function') return false;
+    // Promise.resolve adopts any thenable, and turns a `then` that throws into a rejection.
+    Promise.resolve(returned).then(
+      (value: unknown) => this.adopted(value),
+      (err: unknown) => this.error(err),
+    );
+    return true;
+  }
+
+  /** What an adopted thenable resolved to: subscribed as the tool's observable while running. */
+  private adopted(value: unknown): void {
+    if (this.phase !== RUNNING) return;
+    const observable = value as Observable<ToolEvent> | null | undefined;
+    if (typeof observable?.subscribe !== 'function') {
+      const got = oneLine(describeThrown(value));
+      const reason = `execute's Promise resolved to ${got}, not an Observable`;
+      return this.end(undefined, new ToolPanicError(this.toolName(), value, reason));
+    }
+    let subscription: Subscription;
+    try {
+      subscription = observable.subscribe(this);
+    } catch (err) {
+      return this.subscribeThrew(err);
+    }
+    // The tool may have ended inside subscribe.
+    if ((this.phase as number) === ENDED) return this.unsubscribeTool(subscription);
+    this.subscription = subscription;
   }
 
   /**

@@ -5,8 +5,15 @@
  *
  * @module
  */
-import { CancelledError } from './errors.js';
-import { CANCELLED, DECLINED, OpenQuestion, requestError } from './open-question.js';
+import { CancelledError, describeThrown, oneLine } from './errors.js';
+import {
+  CANCELLED,
+  DECLINED,
+  OpenQuestion,
+  questionBound,
+  requestError,
+  tooManyQuestions,
+} from './open-question.js';
 import { recordOf, type Recordable, type Recorder } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
@@ -31,6 +38,11 @@ export interface ProgressSink {
    * context passes to its `parent` is the parent's to report.
    */
   question?(request: ElicitRequest, answer: ElicitResult | undefined): void;
+  /**
+   * Receives what unsubscribing an Observable answer of the context's elicitor threw (once it has
+   * answered, or when the call ends first): the answer stands. Without it, one `console.error` line.
+   */
+  answerTeardownError?(thrown: unknown): void;
 }
 
 /** What a {@link CallContext} is made with; every field is optional. */
@@ -46,6 +58,12 @@ export interface CallContextOptions {
    * when there is one, and is otherwise declined at once.
    */
   elicitor?: Elicitor;
+  /**
+   * How many questions the call may ask over its life through `elicitor` (a question passed to
+   * `parent` is counted there): the one past it rejects with a RangeError naming the call and the
+   * cap, and is never asked. Defaults to 16 (`DEFAULT_MAX_QUESTIONS`); below 1, or NaN, means the default.
+   */
+  maxQuestions?: number;
   /**
    * An outer context to take `record`, `session` and `elicit` from, when this context serves a
    * call that another runner started (as `tool()` does for its function).
@@ -68,6 +86,8 @@ export class CallContext implements ToolContext {
   private readonly ownSession: Session | undefined;
   private readonly elicitor: Elicitor | undefined;
   private questions: Set<OpenQuestion> | undefined = undefined; // made by the first question
+  private readonly maxQuestions: number | undefined;
+  private asked = 0; // questions asked over the call's life
   private controller: AbortController | undefined = undefined;
   private cancelReason: unknown = undefined;
   private state: 0 | 1 | 2 = 0; // running, cancelled, finished
@@ -79,6 +99,7 @@ export class CallContext implements ToolContext {
     this.parent = options.parent;
     this.ownSession = options.session;
     this.elicitor = options.elicitor;
+    this.maxQuestions = options.maxQuestions;
   }
 
   /**
@@ -131,7 +152,8 @@ export class CallContext implements ToolContext {
 
   /**
    * Asks a question: through this context's elicitor (reported to the sink, asked then answered),
-   * else through `parent`'s, else declined at once. Once the call has ended or been cancelled, and
+   * else through `parent`'s, else declined at once. Past `maxQuestions` questions asked of its
+   * elicitor, rejects with a RangeError and asks nothing. Once the call has ended or been cancelled, and
    * when it ends or is cancelled while the question is open, resolves to `cancel`.
    */
   elicit(request: ElicitRequest): Promise<ElicitResult> {
@@ -142,12 +164,20 @@ export class CallContext implements ToolContext {
     const parent = this.parent;
     if (elicitor === undefined && typeof parent?.elicit !== 'function')
       return Promise.resolve(DECLINED);
-    return new Promise<ElicitResult>((resolve) => {
+    // Counted where asked: a question passed to `parent` is the parent's to count.
+    if (elicitor !== undefined) {
+      const max = questionBound(this.maxQuestions);
+      if (++this.asked > max) return Promise.reject(tooManyQuestions(this.ownCall.id, max));
+    }
+    return new Promise<ElicitResult>((resolve, reject) => {
       // A closure per question, not per call: the owner stays out of the public class.
       const owner = {
         answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
+        teardownError: (thrown: unknown) => this.answerTeardownError(thrown),
+        misfit: (problem: string) => this.misfit(problem),
       };
-      const question = new OpenQuestion(request, elicitor !== undefined, owner, resolve);
+      const asks = elicitor !== undefined;
+      const question = new OpenQuestion(request, asks, owner, resolve, reject);
       (this.questions ??= new Set()).add(question);
       if (elicitor === undefined) {
         let lent: unknown;
@@ -168,6 +198,22 @@ export class CallContext implements ToolContext {
   private answered(question: OpenQuestion, answer: ElicitResult): void {
     this.questions?.delete(question);
     if (question.reported) this.sink?.question?.(question.request, answer);
+  }
+
+  /** What unsubscribing the elicitor's answer threw: to the sink, or one console.error line. */
+  private answerTeardownError(thrown: unknown): void {
+    if (this.sink?.answerTeardownError !== undefined) return this.sink.answerTeardownError(thrown);
+    const what = thrown instanceof Error ? `${thrown.name}: ` : '';
+    console.error(
+      `agenttool: the teardown of the elicitor's answer for call ${JSON.stringify(this.ownCall.id)} threw: ${what}${oneLine(describeThrown(thrown))}`,
+    );
+  }
+
+  /** The elicitor's answer did not fit its question: one console.error line; the tool gets cancel. */
+  private misfit(problem: string): void {
+    console.error(
+      `agenttool: the elicitor's answer for call ${JSON.stringify(this.ownCall.id)} does not fit its question (${oneLine(problem)}): the tool gets cancel`,
+    );
   }
 
   /** Whether a question of this context is waiting for its answer. */

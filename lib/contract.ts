@@ -108,9 +108,10 @@ export interface ToolContext {
    * Asks the person beside the model a question, as a form (see {@link ElicitRequest}), and
    * resolves with their answer. Resolves to `{ action: 'decline' }` at once when the application installed
    * no elicitor (so a tool runs headless), and to `{ action: 'cancel' }` when the call is
-   * cancelled or ends while the question is open, or when the elicitor fails. Never rejects for the
-   * application's sake; rejects with a TypeError only when `request` is not a message and a flat object
-   * schema.
+   * cancelled or ends while the question is open, or when the elicitor fails (an answer that does
+   * not fit the schema included). Never rejects for the application's sake; rejects with a
+   * TypeError when `request` is not a message and a flat object schema, and with a RangeError for
+   * a question past the call's cap (`maxQuestions`, 16 by default), which is never asked.
    */
   elicit(request: ElicitRequest): Promise<ElicitResult>;
 }
@@ -246,8 +247,11 @@ export type ElicitResult =
 /**
  * Answers a tool's question for the application, with the same shape as a Recorder: a plain answer, a
  * Promise of one, or an Observable whose first value is the answer. A throw, a rejection, an
- * observable that errors or completes empty, or an answer that is not an {@link ElicitResult}
- * resolves the tool's `elicit` to `{ action: 'cancel' }`, never an error in the tool. When the
+ * observable that errors or completes empty, an answer that is not an {@link ElicitResult}, or an
+ * accepted answer whose content does not fit the question's schema (a field of the wrong type,
+ * outside its choices or bounds, missing though required, or not in the schema; told in one
+ * `console.error` line naming the field) resolves the tool's `elicit` to `{ action: 'cancel' }`,
+ * never an error in the tool. When the
  * call ends first, an Observable answer is unsubscribed (a Promise is left to settle, ignored).
  */
 export type Elicitor = (
@@ -299,7 +303,9 @@ export interface Tool {
   /**
    * Runs one call. The observable emits zero or more progress events, then exactly one final
    * event, then completes; an error on it is the tool's failure. Unsubscribing is the interrupt:
-   * the tool stops what this call started and nothing the tool value owns across calls.
+   * the tool stops what this call started and nothing the tool value owns across calls. A
+   * Promise returned instead (a hand-written `async execute`) is adopted by the engine and the MCP
+   * server: its rejection is the call's failure, an Observable it resolves to is run.
    */
   execute(call: ToolCall, context: ToolContext): Observable<ToolEvent>;
   /** The schema follows the strict rules; `strict: true` goes on the function tool. */

@@ -69,6 +69,7 @@ export {
   type ResultExtras,
 } from './result.js';
 export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
+export { DEFAULT_MAX_QUESTIONS } from './open-question.js';
 export { definition, FUNCTION_NAME, NO_ARGUMENTS, ToolSet } from './tool-set.js';
 export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
 export {

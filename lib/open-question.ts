@@ -6,6 +6,7 @@
  * @module
  */
 import { isObservable, type Subscription } from 'rxjs';
+import { checkAnswer } from './check-answer.js';
 import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from './contract.js';
 
 /** The answer when nobody can answer: no elicitor is installed. */
@@ -14,10 +15,36 @@ export const DECLINED: ElicitResult = Object.freeze({ action: 'decline' });
 /** The answer when the question ends unanswered: the call ended, or the elicitor failed. */
 export const CANCELLED: ElicitResult = Object.freeze({ action: 'cancel' });
 
+/**
+ * The questions one call may ask over its life when no `maxQuestions` is given
+ * (`ExecuteOptions.maxQuestions`, `CallContextOptions.maxQuestions`).
+ */
+export const DEFAULT_MAX_QUESTIONS = 16;
+
+/** The cap a `maxQuestions` option sets: the default for anything below 1 or not a number. */
+export function questionBound(max: number | undefined): number {
+  return max !== undefined && max >= 1 ? Math.floor(max) : DEFAULT_MAX_QUESTIONS;
+}
+
+/** Why the question of call `callId` past its cap of `max` is refused: one line. */
+export function tooManyQuestions(callId: string, max: number): RangeError {
+  const questions = max === 1 ? 'question' : 'questions';
+  return new RangeError(
+    `elicit: call ${JSON.stringify(callId)} may ask at most ${max} ${questions} (maxQuestions)`,
+  );
+}
+
 /** What a question tells when it settles. */
 export interface QuestionOwner {
   /** `question` has settled with `answer`: once per question. */
   answered(question: OpenQuestion, answer: ElicitResult): void;
+  /** Unsubscribing the elicitor's Observable answer threw: the question's answer stands. */
+  teardownError(thrown: unknown): void;
+  /**
+   * The elicitor accepted with content that does not fit the question's schema (`problem`, one
+   * line naming the field, from `checkAnswer`): the question settles with `cancel`.
+   */
+  misfit(problem: string): void;
 }
 
 /** Why `request` is not a question a form can show, or undefined when it is one. */
@@ -64,6 +91,7 @@ export class OpenQuestion {
     readonly reported: boolean,
     private readonly owner: QuestionOwner,
     private readonly resolve: (answer: ElicitResult) => void,
+    private readonly reject: (error: unknown) => void,
   ) {}
 
   /** Whether it has its answer. */
@@ -81,18 +109,23 @@ export class OpenQuestion {
     }
     if (isObservable(answer)) {
       const subscription = answer.subscribe({
-        next: (value) => this.settle(asAnswer(value)),
+        next: (value) => this.take(value),
         error: () => this.settle(CANCELLED),
         complete: () => this.settle(CANCELLED),
       });
-      if (this.done) subscription.unsubscribe();
+      if (this.done) this.unsubscribe(subscription);
       else this.subscription = subscription;
     } else {
       this.follow(answer);
     }
   }
 
-  /** Settles with what `pending` resolves to (a plain value or a thenable), cancel on a rejection. */
+  /**
+   * Settles with what `pending` resolves to (a plain value or a thenable). A rejection is the
+   * elicitor's failure, settling with cancel; a parent's (a question this context does not report)
+   * is the tool's, passed on: a parent rejects only for the question itself, such as one past its
+   * call's `maxQuestions`.
+   */
   follow(pending: unknown): void {
     let then: unknown;
     try {
@@ -100,11 +133,42 @@ export class OpenQuestion {
     } catch {
       return this.settle(CANCELLED);
     }
-    if (typeof then !== 'function') return this.settle(asAnswer(pending));
+    if (typeof then !== 'function') return this.take(pending);
     Promise.resolve(pending).then(
-      (value) => this.settle(asAnswer(value)),
-      () => this.settle(CANCELLED),
+      (value) => this.take(value),
+      (err: unknown) => (this.reported ? this.settle(CANCELLED) : this.refuse(err)),
     );
+  }
+
+  /** Ends with the parent's refusal: no longer open, and the tool's promise rejects with it. */
+  private refuse(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.answered(this, CANCELLED);
+    this.reject(err);
+  }
+
+  /**
+   * Settles with `value` read as an answer. The answer of this context's own elicitor (a question
+   * it reports) is checked against the question's schema first: accepted content that does not fit
+   * is told to the owner and settles with `cancel`, as a failing elicitor does; it never reaches
+   * the tool. A parent's answer is the parent's to check.
+   */
+  private take(value: unknown): void {
+    const answer = asAnswer(value);
+    if (answer.action === 'accept' && this.reported && !this.done) {
+      let problem: string | undefined;
+      try {
+        problem = checkAnswer(this.request.schema, answer.content);
+      } catch {
+        problem = undefined; // a schema the check cannot read (from elsewhere): taken as given
+      }
+      if (problem !== undefined) {
+        this.owner.misfit(problem);
+        return this.settle(CANCELLED);
+      }
+    }
+    this.settle(answer);
   }
 
   /** Settles once: stops the elicitor's observable, tells the owner, resolves the tool's promise. */
@@ -113,8 +177,20 @@ export class OpenQuestion {
     this.done = true;
     const subscription = this.subscription;
     this.subscription = undefined;
-    subscription?.unsubscribe();
+    if (subscription !== undefined) this.unsubscribe(subscription);
     this.owner.answered(this, answer);
     this.resolve(answer);
+  }
+
+  /**
+   * Lets go of the elicitor's answer. What its teardown throws goes to the owner, never into the
+   * answer, the call's end or the tool: the question settles all the same.
+   */
+  private unsubscribe(subscription: Subscription): void {
+    try {
+      subscription.unsubscribe();
+    } catch (thrown) {
+      this.owner.teardownError(thrown);
+    }
   }
 }

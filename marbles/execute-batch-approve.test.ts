@@ -352,3 +352,73 @@ describe('executeCalls: approve before a slot', () => {
     });
   });
 });
+
+describe('executeBatch: how long an approval is awaited', () => {
+  it('is not timed by timeout: a person may answer after it, and the call is timed from its start', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const yes = cold<Approval>('-----y|', { y: true });
+      const jobs = [job(stubTool('a', a), 'a')];
+      const options = { approve: answering({ a: yes }), timeout: 2 };
+      expectObservable(executeBatch(jobs, options)).toBe('------(a|)', doneEvents('a'));
+      expectSubscriptions(yes.subscriptions).toBe('^----!');
+      expectSubscriptions(a.subscriptions).toBe('-----^!');
+    });
+  });
+
+  it('refuses a call whose approval has not come within approveTimeout; the others go on', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('-(f|)', toolEvents);
+      const b = cold('-----(f|)', toolEvents);
+      const never = cold<Approval>('-');
+      const jobs = [job(stubTool('a', a, { resource: 'fs' }), 'a'), job(stubTool('b', b), 'b')];
+      const options = { approve: answering({ a: never }), approveTimeout: 3 };
+      expectObservable(executeBatch(jobs, options)).toBe('---a-(b|)', {
+        a: errorEvent(
+          0,
+          'a',
+          new NotApprovedError('a', 'call "a" was not approved: no answer within 3 ms'),
+        ),
+        b: finalEvent(1, 'b', 'done'),
+      });
+      expectSubscriptions(never.subscriptions).toBe('^--!');
+      expectSubscriptions(a.subscriptions).toBe([]);
+    });
+  });
+
+  it('lets an answer that comes in time stand, its timer gone; a later call of the resource waits', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('------(f|)', toolEvents);
+      const b = cold('-(f|)', toolEvents);
+      const yes = cold<Approval>('--y|', { y: true });
+      const jobs = [
+        job(stubTool('a', a, { resource: 'fs' }), 'a'),
+        job(stubTool('b', b, { resource: 'fs' }), 'b'),
+      ];
+      const options = { approve: answering({ a: yes }), approveTimeout: 3 };
+      expectObservable(executeBatch(jobs, options)).toBe('--------a(b|)', doneEvents('ab'));
+      expectSubscriptions(a.subscriptions).toBe('--^-----!');
+      expectSubscriptions(b.subscriptions).toBe('--------^!');
+    });
+  });
+
+  it('refuses in executeCalls too, counted from the call arriving', () => {
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const never = cold<Approval>('-');
+      const a = cold('-(f|)', toolEvents);
+      const source = hot<Job>('-a-b|', {
+        a: job(stubTool('a', a), 'a'),
+        b: job(stubTool('b', a), 'b'),
+      });
+      const options = { approve: answering({ b: never }), approveTimeout: 4 };
+      expectObservable(source.pipe(executeCalls(options))).toBe('--a----(b|)', {
+        a: finalEvent(0, 'a', 'done'),
+        b: errorEvent(
+          1,
+          'b',
+          new NotApprovedError('b', 'call "b" was not approved: no answer within 4 ms'),
+        ),
+      });
+    });
+  });
+});

@@ -179,3 +179,183 @@ describe('executeBatch: a tool asks a question (elicitor)', () => {
     expect(await answers[0]).to.deep.equal(accepted);
   });
 });
+
+describe('executeBatch: the questions one call may ask (maxQuestions)', () => {
+  /** A tool that asks `count` questions at frame `at`, keeping what each elicit settles to. */
+  function askingMany(events: Observable<ToolEvent>, at: number, count: number, got: unknown[]) {
+    return stubTool('ask', (_call, context) =>
+      merge(
+        events,
+        timer(at).pipe(
+          tap(() => {
+            for (let i = 0; i < count; i++)
+              context.elicit(question).then(
+                (answer) => got.push(answer.action),
+                (err: unknown) => got.push((err as Error).message),
+              );
+          }),
+          ignoreElements(),
+        ),
+      ),
+    );
+  }
+
+  it('asks the first 16 of a flood and refuses the rest with a one-line error; the call goes on', async () => {
+    const got: unknown[] = [];
+    let asked = 0;
+    testScheduler().run(({ cold, expectObservable }) => {
+      const tool = askingMany(cold(`${'-'.repeat(40)}(f|)`, toolEvents), 1, 500, got);
+      const elicitor: Elicitor = () => {
+        asked++;
+        return accepted;
+      };
+      // The 32 events of frame 1 take frames 1 to 34 of the diagram; the final comes at 40.
+      const expected = `-(${'qa'.repeat(16)})-----(f|)`;
+      expectObservable(executeBatch([job(tool, 'c1')], { elicitor })).toBe(expected, {
+        q: questionEvent(0, 'c1', question),
+        a: questionEvent(0, 'c1', question, accepted),
+        f: finalEvent(0, 'c1', 'done'),
+      });
+    });
+    await Promise.resolve();
+    expect(asked).to.equal(16);
+    expect(got.filter((g) => g === 'accept')).to.have.length(16);
+    const refused = got.filter((g) => g !== 'accept');
+    expect(refused).to.have.length(484);
+    expect(new Set(refused)).to.deep.equal(
+      new Set(['elicit: call "c1" may ask at most 16 questions (maxQuestions)']),
+    );
+  });
+
+  it("counts the questions of the call's whole life, answered or open", async () => {
+    const got: unknown[] = [];
+    testScheduler().run(({ cold, expectObservable }) => {
+      const reply = cold('-a|', { a: accepted });
+      const tool = stubTool('ask', (_call, context) =>
+        merge(
+          cold('------(f|)', toolEvents),
+          timer(1).pipe(
+            tap(() => void context.elicit(question).then((a) => got.push(a.action))),
+            ignoreElements(),
+          ),
+          timer(3).pipe(
+            tap(
+              () =>
+                void context.elicit(question).then(
+                  (a) => got.push(a.action),
+                  (err: unknown) => got.push((err as Error).message),
+                ),
+            ),
+            ignoreElements(),
+          ),
+        ),
+      );
+      const options = { elicitor: () => reply, maxQuestions: 1 };
+      expectObservable(executeBatch([job(tool, 'c1')], options)).toBe('-qa---(f|)', {
+        q: questionEvent(0, 'c1', question),
+        a: questionEvent(0, 'c1', question, accepted),
+        f: finalEvent(0, 'c1', 'done'),
+      });
+    });
+    await Promise.resolve();
+    expect(got).to.deep.equal([
+      'accept',
+      'elicit: call "c1" may ask at most 1 question (maxQuestions)',
+    ]);
+  });
+
+  it('counts for each call on its own', async () => {
+    const got: unknown[] = [];
+    testScheduler().run(({ cold, expectObservable }) => {
+      const a = askingMany(cold('------------(f|)', toolEvents), 1, 2, got);
+      const jobs = [job(a, 'a'), job(a, 'b')];
+      const options = { elicitor: () => accepted, maxQuestions: 2 };
+      expectObservable(executeBatch(jobs, options)).toBe('-(qaqaQAQA)-(fg|)', {
+        q: questionEvent(0, 'a', question),
+        a: questionEvent(0, 'a', question, accepted),
+        Q: questionEvent(1, 'b', question),
+        A: questionEvent(1, 'b', question, accepted),
+        f: finalEvent(0, 'a', 'done'),
+        g: finalEvent(1, 'b', 'done'),
+      });
+    });
+    await Promise.resolve();
+    expect(got).to.deep.equal(['accept', 'accept', 'accept', 'accept']);
+  });
+});
+
+describe("executeBatch: an elicitor's answer is checked against the question's schema", () => {
+  const form: ElicitRequest = {
+    message: 'Deploy where?',
+    schema: {
+      type: 'object',
+      properties: {
+        env: { type: 'string', enum: ['staging', 'prod'] },
+        replicas: { type: 'integer', minimum: 1 },
+      },
+      required: ['env'],
+    },
+  };
+
+  /** Runs one call that asks `form` of `elicitor`: the events' answers, what the tool got, and the console lines. */
+  async function ask(answer: ElicitResult) {
+    const got: ElicitResult[] = [];
+    const lines: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args);
+    try {
+      testScheduler().run(({ cold, expectObservable }) => {
+        const tool = stubTool('deploy', (_call, context) =>
+          merge(
+            cold('---(f|)', toolEvents),
+            timer(1).pipe(
+              tap(() => void context.elicit(form).then((a) => got.push(a))),
+              ignoreElements(),
+            ),
+          ),
+        );
+        const elicitor = () => cold('-a|', { a: answer });
+        expectObservable(executeBatch([job(tool, 'c1')], { elicitor })).toBe('-qa(f|)', {
+          q: questionEvent(0, 'c1', form),
+          a: questionEvent(0, 'c1', form, seen(answer)),
+          f: finalEvent(0, 'c1', 'done'),
+        });
+      });
+    } finally {
+      console.error = original;
+    }
+    await Promise.resolve();
+    return { got, lines };
+  }
+
+  /** What the events show and the tool gets for `answer`: itself when it fits, else cancel. */
+  const fits = new Set<ElicitResult>();
+  const seen = (answer: ElicitResult): ElicitResult => (fits.has(answer) ? answer : cancelled);
+
+  it('passes an answer that fits to the tool', async () => {
+    const answer: ElicitResult = { action: 'accept', content: { env: 'prod', replicas: 3 } };
+    fits.add(answer);
+    const { got, lines } = await ask(answer);
+    expect(got).to.deep.equal([answer]);
+    expect(lines).to.deep.equal([]);
+  });
+
+  for (const [content, problem] of [
+    [{ env: 5 }, 'env: expected text'],
+    [{ env: 'dev' }, 'env: expected one of "staging", "prod"'],
+    [{ replicas: 2 }, 'env: required'],
+    [{ env: 'prod', replicas: 0 }, 'replicas: at least 1'],
+    [{ env: 'prod', colour: 'red' }, 'colour: the question has no such field'],
+  ] as const) {
+    it(`answers cancel in place of ${JSON.stringify(content)}, telling why in one line`, async () => {
+      const answer = { action: 'accept', content } as unknown as ElicitResult;
+      const { got, lines } = await ask(answer);
+      expect(got).to.deep.equal([cancelled]);
+      expect(lines).to.deep.equal([
+        [
+          `agenttool: the elicitor's answer for call "c1" does not fit its question (${problem}): the tool gets cancel`,
+        ],
+      ]);
+    });
+  }
+});

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { concat, finalize, NEVER, Observable, of } from 'rxjs';
-import type { ToolEvent } from '../lib/contract.js';
+import { concat, finalize, ignoreElements, merge, NEVER, Observable, of, tap, timer } from 'rxjs';
+import type { ElicitRequest, ElicitResult, ToolEvent } from '../lib/contract.js';
 import { CancelledError, TimeoutError } from '../lib/errors.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import { executeCalls } from '../operators/execute-calls.js';
-import type { ExecuteOptions, Job } from '../operators/job.js';
-import { errorEvent, final, finalEvent, stubTool } from '../testing/index.js';
+import type { Approval, ExecuteOptions, Job } from '../operators/job.js';
+import { errorEvent, final, finalEvent, questionEvent, stubTool } from '../testing/index.js';
 import { doneEvents, job, testScheduler, toolEvents } from './support.js';
 
 /** `source`, whose teardown throws `teardown boom` once it has run. */
@@ -219,5 +219,138 @@ describe('executeBatch: a tool whose teardown throws', () => {
       expectObservable(batch).toBe(expected, doneEvents('a'));
     });
     expect(seen).to.deep.equal(['plain string']);
+  });
+});
+
+describe('executeBatch: an approve or elicitor answer whose teardown throws', () => {
+  const question: ElicitRequest = {
+    message: 'Which branch?',
+    schema: { type: 'object', properties: { branch: { type: 'string' } } },
+  };
+  const accepted: ElicitResult = { action: 'accept', content: { branch: 'main' } };
+
+  /** `answer`, whose teardown throws `<what> teardown boom`. */
+  function throwing<T>(answer: Observable<T>, what: string): Observable<T> {
+    return answer.pipe(
+      finalize(() => {
+        throw new Error(`${what} teardown boom`);
+      }),
+    );
+  }
+
+  /** A tool emitting `events` that asks `question` at frame `at`. */
+  function asking(events: Observable<ToolEvent>, at: number) {
+    return stubTool('ask', (_call, context) =>
+      merge(
+        events,
+        timer(at).pipe(
+          tap(() => void context.elicit(question)),
+          ignoreElements(),
+        ),
+      ),
+    );
+  }
+
+  it('reports it when approve answers, and the approved call runs', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const yes = throwing(cold<Approval>('--y', { y: true }), 'approve');
+      const a = cold('  -(f|)', toolEvents);
+      const b = cold('  -(f|)', toolEvents);
+      const expected = '-b-(a|)';
+      const jobs = [job(stubTool('a', a), 'a'), job(stubTool('b', b), 'b')];
+      const approve = (asked: Job) => (asked.call.id === 'a' ? yes : true);
+      expectObservable(executeBatch(jobs, { ...options, approve })).toBe(
+        expected,
+        doneEvents('ab'),
+      );
+    });
+    expect(seen).to.deep.equal([['approve teardown boom', 'a', 0]]);
+  });
+
+  it('reports it when a pending approval is cancelled, and the batch completes', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const controller = new AbortController();
+      cold('            ---x').subscribe(() => controller.abort());
+      const never = throwing(cold<Approval>('-'), 'approve');
+      const b = cold('  -(f|)', toolEvents);
+      const expected = '-b-(a|)';
+      const jobs = [job(stubTool('a', b), 'a'), job(stubTool('b', b), 'b')];
+      const approve = (asked: Job) => (asked.call.id === 'a' ? never : true);
+      const batch = executeBatch(jobs, { ...options, approve, signal: controller.signal });
+      expectObservable(batch).toBe(expected, {
+        a: errorEvent(0, 'a', new CancelledError()),
+        b: finalEvent(1, 'b', 'done'),
+      });
+    });
+    expect(seen).to.deep.equal([['approve teardown boom', 'a', 0]]);
+  });
+
+  it('reports it when the elicitor answers, and the call goes on', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const reply = throwing(cold<ElicitResult>('--a', { a: accepted }), 'elicitor');
+      const tool = asking(cold('-----(f|)', toolEvents), 1);
+      const expected = '-q-a-(f|)';
+      const batch = executeBatch([job(tool, 'c1')], { ...options, elicitor: () => reply });
+      expectObservable(batch).toBe(expected, {
+        q: questionEvent(0, 'c1', question),
+        a: questionEvent(0, 'c1', question, accepted),
+        f: finalEvent(0, 'c1', 'done'),
+      });
+    });
+    expect(seen).to.deep.equal([['elicitor teardown boom', 'c1', 0]]);
+  });
+
+  it('reports it when the call ends with its question open, and the call has its final', () => {
+    const { seen, options } = reports();
+    testScheduler().run(({ cold, expectObservable }) => {
+      const reply = throwing(cold<ElicitResult>('------a', { a: accepted }), 'elicitor');
+      const tool = asking(cold('---(f|)', toolEvents), 1);
+      const b = cold('  -------(f|)', toolEvents);
+      const expected = '-q-(cf)(b|)';
+      const jobs = [job(tool, 'c1'), job(stubTool('b', b), 'b')];
+      const batch = executeBatch(jobs, { ...options, elicitor: () => reply });
+      expectObservable(batch).toBe(expected, {
+        q: questionEvent(0, 'c1', question),
+        c: questionEvent(0, 'c1', question, { action: 'cancel' }),
+        f: finalEvent(0, 'c1', 'done'),
+        b: finalEvent(1, 'b', 'done'),
+      });
+    });
+    expect(seen).to.deep.equal([['elicitor teardown boom', 'c1', 0]]);
+  });
+
+  it('reports it in one console.error line naming what it was, without onTeardownError', () => {
+    const lines: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args);
+    try {
+      testScheduler().run(({ cold, expectObservable }) => {
+        const yes = throwing(cold<Approval>('-y', { y: true }), 'approve');
+        const reply = throwing(cold<ElicitResult>('-a', { a: accepted }), 'elicitor');
+        const tool = asking(cold('----(f|)', toolEvents), 1);
+        const batch = executeBatch([job(tool, 'c1')], {
+          approve: () => yes,
+          elicitor: () => reply,
+        });
+        expectObservable(batch).toBe('--qa-(f|)', {
+          q: questionEvent(0, 'c1', question),
+          a: questionEvent(0, 'c1', question, accepted),
+          f: finalEvent(0, 'c1', 'done'),
+        });
+      });
+    } finally {
+      console.error = original;
+    }
+    expect(lines).to.deep.equal([
+      [
+        'agenttool: the teardown of approve\'s answer for call "c1" (tool "ask") threw: Error: approve teardown boom',
+      ],
+      [
+        'agenttool: the teardown of the elicitor\'s answer for call "c1" (tool "ask") threw: Error: elicitor teardown boom',
+      ],
+    ]);
   });
 });

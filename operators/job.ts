@@ -163,6 +163,15 @@ export interface ExecuteOptions {
    */
   elicitor?: Elicitor;
   /**
+   * How many questions one call may ask over its life (`context.elicit`, a question passed on from
+   * an MCP server through `connectMcp` included): the question past it is never asked and its
+   * `elicit` rejects with a RangeError `elicit: call "<id>" may ask at most <n> questions
+   * (maxQuestions)`; the call goes on, or fails, as its tool decides. Defaults to
+   * 16 (`DEFAULT_MAX_QUESTIONS`); a value below 1, or NaN, means the default; a fraction is
+   * rounded down; Infinity means no cap. Counted per call, never across the batch.
+   */
+  maxQuestions?: number;
+  /**
    * Asks the application (a person) whether a call may run, for each job as it arrives (every job of
    * `executeBatch` at subscription, in job order), all at once: a call waiting for its answer holds
    * no slot and blocks nobody but the later calls of its own resource, which keep their order
@@ -174,7 +183,8 @@ export interface ExecuteOptions {
    * an Observable (its first value) is awaited; a plain answer is taken at once. Unsubscribing,
    * aborting the batch's signal or the job's own signal cancels a pending approval (an Observable
    * answer is unsubscribed; a Promise is left to settle, ignored). Asked before `onStart`, which
-   * still runs when the call starts.
+   * still runs when the call starts. The wait is not timed by `timeout` (a person may take longer
+   * than a tool), only by {@link ExecuteOptions.approveTimeout}.
    */
   approve?: (job: Job, index: number) => Approval | Promise<Approval> | Observable<Approval>;
   /**
@@ -192,6 +202,15 @@ export interface ExecuteOptions {
    */
   timeout?: number;
   /**
+   * How long, in milliseconds, a call waits for its approval (`approve`'s Promise or Observable),
+   * counted from the moment `approve` is asked: past it, the call is refused with a
+   * NotApprovedError `call "<id>" was not approved: no answer within <ms> ms` (an Observable answer
+   * is unsubscribed, a Promise left to settle, ignored). By the rule of `timeout`: undefined, zero,
+   * negative, NaN or Infinity means no limit (the default: approvals wait for their person), and a
+   * value above 2^31 - 1 is taken as that. `timeout` never counts this wait.
+   */
+  approveTimeout?: number;
+  /**
    * Aborting it cancels the running calls and completes every unfinished job, running or waiting,
    * with a CancelledError final event, in job order; then the batch completes. A signal aborted
    * before the batch starts runs no tool at all.
@@ -203,7 +222,10 @@ export interface ExecuteOptions {
    * nothing else: the call's final stands (its result, or the error it was cut with), every other
    * call is still torn down, and nothing is thrown into a timer or the batch. rxjs's
    * UnsubscriptionError is unwrapped when it holds one error. Defaults to one `console.error` line;
-   * a handler that throws is reported there too.
+   * a handler that throws is reported there too. It also receives, with the job asked about, what
+   * the teardown of an Observable answer of `approve` or of the `elicitor` throws (unsubscribed
+   * once it has answered, or when it is no longer awaited): the answer or the cancellation stands
+   * the same way.
    */
   onTeardownError?: (error: unknown, job: Job, index: number) => void;
   /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */

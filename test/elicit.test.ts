@@ -116,3 +116,47 @@ describe('context.elicit', () => {
     ]);
   });
 });
+
+describe('context.elicit: the questions one call may ask (maxQuestions)', () => {
+  /** A tool() tool that asks `count` questions at once and answers with how they went. */
+  const asker = (count: number) =>
+    tool({
+      name: 'asker',
+      description: 'Asks many questions.',
+      parameters: z.object({}),
+      execute: async (_args, context) => {
+        const settled = await Promise.allSettled(
+          Array.from({ length: count }, () => context.elicit(question)),
+        );
+        const refused = settled.filter((s) => s.status === 'rejected');
+        return `${count - refused.length} answered, ${refused.length} refused`;
+      },
+    });
+
+  async function run(count: number, maxQuestions?: number) {
+    let asked = 0;
+    const options = { elicitor: () => (asked++, accepted), maxQuestions };
+    const events = await lastValueFrom(
+      executeBatch([{ tool: asker(count), call: { id: 'c1', args: '{}' } }], options).pipe(
+        toArray(),
+      ),
+    );
+    return { output: events.at(-1)?.result?.output, asked };
+  }
+
+  it("holds a tool()'s questions to the batch's cap, not to the default of its own context", async () => {
+    expect(await run(20, 30)).to.deep.equal({ output: '20 answered, 0 refused', asked: 20 });
+    expect(await run(20)).to.deep.equal({ output: '16 answered, 4 refused', asked: 16 });
+    expect(await run(5, 2)).to.deep.equal({ output: '2 answered, 3 refused', asked: 2 });
+  });
+
+  it('rejects past the cap of a CallContext with a one-line RangeError naming the call', async () => {
+    const context = new CallContext(call, { elicitor: () => accepted, maxQuestions: 1 });
+    expect(await context.elicit(question)).to.deep.equal(accepted);
+    const refused = await context.elicit(question).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(RangeError);
+    expect((refused as Error).message).to.equal(
+      'elicit: call "c1" may ask at most 1 question (maxQuestions)',
+    );
+  });
+});

@@ -139,3 +139,107 @@ describe('executeBatch: an onStart whose result cannot be read', () => {
     expect(events.map((e) => e.result?.output)).to.deep.equal(['a done', 'b done']);
   });
 });
+
+describe('executeBatch: a hand-written tool whose execute returns a Promise', () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  before(() => process.on('unhandledRejection', onUnhandled));
+  after(() => process.off('unhandledRejection', onUnhandled));
+  beforeEach(() => (unhandled.length = 0));
+  /** Lets Node report what was left unhandled: it does so once the microtasks have run. */
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
+  /** A tool made by hand (not by tool() or rawTool()) with this `execute`. */
+  const byHand = (name: string, execute: () => unknown): Tool =>
+    ({ name, description: '', execute }) as unknown as Tool;
+
+  it('makes an async execute that rejects its call failure; nothing reaches unhandledRejection', async () => {
+    const jobs = [
+      job(
+        byHand('async_rejects', async () => {
+          await Promise.resolve();
+          throw new Error('no disk');
+        }),
+        'a',
+      ),
+      job(
+        byHand('rejects_number', () => Promise.reject(42)),
+        'n',
+      ),
+      job(ok('b'), 'b'),
+    ];
+    const events = await run(jobs);
+    await settle();
+    expect(unhandled).to.deep.equal([]);
+    expect(
+      events.map((e) => [e.callId, e.error?.message ?? e.result?.output]),
+    ).to.have.deep.members([
+      ['a', 'no disk'],
+      ['n', 'tool "rejects_number" panicked: 42'],
+      ['b', 'b done'],
+    ]);
+  });
+
+  it('adopts an async execute that resolves to an Observable: its final is the result', async () => {
+    const events = await run([
+      job(
+        byHand('async_observable', async () => of(final('late'))),
+        'a',
+      ),
+    ]);
+    expect(events).to.deep.equal([
+      { index: 0, callId: 'a', final: true, result: { output: 'late' } },
+    ]);
+  });
+
+  it('adopts any thenable, and fails one that resolves to no observable with a one-line panic', async () => {
+    const thenable = {
+      then(_resolve: unknown, reject: (reason: unknown) => void) {
+        reject(new RangeError('thenable refused'));
+      },
+    };
+    const events = await run([
+      job(
+        byHand('thenable', () => thenable),
+        't',
+      ),
+      job(
+        byHand('resolves_text', async () => 'text'),
+        'x',
+      ),
+    ]);
+    await settle();
+    expect(unhandled).to.deep.equal([]);
+    expect(events.map((e) => [e.callId, e.error?.message])).to.have.deep.members([
+      ['t', 'thenable refused'],
+      [
+        'x',
+        'tool "resolves_text" panicked: execute\'s Promise resolved to text, not an Observable',
+      ],
+    ]);
+  });
+
+  it('times out a Promise still pending and ignores its later rejection', async () => {
+    let reject!: (reason: unknown) => void;
+    const pending = byHand('pending', () => new Promise((_resolve, no) => (reject = no)));
+    const events = await run([job(pending, 'p')], { timeout: 5 });
+    expect(events).to.deep.equal([
+      { index: 0, callId: 'p', final: true, error: new TimeoutError(5) },
+    ]);
+    reject(new Error('too late'));
+    await settle();
+    expect(unhandled).to.deep.equal([]);
+  });
+
+  it('does the same in executeCalls', async () => {
+    const jobs = [
+      job(
+        byHand('async_rejects', () => Promise.reject(new Error('no disk'))),
+        'a',
+      ),
+    ];
+    const events = await lastValueFrom(from(jobs).pipe(executeCalls(), toArray()));
+    await settle();
+    expect(unhandled).to.deep.equal([]);
+    expect(events.map((e) => e.error?.message)).to.deep.equal(['no disk']);
+  });
+});

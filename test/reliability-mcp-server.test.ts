@@ -10,6 +10,7 @@ import {
   textResult,
   ToolPanicError,
   type JsonSchema,
+  type Tool,
   type ToolEvent,
 } from '../index.js';
 import { final } from '../testing/index.js';
@@ -127,6 +128,43 @@ describe('reliability: a served tool or schema faults only its own calls', funct
       const after = await client.callTool({ name: 'echo', arguments: { text: 'still' } });
       expect(after.content).to.deep.equal([{ type: 'text', text: 'still' }]);
       await client.close();
+    });
+  });
+
+  describe('a hand-written tool whose async execute rejects', () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    before(() => process.on('unhandledRejection', onUnhandled));
+    after(() => process.off('unhandledRejection', onUnhandled));
+    // Made by hand, as Tool's type does not allow: `execute` returns a Promise.
+    const rejects = {
+      name: 'rejects',
+      description: 'Rejects after a tick.',
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        throw new Error('no disk');
+      },
+    } as unknown as Tool;
+
+    it('answers its call with an isError result; the server and another session go on', async () => {
+      const http = await serveHttp({ factory: () => createMcpServer(info, [rejects, echo]) });
+      try {
+        const [a, b] = [await openSession(http.url), await openSession(http.url)];
+        const reply = await post(http.url, callRequest(1, 'rejects'), a).reply;
+        expect(resultOf(reply.messages[0])).to.deep.equal({
+          text: 'Error: no disk',
+          isError: true,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(unhandled).to.deep.equal([]);
+        for (const session of [a, b]) {
+          const echoed = await post(http.url, callRequest(2, 'echo', { text: 'on' }), session)
+            .reply;
+          expect(resultOf(echoed.messages[0])).to.deep.equal({ text: 'on', isError: false });
+        }
+      } finally {
+        await http.close();
+      }
     });
   });
 

@@ -20,7 +20,15 @@ export const MAX_TIMEOUT = 2 ** 31 - 1;
  * finite number (undefined, 0, negative, NaN, Infinity); at most {@link MAX_TIMEOUT}.
  */
 export function timeoutBound(options: ExecuteOptions): number {
-  const t = options.timeout;
+  return delayBound(options.timeout);
+}
+
+/** An approval's longest wait ({@link ExecuteOptions.approveTimeout}), by the same rule. */
+export function approveTimeoutBound(options: ExecuteOptions): number {
+  return delayBound(options.approveTimeout);
+}
+
+function delayBound(t: number | undefined): number {
   if (t === undefined || !(t > 0) || !Number.isFinite(t)) return 0;
   return Math.min(t, MAX_TIMEOUT);
 }

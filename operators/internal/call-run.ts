@@ -7,10 +7,16 @@
  *
  * @module
  */
-import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { Observable, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import type * as consumer from '../../lib/call-consumer.js';
 import { CallConsumer } from '../../lib/call-consumer.js';
-import type { ElicitRequest, ElicitResult, Elicitor, ToolResult } from '../../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Elicitor,
+  ToolEvent,
+  ToolResult,
+} from '../../lib/contract.js';
 import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
@@ -21,6 +27,8 @@ import type { Fifo } from './run-queues.js';
 export interface RunOwner {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
+  /** `ExecuteOptions.maxQuestions`, as given. */
+  readonly maxQuestions: number | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
   readonly timeout: number;
@@ -32,6 +40,8 @@ export interface RunOwner {
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
   /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
   teardownError(run: CallRun, thrown: unknown): void;
+  /** Unsubscribing an elicitor's Observable answer threw: the answer stands, this only reports it. */
+  answerTeardownError(run: CallRun, thrown: unknown): void;
 }
 
 /**
@@ -146,20 +156,26 @@ export class CallRun extends CallConsumer {
       sink: this,
       recorder: owner.recorder,
       elicitor: owner.elicitor,
+      maxQuestions: owner.maxQuestions,
     });
     // CallConsumer.consume written out, with its own helpers: the engine measurably loses speed
     // through the one more call on every tool it runs.
     this.phase = RUNNING;
     this.tool = tool;
     this.context = context;
-    let subscription: Subscription;
+    let subscription: Subscription | undefined;
+    let returned: Observable<ToolEvent> | undefined;
     try {
-      subscription = tool.execute(call, context).subscribe(this);
+      returned = tool.execute(call, context);
+      subscription = returned.subscribe(this);
     } catch (err) {
-      return this.subscribeThrew(err);
+      // A hand-written `async execute`: its Promise is adopted, and the call is timed meanwhile.
+      if (!this.adopt(returned)) return this.subscribeThrew(err);
     }
-    if (this.phase === ENDED) return this.unsubscribeTool(subscription);
-    this.subscription = subscription;
+    if (subscription !== undefined) {
+      if (this.phase === ENDED) return this.unsubscribeTool(subscription);
+      this.subscription = subscription;
+    }
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
   }
@@ -171,6 +187,11 @@ export class CallRun extends CallConsumer {
    */
   question(request: ElicitRequest, answer: ElicitResult | undefined): void {
     if (this.phase !== PENDING) this.owner.question(this, request, answer);
+  }
+
+  /** What unsubscribing an elicitor's Observable answer to the call's question threw. */
+  answerTeardownError(thrown: unknown): void {
+    this.owner.answerTeardownError(this, thrown);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isObservable, type Subscription } from 'rxjs';
+import { isObservable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { describeThrown, NotApprovedError } from '../../lib/errors.js';
 import type { CallRun } from './call-run.js';
 import type { ExecuteOptions, Job } from '../job.js';
@@ -15,6 +15,23 @@ export interface ApprovalOwner {
   approved(pending: PendingApproval): void;
   /** The call is refused, with the error that is its final. */
   refused(pending: PendingApproval, error: NotApprovedError): void;
+}
+
+/** What a pending approval reads from its batch: how long it waits, and where it reports. */
+export interface ApprovalHost {
+  /** The longest wait in ms ({@link ExecuteOptions.approveTimeout}), or 0 for none. */
+  readonly approveTimeout: number;
+  /** Schedules that wait's timer. */
+  readonly scheduler: SchedulerLike;
+  /** Unsubscribing the answer of `pending` threw: the approval's outcome stands. */
+  approvalTeardownError(pending: PendingApproval, thrown: unknown): void;
+}
+
+function fireApproveTimeout(
+  this: SchedulerAction<PendingApproval>,
+  pending?: PendingApproval,
+): void {
+  pending?.timedOut();
 }
 
 /** An answer as the engine reads it: true, or the error that refuses the call. */
@@ -50,13 +67,32 @@ export class PendingApproval {
   private subscription: Subscription | undefined = undefined;
   private owner: ApprovalOwner | undefined = undefined; // set once the engine holds it
   private outcome: true | NotApprovedError | undefined = undefined;
+  private timer: Subscription | undefined = undefined; // the approveTimeout, while waiting
 
   constructor(
+    /** The job asked about. */
+    readonly job: Job,
     /** The job's index in the batch. */
     readonly index: number,
     /** The job's call id. */
     readonly callId: string,
+    private readonly host: ApprovalHost,
   ) {}
+
+  /** Starts the wait's timer, when the batch sets approveTimeout and no answer has come yet. */
+  time(): void {
+    const ms = this.host.approveTimeout;
+    if (ms > 0 && this.outcome === undefined)
+      this.timer = this.host.scheduler.schedule(fireApproveTimeout, ms, this);
+  }
+
+  /** Called by the timer: the answer has not come within approveTimeout. */
+  timedOut(): void {
+    this.timer = undefined;
+    const ms = this.host.approveTimeout;
+    const reason = `call "${this.callId}" was not approved: no answer within ${ms} ms`;
+    this.settle(new NotApprovedError(this.callId, reason));
+  }
 
   /** Follows `answer`, a Promise or an Observable; its first value (or failure) settles. */
   follow(answer: unknown): void {
@@ -72,7 +108,7 @@ export class PendingApproval {
             ),
           ),
       });
-      if (this.outcome !== undefined) subscription.unsubscribe();
+      if (this.outcome !== undefined) this.unsubscribe(subscription);
       else this.subscription = subscription;
       return;
     }
@@ -93,17 +129,30 @@ export class PendingApproval {
     if (this.outcome !== undefined) return;
     this.outcome = true;
     this.owner = undefined;
-    const subscription = this.subscription;
+    this.unsubscribe(this.subscription);
+  }
+
+  /**
+   * Lets go of the answer's Observable. What its teardown throws is reported, never thrown into
+   * the answer, the engine or the batch's signal: the outcome stands and the batch goes on.
+   */
+  private unsubscribe(subscription: Subscription | undefined): void {
     this.subscription = undefined;
-    subscription?.unsubscribe();
+    const timer = this.timer;
+    this.timer = undefined;
+    timer?.unsubscribe();
+    if (subscription === undefined) return;
+    try {
+      subscription.unsubscribe();
+    } catch (thrown) {
+      this.host.approvalTeardownError(this, thrown);
+    }
   }
 
   private settle(outcome: true | NotApprovedError): void {
     if (this.outcome !== undefined) return;
     this.outcome = outcome;
-    const subscription = this.subscription;
-    this.subscription = undefined;
-    subscription?.unsubscribe();
+    this.unsubscribe(this.subscription);
     const owner = this.owner;
     if (owner === undefined) return;
     if (outcome === true) owner.approved(this);
@@ -113,12 +162,14 @@ export class PendingApproval {
 
 /**
  * Asks `approve` about job `index`: true when approved at once, the refusing error when refused at
- * once (a throw included), otherwise the pending approval, not yet attached to an owner.
+ * once (a throw included), otherwise the pending approval, not yet attached to an owner, timed by
+ * `host`'s approveTimeout and reporting to it what its answer's teardown throws.
  */
 export function askApproval(
   approve: NonNullable<ExecuteOptions['approve']>,
   job: Job,
   index: number,
+  host: ApprovalHost,
 ): true | NotApprovedError | PendingApproval {
   const callId = job.call.id;
   let answer: unknown;
@@ -130,7 +181,8 @@ export function askApproval(
     return failure(err, callId);
   }
   if (!isObservable(answer) && typeof then !== 'function') return verdict(answer, callId);
-  const pending = new PendingApproval(index, callId);
+  const pending = new PendingApproval(job, index, callId, host);
   pending.follow(answer);
+  pending.time();
   return pending;
 }

@@ -48,12 +48,17 @@ import {
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import { asError, CallRun, type Chain, type RunOwner } from './call-run.js';
-import { parallelBound, timeoutBound } from './batch-mode.js';
+import { approveTimeoutBound, parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { Fifo, IndexHeap, RunningList } from './run-queues.js';
 import { abortError, JobWatch, type WatchOwner } from './job-watch.js';
-import { askApproval, PendingApproval, type ApprovalOwner } from './job-approval.js';
+import {
+  askApproval,
+  PendingApproval,
+  type ApprovalOwner,
+  type ApprovalHost,
+} from './job-approval.js';
 import type { NotApprovedError } from '../../lib/errors.js';
 
 /**
@@ -62,12 +67,14 @@ import type { NotApprovedError } from '../../lib/errors.js';
  * engine itself rather than a closure.
  */
 export class Engine
-  implements RunOwner, WatchOwner, ApprovalOwner, EventListenerObject, Unsubscribable
+  implements RunOwner, WatchOwner, ApprovalOwner, ApprovalHost, EventListenerObject, Unsubscribable
 {
   readonly recorder: Recorder | undefined;
   readonly elicitor: Elicitor | undefined;
+  readonly maxQuestions: number | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
+  readonly approveTimeout: number;
   readonly scheduler: SchedulerLike;
   private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   private readonly approve: ExecuteOptions['approve'];
@@ -105,8 +112,10 @@ export class Engine
   ) {
     this.recorder = options.recorder;
     this.elicitor = options.elicitor;
+    this.maxQuestions = options.maxQuestions;
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
+    this.approveTimeout = approveTimeoutBound(options);
     this.onTeardownError = options.onTeardownError;
     this.approve = options.approve;
     this.scheduler = options.scheduler ?? asyncScheduler;
@@ -147,7 +156,8 @@ export class Engine
   private ask(index: number, job: Job): void {
     // A job whose signal has aborted has had its final.
     if (job.signal?.aborted === true) return;
-    const answer = askApproval(this.approve as NonNullable<ExecuteOptions['approve']>, job, index);
+    const approve = this.approve as NonNullable<ExecuteOptions['approve']>;
+    const answer = askApproval(approve, job, index, this);
     if (this.closed) {
       if (answer instanceof PendingApproval) answer.cancel();
       return;
@@ -358,6 +368,20 @@ export class Engine
 
   teardownError(run: CallRun, thrown: unknown): void {
     reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+  }
+
+  answerTeardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index, "the elicitor's answer");
+  }
+
+  approvalTeardownError(pending: PendingApproval, thrown: unknown): void {
+    reportTeardownError(
+      this.onTeardownError,
+      thrown,
+      pending.job,
+      pending.index,
+      "approve's answer",
+    );
   }
 
   /** The subscriber's teardown: {@link Engine.dispose}. */

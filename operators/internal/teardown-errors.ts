@@ -1,6 +1,7 @@
 /**
- * Where an error thrown by a tool's teardown goes: never into the batch, a timer or a sibling, but
- * to the batch's `onTeardownError`, or to `console.error` in one line when it has none.
+ * Where an error thrown by a teardown the engine runs goes (a tool's, or that of an Observable
+ * answer of `approve` or of the elicitor): never into the batch, a timer or a sibling, but to the
+ * batch's `onTeardownError`, or to `console.error` in one line when it has none.
  *
  * @module
  */
@@ -22,17 +23,22 @@ function named(error: unknown): string {
 
 /**
  * Reports what the teardown of job `index` threw: to `handler` when given, else to
- * `console.error` as `agenttool: the teardown of call "<id>" (tool "<name>") threw: <error>`. A
- * handler that throws is reported the same way, and nothing is thrown from here.
+ * `console.error` as `agenttool: the teardown of call "<id>" (tool "<name>") threw: <error>`.
+ * `of` names what was torn down when it was not the tool: `approve's answer` or `the elicitor's
+ * answer` (an Observable answer, unsubscribed once it has answered or is no longer awaited), which
+ * the line names before the call. A handler that throws is reported the same way, and nothing is
+ * thrown from here.
  */
 export function reportTeardownError(
   handler: ((error: unknown, job: Job, index: number) => void) | undefined,
   thrown: unknown,
   job: Job,
   index: number,
+  of?: string,
 ): void {
   const error = unwrap(thrown);
-  const which = `call ${JSON.stringify(job.call.id)} (tool ${JSON.stringify(job.tool?.name)})`;
+  const call = `call ${JSON.stringify(job.call.id)} (tool ${JSON.stringify(job.tool?.name)})`;
+  const which = of === undefined ? call : `${of} for ${call}`;
   if (handler !== undefined) {
     try {
       handler(error, job, index);
