@@ -47,6 +47,7 @@ export {
   NoToolError,
   NotApprovedError,
   NotReplayedError,
+  RecordError,
   SchemaError,
   TimeoutError,
   ToolPanicError,

@@ -168,6 +168,8 @@ export class McpRemote {
       isClosed: () => this.closed,
       lostError: (tool) => this.lostError(tool),
       settle: (readOnly) => this.refreshes.afterCall(readOnly),
+      serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
+      report: (error) => options.onerror?.(error),
     };
     // A notification that came before this point is reflected by the first list, fetched after.
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

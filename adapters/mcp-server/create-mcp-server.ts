@@ -56,6 +56,14 @@ export interface McpServerOptions {
    * client cancels, since MCP sends no result for a cancelled request.
    */
   recorder?: Recorder;
+  /**
+   * The most records one served call may make (default 1,000), sent in its result and written by
+   * `recorder`: past it the tool's `context.record` rejects with a RecordError, as under the
+   * executor (`ExecuteOptions.maxRecords`).
+   */
+  maxRecords?: number;
+  /** The most bytes of records one served call may make (default 1 MiB); see `maxRecords`. */
+  maxRecordBytes?: number;
 }
 
 interface Entry {
@@ -279,6 +287,8 @@ export function createMcpServer(
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,
+      maxRecords: options.maxRecords,
+      maxRecordBytes: options.maxRecordBytes,
     };
     return runServedCall(served);
   });

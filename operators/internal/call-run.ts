@@ -20,6 +20,8 @@ import type { Fifo } from './run-queues.js';
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
 export interface RunOwner {
   readonly recorder: Recorder | undefined;
+  readonly maxRecords: number | undefined;
+  readonly maxRecordBytes: number | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
@@ -145,6 +147,8 @@ export class CallRun extends CallConsumer {
     const context = new CallContext(call, {
       sink: this,
       recorder: owner.recorder,
+      maxRecords: owner.maxRecords,
+      maxRecordBytes: owner.maxRecordBytes,
       elicitor: owner.elicitor,
     });
     // CallConsumer.consume written out, with its own helpers: the engine measurably loses speed

@@ -65,6 +65,8 @@ export class Engine
   implements RunOwner, WatchOwner, ApprovalOwner, EventListenerObject, Unsubscribable
 {
   readonly recorder: Recorder | undefined;
+  readonly maxRecords: number | undefined;
+  readonly maxRecordBytes: number | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
@@ -104,6 +106,8 @@ export class Engine
     serial: boolean,
   ) {
     this.recorder = options.recorder;
+    this.maxRecords = options.maxRecords;
+    this.maxRecordBytes = options.maxRecordBytes;
     this.elicitor = options.elicitor;
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
