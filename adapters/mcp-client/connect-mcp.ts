@@ -19,6 +19,7 @@ import {
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
+import { visible } from '../../lib/visible.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
@@ -255,9 +256,11 @@ export class McpRemote {
     const onLog = this.options.onLog;
     if (onLog !== undefined) onLog(logMessage(params, tool));
     else if (tool === undefined) {
+      // The server's text, its name included, shown escaped: no escape sequence reaches the
+      // terminal (see lib/visible.ts).
       const message = logMessage(params, undefined);
       const from = this.serverInfo.name === '' ? 'mcp' : `mcp ${this.serverInfo.name}`;
-      process.stderr.write(`${from}: ${message.level}: ${oneLine(message.text)}\n`);
+      process.stderr.write(visible(`${from}: ${message.level}: ${oneLine(message.text)}`) + '\n');
     }
   }
 

@@ -15,6 +15,7 @@ import {
 import type { Session, Tool } from '../../lib/contract.js';
 import type { Recorder } from '../../lib/records.js';
 import { oneLine, SchemaError, ValidationError } from '../../lib/errors.js';
+import { visible } from '../../lib/visible.js';
 import { definition } from '../../lib/tool-set.js';
 import { checksOwnArguments } from '../../lib/tool.js';
 import {
@@ -106,10 +107,16 @@ function prepare(tool: Tool, limits: ArgumentLimits | undefined, report: (e: Err
   return prepared;
 }
 
-/** The default {@link McpServerOptions.onError}: one line on stderr. */
+/**
+ * The default {@link McpServerOptions.onError}: one line on stderr, starting `mcp server: ` once
+ * (an error that already says it is not given it twice), its text escaped: a client's error
+ * message is the peer's text, and no escape sequence in it reaches the terminal.
+ */
 function reportOnStderr(error: Error): void {
   const left = error instanceof SchemaError ? '; the tool is left out' : '';
-  process.stderr.write(`mcp server: ${oneLine(error.message)}${left}\n`);
+  const text = oneLine(error.message);
+  const line = text.startsWith('mcp server: ') ? text : `mcp server: ${text}`;
+  process.stderr.write(`${visible(line)}${left}\n`);
 }
 
 /**
