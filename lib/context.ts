@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { CancelledError } from './errors.js';
+import { CancelledError, RecordError } from './errors.js';
 import { CANCELLED, DECLINED, OpenQuestion, requestError } from './open-question.js';
-import { RecordError } from './errors.js';
 import {
   DEFAULT_MAX_RECORD_BYTES,
   DEFAULT_MAX_RECORDS,
