@@ -5,7 +5,6 @@
  */
 import type { ToolCall } from './contract.js';
 import { RecordError } from './errors.js';
-import { visible } from './visible.js';
 
 /**
  * Implemented by a details value meant to outlive the run. `recordNS()` names its namespace,
@@ -85,9 +84,13 @@ export function recordNamespace(details: Recordable): string {
   const ns = details.recordNS();
   if (typeof ns === 'string' && RECORD_NS.test(ns)) return ns;
   if (typeof ns !== 'string' || ns === '') throw new RecordError('record: empty namespace');
-  const shown = visible(JSON.stringify(ns.length > 64 ? `${ns.slice(0, 64)}…` : ns));
+  // As JSON, with everything but printable ASCII as a \u escape: no escape sequence in a message.
+  const shown = JSON.stringify(ns.length > 64 ? ns.slice(0, 64) : ns).replace(
+    /[^\x20-\x7e]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   throw new RecordError(
-    `record: invalid namespace ${shown}: 1 to 128 of a-z 0-9 . _ : -, starting with a letter or a digit`,
+    `record: invalid namespace ${shown}${ns.length > 64 ? '…' : ''}: 1 to 128 of a-z 0-9 . _ : -, starting with a letter or a digit`,
   );
 }
 

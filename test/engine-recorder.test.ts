@@ -185,7 +185,7 @@ describe('executeBatch: the caps on records', () => {
       `invalid_record: record: invalid namespace "constructor ": ${rule}`,
       `invalid_record: record: invalid namespace "\\u001b]52;c;cm0=\\u0007": ${rule}`,
       `invalid_record: record: invalid namespace "Shell:Group": ${rule}`,
-      `invalid_record: record: invalid namespace "${'a'.repeat(64)}…": ${rule}`,
+      `invalid_record: record: invalid namespace "${'a'.repeat(64)}"…: ${rule}`,
       'invalid_record: record: empty namespace',
     ]);
   });
