@@ -73,7 +73,10 @@ export interface McpClientOptions {
   /**
    * Receives errors that fail no call: a malformed message, a stray notification, a tool left out
    * of the list because its name is empty, longer than 128 characters, or has control or invisible
-   * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name).
+   * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name), and the
+   * records of a call dropped past the calling job's caps or refused (`mcp: call "<name>": dropped
+   * <n> of the <m> records the server sent: <first reason>`, once per call; the call's result
+   * stands).
    */
   onerror?: (error: Error) => void;
   /**
