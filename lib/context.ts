@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CancelledError, describeThrown, oneLine } from './errors.js';
+import { CancelledError, describeThrown, oneLine, RecordError } from './errors.js';
 import {
   CANCELLED,
   DECLINED,
@@ -14,7 +14,16 @@ import {
   requestError,
   tooManyQuestions,
 } from './open-question.js';
-import { recordOf, type Recordable, type Recorder } from './records.js';
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  DEFAULT_MAX_RECORDS,
+  recordCap,
+  recordOf,
+  utf8Length,
+  type Recordable,
+  type Recorder,
+  type ToolRecord,
+} from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
 import type {
@@ -51,6 +60,10 @@ export interface CallContextOptions {
   sink?: ProgressSink;
   /** Writes records; without one, `record` resolves at once. */
   recorder?: Recorder;
+  /** The most records the call may write (default 1,000); see `ExecuteOptions.maxRecords`. */
+  maxRecords?: number;
+  /** The most bytes of records the call may write (default 1 MiB); see `ExecuteOptions.maxRecordBytes`. */
+  maxRecordBytes?: number;
   /** The MCP session the call arrived on. */
   session?: Session;
   /**
@@ -82,6 +95,11 @@ export class CallContext implements ToolContext {
   private keyed = false; // whether ownCall carries its idempotency key yet
   private readonly sink: ProgressSink | undefined;
   private readonly recorder: Recorder | undefined;
+  private readonly maxRecords: number;
+  private readonly maxRecordBytes: number;
+  private recordCount = 0;
+  private recordBytes = 0;
+  private recordsFull: RecordError | undefined = undefined;
   private readonly parent: ToolContext | undefined;
   private readonly ownSession: Session | undefined;
   private readonly elicitor: Elicitor | undefined;
@@ -96,6 +114,8 @@ export class CallContext implements ToolContext {
     this.ownCall = call;
     this.sink = options.sink;
     this.recorder = options.recorder;
+    this.maxRecords = recordCap(options.maxRecords, DEFAULT_MAX_RECORDS);
+    this.maxRecordBytes = recordCap(options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES);
     this.parent = options.parent;
     this.ownSession = options.session;
     this.elicitor = options.elicitor;
@@ -143,11 +163,33 @@ export class CallContext implements ToolContext {
     if (this.parent !== undefined) return this.parent.record(details);
     const recorder = this.recorder;
     if (recorder === undefined) return Promise.resolve();
+    // Past the cap, every record is refused with the one error, made once: a tool that records in
+    // a loop costs a rejected Promise a record, not an Error and its stack.
+    if (this.recordCount >= this.maxRecords) {
+      this.recordsFull ??= new RecordError(
+        `record: past the call's ${this.maxRecords} records (maxRecords), not written`,
+        { limit: 'maxRecords' },
+      );
+      return Promise.reject(this.recordsFull);
+    }
     return new Promise<void>((resolve) => {
       const record = recordOf(details);
       if (record === undefined) throw new TypeError('record: details must implement recordNS()');
+      this.count(record);
       resolve(recorder(record, this.call));
     });
+  }
+
+  /** Counts `record` against the call's caps, or throws the RecordError that refuses it. */
+  private count(record: ToolRecord): void {
+    const size = utf8Length(record.ns) + utf8Length(record.data);
+    if (size > this.maxRecordBytes - this.recordBytes)
+      throw new RecordError(
+        `record ${record.ns}: ${size} bytes, past the call's ${this.maxRecordBytes} bytes of records (maxRecordBytes), not written`,
+        { limit: 'maxRecordBytes' },
+      );
+    this.recordCount++;
+    this.recordBytes += size;
   }
 
   /**

@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'no_tool'
   | 'invalid_schema'
   | 'not_replayed'
-  | 'not_approved';
+  | 'not_approved'
+  | 'invalid_record';
 
 /** Base class of every error this package raises; `code` is stable across versions. */
 export class AgentToolError extends Error {
@@ -143,6 +144,24 @@ export class SchemaError extends AgentToolError {
       tool === '' ? `schema: ${problem}` : `tool "${tool}": schema: ${problem}`,
     );
     this.tool = tool;
+  }
+}
+
+/**
+ * A record `context.record` refused before it reached the recorder: its namespace is not one the
+ * grammar allows, its value does not serialise to JSON, or it would take the call past its cap of
+ * records or bytes (see `recordOf` and `ExecuteOptions.maxRecords`). The message is one line,
+ * starting `record`.
+ */
+export class RecordError extends AgentToolError {
+  /** The cap that refused the record; undefined when its namespace or its value did. */
+  readonly limit: 'maxRecords' | 'maxRecordBytes' | undefined;
+  constructor(
+    message: string,
+    options?: { cause?: unknown; limit?: 'maxRecords' | 'maxRecordBytes' },
+  ) {
+    super('invalid_record', message, options);
+    this.limit = options?.limit;
   }
 }
 

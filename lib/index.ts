@@ -47,6 +47,7 @@ export {
   NoToolError,
   NotApprovedError,
   NotReplayedError,
+  RecordError,
   SchemaError,
   TimeoutError,
   ToolPanicError,
@@ -54,7 +55,13 @@ export {
   type ErrorCode,
 } from './errors.js';
 export type { Recordable, Recorder, ToolRecord } from './records.js';
-export { isRecordable, recordOf } from './records.js';
+export {
+  DEFAULT_MAX_RECORD_BYTES,
+  DEFAULT_MAX_RECORDS,
+  isRecordable,
+  RECORD_NS,
+  recordOf,
+} from './records.js';
 export {
   errorResult,
   filePart,

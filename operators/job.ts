@@ -155,6 +155,19 @@ export interface ExecuteOptions {
   /** Installed on every call's context, so a tool's `context.record(...)` reaches the application. */
   recorder?: Recorder;
   /**
+   * The most records one call may write through the recorder (default 1,000): past it,
+   * `context.record` rejects with a RecordError (`record: past the call's 1000 records
+   * (maxRecords), not written`) and the recorder is not called. Below 1 or NaN means the default;
+   * Infinity, no cap.
+   */
+  maxRecords?: number;
+  /**
+   * The most bytes of records one call may write (default 1,048,576, 1 MiB): each record counts
+   * its namespace and its JSON text in UTF-8, and one that would pass the cap is refused with a
+   * RecordError, not written. Below 1 or NaN means the default; Infinity, no cap.
+   */
+  maxRecordBytes?: number;
+  /**
    * Answers the questions tools ask (`context.elicit`), installed on every call's context. Each
    * question appears in the events on its call, asked then answered ({@link ExecutionQuestionEvent}).
    * Without one, `elicit` resolves to `{ action: 'decline' }` at once and nothing is shown. A call

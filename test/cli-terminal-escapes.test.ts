@@ -16,7 +16,9 @@ import { initialState, reduceBatch, type BatchAction } from '../cli/call-state.j
 import { LiveView } from '../cli/views/live-view.js';
 import { PlainView } from '../cli/views/plain-view.js';
 import { jobsFromItems, ToolSet, type ExecutionEvent, type Tool } from '../index.js';
-import { runCli } from './support/cli.js';
+import { spawn } from 'node:child_process';
+import { cliArgs, finished, root, runCli } from './support/cli.js';
+import { lines } from './support/lines.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'hostile-terminal-server.mjs');
 const server = `${process.execPath} ${fixture}`;
@@ -42,7 +44,7 @@ describe('terminal escape sequences from an MCP server', function () {
     const errors: Error[] = [];
     const remote = await connectMcp(
       stdioTransport({ command: process.execPath, args: [fixture], stderr: 'ignore' }),
-      { onerror: (err) => errors.push(err) },
+      { onerror: (err) => errors.push(err), onLog: () => undefined },
     );
     try {
       expect(remote.tools.map((t) => t.name)).to.deep.equal(['echo_escapes', 'n'.repeat(128)]);
@@ -79,6 +81,10 @@ describe('terminal escape sequences from an MCP server', function () {
     expect(stderr).to.match(/agenttool: warning: left out tool "h__n+…": not a function name/);
     expect(stderr).to.contain('half\\x1b]52;c;cm0gLXJmIH4=\\x07');
     expect(stderr).to.contain('\\x9b2J\\u202eway');
+    // The server's log line, sent before any call, and the name the server gave itself.
+    expect(stderr).to.contain(
+      'mcp hostile\\x1b]0;pwned\\x07terminal: warning: log\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b]0;pwned\\x07\\x1b[2K \\x1b[1A\\x9b2J\\u202eline\n',
+    );
     expect(stdout).not.to.match(ACTIVE);
     expect(stdout).not.to.contain('\u2028');
     const items = JSON.parse(stdout) as { output: string }[];
@@ -116,6 +122,43 @@ describe('terminal escape sequences from an MCP server', function () {
     expect(listed.find((t) => t.name === 'h__echo_escapes')?.description).to.equal(
       `prints ${HOSTILE}`,
     );
+  });
+});
+
+describe("agenttool serve: a client's error text on stderr", function () {
+  this.timeout(30_000);
+
+  it('a client that fails a question with escape sequences: one line, "mcp server: " once, escaped', async () => {
+    const child = spawn(process.execPath, [...cliArgs(), 'serve'], { cwd: root });
+    const out = lines(child.stdout!);
+    const done = finished(child);
+    const send = (message: object): void =>
+      void child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+    send({
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'raw', version: '0' },
+      },
+    });
+    await out.seen('{"result":');
+    send({ method: 'notifications/initialized' });
+    send({
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'ask_user', arguments: { question: 'Which?' } },
+    });
+    const asked = JSON.parse(await out.seen('{"method":"elicitation/create"')) as { id: number };
+    send({ id: asked.id, error: { code: -32000, message: `denied${HOSTILE}` } });
+    await out.seen('{"result":{"content"');
+    child.stdin!.end();
+    const { stderr } = await done;
+    expect(stderr).not.to.match(ACTIVE);
+    expect(stderr.split('\n').filter((l) => l.includes('elicitation'))).to.deep.equal([
+      'mcp server: elicitation: MCP error -32000: denied\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b]0;pwned\\x07\\x1b[2K \\x1b[1A\\x9b2J\\u202e',
+    ]);
   });
 });
 

@@ -268,3 +268,62 @@ describe('MCP client: the application claims, the server hints', () => {
     expect(calls).to.deep.equal(['plain']);
   });
 });
+
+describe('MCP client: a tools/list that pages without end', () => {
+  /**
+   * A server whose tools/list gives `perPage` tools a page and a cursor each time: a new one, or
+   * `repeatAt`'s again once that many pages have been served.
+   */
+  async function paging(perPage: number, options: McpClientOptions = {}, repeatAt?: number) {
+    const server = new Server({ name: 'pager', version: '1.0.0' }, { capabilities: { tools: {} } });
+    let pages = 0;
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      pages++;
+      const tools = Array.from({ length: perPage }, (_, i) => def(`t${pages}_${i}`));
+      const cursor = repeatAt !== undefined && pages > repeatAt ? `c${repeatAt}` : `c${pages}`;
+      return { tools, nextCursor: cursor };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const failure = await connectMcp(clientSide, options).then(
+      async (remote) => {
+        await remote.close();
+        return undefined;
+      },
+      (err: Error) => err.message,
+    );
+    return { failure, pages };
+  }
+
+  it('fails the listing past 100 pages, having asked for 100', async () => {
+    expect(await paging(1)).to.deep.equal({
+      failure: 'mcp: connect: tools/list: more than 100 pages (maxListPages)',
+      pages: 100,
+    });
+  });
+
+  it('fails the listing past 10,000 tools', async () => {
+    expect(await paging(1_000)).to.deep.equal({
+      failure: 'mcp: connect: tools/list: more than 10000 tools (maxTools)',
+      pages: 11,
+    });
+  });
+
+  it('takes maxListPages and maxTools as options', async () => {
+    expect(await paging(1, { maxListPages: 3 })).to.deep.equal({
+      failure: 'mcp: connect: tools/list: more than 3 pages (maxListPages)',
+      pages: 3,
+    });
+    expect(await paging(5, { maxTools: 12 })).to.deep.equal({
+      failure: 'mcp: connect: tools/list: more than 12 tools (maxTools)',
+      pages: 3,
+    });
+  });
+
+  it('ends the listing at a cursor the server gave before', async () => {
+    expect(await paging(1, {}, 4)).to.deep.equal({
+      failure: 'mcp: connect: tools/list: cursor repeats',
+      pages: 5,
+    });
+  });
+});

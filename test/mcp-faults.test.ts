@@ -8,6 +8,7 @@ import {
   type McpClientOptions,
   type McpRemote,
 } from '../adapters/mcp-client/index.js';
+import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
 import { lines } from './support/lines.js';
 
@@ -20,12 +21,13 @@ interface Connected {
 }
 
 async function connect(options: McpClientOptions = {}, maxBufferSize?: number): Promise<Connected> {
-  const transport = new StdioClientTransport({
+  // The transport agenttool gives (and the CLI uses): the SDK's, with malformed lines failed at once.
+  const transport = stdioTransport({
     command: process.execPath,
     args: [fixture],
     stderr: 'pipe',
     ...(maxBufferSize === undefined ? {} : { maxBufferSize }),
-  });
+  }) as StdioClientTransport;
   // The stream exists before the process starts: read from the first line on.
   const stderr = lines(transport.stderr!);
   const remote = await connectMcp(transport, options);
@@ -101,6 +103,45 @@ describe('MCP client faults (a misbehaving stdio server)', function () {
     const { events } = await run(remote, 'garbage_then_answer');
     expect(events.at(-1)?.result.output).to.equal('after garbage');
     expect(errors).to.have.length.greaterThan(0);
+  });
+
+  const malformed: [string, string][] = [
+    ['null_result', 'MCP error -32603: invalid response: the result is null'],
+    ['broken_answer', 'MCP error -32700: invalid response: a line that is not JSON'],
+    ['broken_no_id', 'MCP error -32700: invalid response: a line that is not JSON'],
+  ];
+  for (const [name, reason] of malformed)
+    it(`a malformed response (${name}) fails its call at once, not after the timeout, and the connection goes on`, async () => {
+      const { remote } = await open(); // the default timeout: 60 s
+      const started = Date.now();
+      const { error } = await run(remote, name);
+      expect(Date.now() - started, 'ms until the call failed').to.be.below(2_000);
+      expect(error).to.be.instanceOf(McpCallError);
+      expect(error!.message).to.equal(`mcp: call "${name}": ${reason}`);
+      expect((await run(remote, 'quick')).events.at(-1)?.result.output).to.equal('quick');
+      expect(remote.closed).to.equal(false);
+    });
+
+  it('a broken answer fails only the call whose id it names; with no id, every call waiting', async () => {
+    const { remote } = await open();
+    const waiting = () =>
+      lastValueFrom(start(remote, 'wait')).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+    let ended = false;
+    const bystander = waiting().finally(() => (ended = true));
+    expect((await run(remote, 'broken_answer')).error?.message).to.match(/not JSON$/);
+    await run(remote, 'quick'); // a round trip: the bystander would have failed by now
+    expect(ended, 'the call waiting alongside the broken answer').to.equal(false);
+    const lost = waiting();
+    expect((await run(remote, 'broken_no_id')).error?.message).to.match(/not JSON$/);
+    expect(await bystander).to.equal(
+      'mcp: call "wait": MCP error -32700: invalid response: a line that is not JSON',
+    );
+    expect(await lost).to.equal(
+      'mcp: call "wait": MCP error -32700: invalid response: a line that is not JSON',
+    );
   });
 
   it('a message larger than the transport accepts fails the call promptly with the reason', async () => {

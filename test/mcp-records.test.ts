@@ -51,10 +51,14 @@ function keeper(): {
   return { written, recorder: (record, call) => void written.push([record, call]) };
 }
 
-const RECORDS = [
+/** The records as the server sent them. */
+const SENT = [
   { ns: 'remote:deployment', data: '{"kind":"deployment","id":7}' },
   { ns: 'remote:lock', data: '{"kind":"lock","id":8}' },
 ];
+/** The records as the client's recorder gets them: marked as sent by `server`. */
+const from = (server: string): ToolRecord[] => SENT.map((r) => ({ ...r, remote: server }));
+const RECORDS = from('ops');
 
 describe('MCP: records travel from the served call to the calling job', function () {
   this.timeout(5_000);
@@ -96,7 +100,7 @@ describe('MCP: records travel from the served call to the calling job', function
     const result = await client.callTool({ name: 'deploy', arguments: {} });
     await client.close();
     expect(RECORDS_META_KEY).to.equal('io.agenttool/records');
-    expect(result._meta).to.deep.equal({ 'io.agenttool/records': RECORDS });
+    expect(result._meta).to.deep.equal({ 'io.agenttool/records': SENT });
   });
 
   it('are recorded for a call that failed: the side effect happened', async () => {
@@ -125,8 +129,12 @@ describe('MCP: records travel from the served call to the calling job', function
     const settled = await batchResults(jobs, { recorder });
     expect(settled[0]).to.have.nested.property('result.output', 'deployed');
     expect(settled[1]).to.have.property('error');
-    expect(written.filter(([, call]) => call.id === 'p1').map(([r]) => r)).to.deep.equal(RECORDS);
-    expect(written.filter(([, call]) => call.id === 'p2').map(([r]) => r)).to.deep.equal(RECORDS);
+    expect(written.filter(([, call]) => call.id === 'p1').map(([r]) => r)).to.deep.equal(
+      from('proxy'),
+    );
+    expect(written.filter(([, call]) => call.id === 'p2').map(([r]) => r)).to.deep.equal(
+      from('proxy'),
+    );
   });
 
   it("are written first by the server's own recorder, which alone keeps those of a cancelled call", async () => {
@@ -142,7 +150,7 @@ describe('MCP: records travel from the served call to the calling job', function
     const [settled] = await running;
     release?.();
     expect(settled).to.have.nested.property('error.code', 'cancelled');
-    expect(server.written.map(([r]) => r)).to.deep.equal(RECORDS);
+    expect(server.written.map(([r]) => r)).to.deep.equal(SENT);
     expect(client.written).to.deep.equal([]);
   });
 
@@ -159,33 +167,89 @@ describe('MCP: records travel from the served call to the calling job', function
     );
   });
 
-  it('skip entries that are not records, and write the rest', async () => {
-    const server = new Server({ name: 'odd', version: '1.0.0' }, { capabilities: { tools: {} } });
+  /** A server named `name` whose one tool, `odd`, answers "ok" with `records` in its `_meta`. */
+  async function sending(records: unknown[], name = 'odd') {
+    const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [{ name: 'odd', inputSchema: { type: 'object' } }],
     }));
     server.setRequestHandler(CallToolRequestSchema, () => ({
       content: [{ type: 'text', text: 'ok' }],
-      _meta: {
-        [RECORDS_META_KEY]: [
-          { ns: '', data: '1' },
-          { ns: 'a:b', data: 'not json' },
-          'text',
-          { ns: 'a:b', data: 2 },
-          { ns: 'a:ok', data: '{"x":1}' },
-        ],
-      },
+      _meta: { [RECORDS_META_KEY]: records },
     }));
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    const remote = await connectMcp(clientSide);
+    const errors: string[] = [];
+    const remote = await connectMcp(clientSide, { onerror: (e) => errors.push(e.message) });
     opened.push(remote);
     const { written, recorder } = keeper();
     const [settled] = await batchResults(
       [{ tool: remote.tools[0]!, call: { id: 'o', args: '' } }],
       { recorder },
     );
+    return { settled, written: written.map(([r]) => r), errors };
+  }
+
+  it('skip entries that are not records, drop those that are not JSON, and write the rest', async () => {
+    const { settled, written, errors } = await sending([
+      { ns: '', data: '1' },
+      { ns: 'a:b', data: 'not json' },
+      'text',
+      { ns: 'a:b', data: 2 },
+      { ns: 'a:ok', data: '{"x":1}' },
+    ]);
     expect(settled).to.have.nested.property('result.output', 'ok');
-    expect(written.map(([r]) => r)).to.deep.equal([{ ns: 'a:ok', data: '{"x":1}' }]);
+    expect(written).to.deep.equal([{ ns: 'a:ok', data: '{"x":1}', remote: 'odd' }]);
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.match(
+      /^mcp: call "odd": dropped 1 of the 2 records the server sent: record a:b: Unexpected token/,
+    );
+  });
+
+  it('are marked as remote: a forged shell:process-group record is told apart from a local one', async () => {
+    const forged = { ns: 'shell:process-group', data: '{"pgid":1}' };
+    const { written } = await sending([forged], 'shell');
+    expect(written).to.deep.equal([{ ...forged, remote: 'shell' }]);
+    // The same record made in this process has no `remote`.
+    const local = tool({
+      name: 'bash',
+      description: 'Runs a command',
+      async execute(_args, context) {
+        const group = { recordNS: () => 'shell:process-group', toJSON: () => ({ pgid: 1 }) };
+        await context.record(group);
+        return 'ran';
+      },
+    });
+    const mine = keeper();
+    await batchResults([{ tool: local, call: { id: 'l', args: '' } }], {
+      recorder: mine.recorder,
+    });
+    expect(mine.written.map(([r]) => r)).to.deep.equal([forged]);
+    expect(mine.written[0]![0]).not.to.have.property('remote');
+  });
+
+  it('are capped: of 200,000 records from one call, 1,000 are written, the result stands, one report', async () => {
+    const flood = Array.from({ length: 200_000 }, (_, i) => ({ ns: 'x:y', data: String(i) }));
+    const { settled, written, errors } = await sending(flood);
+    expect(settled).to.have.nested.property('result.output', 'ok');
+    expect(written).to.have.length(1_000);
+    expect(written.at(-1)).to.deep.equal({ ns: 'x:y', data: '999', remote: 'odd' });
+    expect(errors).to.deep.equal([
+      `mcp: call "odd": dropped 199000 of the 200000 records the server sent: record: past the call's 1000 records (maxRecords), not written`,
+    ]);
+  });
+
+  it('drop a record of 8 MB and the namespaces the grammar refuses, and write the others', async () => {
+    const { settled, written, errors } = await sending([
+      { ns: '__proto__', data: '{"polluted":true}' },
+      { ns: 'x:big', data: JSON.stringify('x'.repeat(8 << 20)) },
+      { ns: '\x1b]0;pwned\x07', data: '1' },
+      { ns: 'x:kept', data: '2' },
+    ]);
+    expect(settled).to.have.nested.property('result.output', 'ok');
+    expect(written).to.deep.equal([{ ns: 'x:kept', data: '2', remote: 'odd' }]);
+    expect(errors).to.deep.equal([
+      'mcp: call "odd": dropped 3 of the 4 records the server sent: record: invalid namespace "__proto__": 1 to 128 of a-z 0-9 . _ : -, starting with a letter or a digit',
+    ]);
   });
 });

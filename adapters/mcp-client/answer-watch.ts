@@ -34,7 +34,7 @@ function requestIds(body: unknown): RequestId[] {
 }
 
 /** The id a notifications/cancelled names, if `message` is one. */
-function cancelledId(message: JSONRPCMessage): RequestId | undefined {
+export function cancelledId(message: JSONRPCMessage): RequestId | undefined {
   if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;

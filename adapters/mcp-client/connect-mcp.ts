@@ -19,6 +19,7 @@ import {
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
+import { visible } from '../../lib/visible.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
@@ -75,7 +76,9 @@ export interface McpClientOptions {
    * of the list because its name is empty, longer than 128 characters, or has control or invisible
    * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name), or because
    * its definition nests deeper than 512 levels (`...: its definition is nested deeper than 512
-   * levels`).
+   * levels`); and the records of a call dropped past the calling job's caps or refused (`mcp: call
+   * "<name>": dropped <n> of the <m> records the server sent: <first reason>`, once per call; the
+   * call's result stands).
    */
   onerror?: (error: Error) => void;
   /**
@@ -106,9 +109,24 @@ export interface McpClientOptions {
    * `false`: the client declares no elicitation, and the server asks nothing.
    */
   elicitor?: Elicitor | false;
+  /**
+   * The most pages one tools/list may take (default 100): a server whose list pages on past it (a
+   * new `nextCursor` each time) fails the listing with `tools/list: more than 100 pages
+   * (maxListPages)`, as does a cursor it gave before (`tools/list: cursor repeats`). Below 1 or
+   * NaN means the default; Infinity, no bound.
+   */
+  maxListPages?: number;
+  /**
+   * The most tools one tools/list may bring (default 10,000), over all its pages: past it the
+   * listing fails with `tools/list: more than 10000 tools (maxTools)`. Below 1 or NaN means the
+   * default; Infinity, no bound.
+   */
+  maxTools?: number;
 }
 
 const DEFAULT_GRACE = 50;
+const DEFAULT_MAX_LIST_PAGES = 100;
+const DEFAULT_MAX_TOOLS = 10_000;
 const DEFAULT_TIMEOUT = 60_000;
 const NO_TIMEOUT = 2_147_483_647;
 const CLIENT_INFO: Implementation = { name: 'agenttool', version: '0.1.0' };
@@ -171,6 +189,8 @@ export class McpRemote {
       isClosed: () => this.closed,
       lostError: (tool) => this.lostError(tool),
       settle: (readOnly) => this.refreshes.afterCall(readOnly),
+      serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
+      report: (error) => options.onerror?.(error),
     };
     // A notification that came before this point is reflected by the first list, fetched after.
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -256,9 +276,11 @@ export class McpRemote {
     const onLog = this.options.onLog;
     if (onLog !== undefined) onLog(logMessage(params, tool));
     else if (tool === undefined) {
+      // The server's text, its name included, shown escaped: no escape sequence reaches the
+      // terminal (see lib/visible.ts).
       const message = logMessage(params, undefined);
       const from = this.serverInfo.name === '' ? 'mcp' : `mcp ${this.serverInfo.name}`;
-      process.stderr.write(`${from}: ${message.level}: ${oneLine(message.text)}\n`);
+      process.stderr.write(visible(`${from}: ${message.level}: ${oneLine(message.text)}`) + '\n');
     }
   }
 
@@ -272,17 +294,30 @@ export class McpRemote {
     this.list.complete();
   }
 
+  /**
+   * Lists every page of tools: at most `maxListPages` pages and `maxTools` tools, and never the
+   * same cursor twice, so a server that pages forever fails the listing instead of growing it.
+   */
   private async fetch(): Promise<void> {
+    const maxPages = bound(this.options.maxListPages, DEFAULT_MAX_LIST_PAGES);
+    const maxTools = bound(this.options.maxTools, DEFAULT_MAX_TOOLS);
     const found: McpTool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
+    let pages = 0;
     do {
       const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
-      found.push(...page.tools);
+      pages++;
+      if (found.length + page.tools.length > maxTools)
+        throw new Error(`tools/list: more than ${maxTools} tools (maxTools)`);
+      for (const tool of page.tools) found.push(tool);
       cursor = page.nextCursor;
-      if (cursor !== undefined && seen.has(cursor)) throw new Error('tools/list: cursor repeats');
-      if (cursor !== undefined) seen.add(cursor);
-    } while (cursor !== undefined);
+      if (cursor === undefined) break;
+      if (seen.has(cursor)) throw new Error('tools/list: cursor repeats');
+      if (pages >= maxPages)
+        throw new Error(`tools/list: more than ${maxPages} pages (maxListPages)`);
+      seen.add(cursor);
+    } while (!this.closed);
     if (!this.closed) this.publish(found);
   }
 
@@ -349,6 +384,11 @@ export class McpRemote {
     const sequential = this.sequential.has(local) || this.sequential.has(remoteName);
     return { sequential, resource, confinedBy: by };
   }
+}
+
+/** `value` as a bound: a number of at least 1 (Infinity for none), else `fallback`. */
+function bound(value: number | undefined, fallback: number): number {
+  return value !== undefined && value >= 1 ? Math.floor(value) : fallback;
 }
 
 /**

@@ -8,12 +8,8 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { repaired } from './response-faults.js';
 
 /**
  * A call whose progress the transport hands over itself: the request carries the token the call
@@ -63,52 +59,6 @@ const macrotask: (fn: () => void) => void =
 
 function isResponse(message: JSONRPCMessage): boolean {
   return !('method' in message);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The common well-formed result, checked without a schema: most responses take this path. */
-function plainResult(message: Record<string, unknown>): boolean {
-  const result = message.result;
-  return (
-    message.jsonrpc === '2.0' &&
-    isObject(result) &&
-    result._meta === undefined &&
-    ownKeyCount(message) === 3
-  );
-}
-
-/** How many own enumerable keys `value` has, counted without making the array of them. */
-function ownKeyCount(value: Record<string, unknown>): number {
-  let count = 0;
-  for (const key in value) if (Object.hasOwn(value, key)) count++;
-  return count;
-}
-
-/**
- * The message as the SDK can take it. The SDK drops a response it cannot parse (a result that is
- * not an object, an error without a code, a stray member) as an unknown message, and the request
- * it answers waits until it times out. A response that names a request id becomes an error
- * response for that request instead, so the call fails at once with the reason.
- */
-function repaired(message: JSONRPCMessage): JSONRPCMessage {
-  const m = message as unknown as Record<string, unknown>;
-  if (!isObject(m) || 'method' in m) return message;
-  const id = m.id;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return message;
-  if (plainResult(m) || isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m)) return message;
-  const reason = !('result' in m || 'error' in m)
-    ? 'neither a result nor an error'
-    : 'result' in m && !isObject(m.result)
-      ? `the result is ${m.result === null ? 'null' : Array.isArray(m.result) ? 'an array' : typeof m.result}`
-      : 'not a JSON-RPC 2.0 response';
-  return {
-    jsonrpc: '2.0',
-    id: id as string | number,
-    error: { code: -32603, message: `invalid response: ${reason}` },
-  };
 }
 
 /**

@@ -11,7 +11,7 @@ import type {
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Observable, type Subscriber } from 'rxjs';
-import { CancelledError, ValidationError } from '../../lib/errors.js';
+import { CancelledError, RecordError, ValidationError } from '../../lib/errors.js';
 import type { Recordable } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
@@ -29,7 +29,7 @@ import type {
 } from '../../lib/contract.js';
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
-import { callError, closedError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { callError, closedError, McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
@@ -70,6 +70,10 @@ export interface RemoteConnection {
    * landed, or after the notification grace. Undefined when there is nothing to wait for.
    */
   settle(readOnly: boolean): Promise<unknown> | undefined;
+  /** The server's name, as it gave it, which marks the records it sends (`ToolRecord.remote`). */
+  readonly serverName: string;
+  /** Told of a fault that fails no call (`McpClientOptions.onerror`). */
+  report(error: Error): void;
 }
 
 /** The application's claims about a remote tool, which MCP has no field for. */
@@ -101,9 +105,31 @@ function argumentsOf(raw: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Writes `records` through `context.record`, one after another, in the order they came. */
-async function recordInOrder(records: readonly Recordable[], context: ToolContext): Promise<void> {
-  for (const record of records) await context.record(record);
+/**
+ * Writes `records` through `context.record`, one after another, in the order they came. A record
+ * `context.record` refuses (a RecordError: past the call's caps, a namespace the grammar refuses,
+ * text that is not JSON) is dropped, and the call goes on: the records are the server's word,
+ * and its result stands. Resolves with how many were dropped and the first reason; any other
+ * error (the recorder's) rejects.
+ */
+async function recordInOrder(
+  records: readonly Recordable[],
+  context: ToolContext,
+): Promise<{ dropped: number; reason: string }> {
+  let dropped = 0;
+  let reason = '';
+  for (let i = 0; i < records.length; i++) {
+    try {
+      await context.record(records[i]!);
+    } catch (err) {
+      if (!(err instanceof RecordError)) throw err;
+      if (dropped === 0) reason = err.message;
+      // Past the cap on records, so is every later one.
+      if (err.limit === 'maxRecords') return { dropped: dropped + records.length - i, reason };
+      dropped++;
+    }
+  }
+  return { dropped, reason };
 }
 
 function progressInfo(progress: RoutedProgress): ProgressInfo {
@@ -293,7 +319,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
     this.connection.inFlight.delete(this);
     this.connection.router.unroute(this.token);
     const settled = this.connection.settle(this.readOnly);
-    const records = recordsOf(result);
+    const records = recordsOf(result, this.connection.serverName);
     if (records.length === 0) {
       if (settled === undefined) this.finish(result);
       else
@@ -305,7 +331,15 @@ class RemoteCall implements InFlightCall, RoutedCall {
     }
     // The records the server's call made are written here, through the calling job's recorder,
     // before the call ends: success or failure, the side effect happened.
-    const written = recordInOrder(records, this.context);
+    const written = recordInOrder(records, this.context).then(({ dropped, reason }) => {
+      if (dropped > 0)
+        this.connection.report(
+          new McpCallError(
+            this.tool,
+            `mcp: call "${this.tool}": dropped ${dropped} of the ${records.length} records the server sent: ${reason}`,
+          ),
+        );
+    });
     Promise.all([written, settled?.catch(() => undefined)]).then(
       () => this.finish(result),
       (err: unknown) => this.fail(callError(this.tool, err, 'record: ')),

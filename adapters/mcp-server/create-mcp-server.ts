@@ -15,6 +15,7 @@ import {
 import type { Session, Tool } from '../../lib/contract.js';
 import type { Recorder } from '../../lib/records.js';
 import { oneLine, SchemaError, ValidationError } from '../../lib/errors.js';
+import { visible } from '../../lib/visible.js';
 import { definition } from '../../lib/tool-set.js';
 import { checksOwnArguments } from '../../lib/tool.js';
 import {
@@ -57,6 +58,14 @@ export interface McpServerOptions {
    * client cancels, since MCP sends no result for a cancelled request.
    */
   recorder?: Recorder;
+  /**
+   * The most records one served call may make (default 1,000), sent in its result and written by
+   * `recorder`: past it the tool's `context.record` rejects with a RecordError, as under the
+   * executor (`ExecuteOptions.maxRecords`).
+   */
+  maxRecords?: number;
+  /** The most bytes of records one served call may make (default 1 MiB); see `maxRecords`. */
+  maxRecordBytes?: number;
 }
 
 interface Entry {
@@ -99,10 +108,16 @@ function prepare(tool: Tool, limits: ArgumentLimits | undefined, report: (e: Err
   return prepared;
 }
 
-/** The default {@link McpServerOptions.onError}: one line on stderr. */
+/**
+ * The default {@link McpServerOptions.onError}: one line on stderr, starting `mcp server: ` once
+ * (an error that already says it is not given it twice), its text escaped: a client's error
+ * message is the peer's text, and no escape sequence in it reaches the terminal.
+ */
 function reportOnStderr(error: Error): void {
   const left = error instanceof SchemaError ? '; the tool is left out' : '';
-  process.stderr.write(`mcp server: ${oneLine(error.message)}${left}\n`);
+  const text = oneLine(error.message);
+  const line = text.startsWith('mcp server: ') ? text : `mcp server: ${text}`;
+  process.stderr.write(`${visible(line)}${left}\n`);
 }
 
 /**
@@ -294,6 +309,8 @@ export function createMcpServer(
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,
+      maxRecords: options.maxRecords,
+      maxRecordBytes: options.maxRecordBytes,
     };
     return runServedCall(served);
   });

@@ -53,6 +53,10 @@ export interface ServedCall {
   readonly passThrough?: boolean;
   /** The server's own recorder, which writes each record before it travels; none by default. */
   readonly recorder?: Recorder | undefined;
+  /** The call's cap on records (see `McpServerOptions.maxRecords`); the default when undefined. */
+  readonly maxRecords?: number | undefined;
+  /** The call's cap on bytes of records; the default when undefined. */
+  readonly maxRecordBytes?: number | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -165,6 +169,8 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       sink: this,
       session: this.served.session,
       recorder,
+      maxRecords: this.served.maxRecords,
+      maxRecordBytes: this.served.maxRecordBytes,
       elicitor: this.served.elicitor,
     });
     if (!this.consume(tool, call, context, context)) return this.result!;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Recordable, ToolRecord } from '../../lib/records.js';
+import { REMOTE_RECORD, type Recordable, type ToolRecord } from '../../lib/records.js';
 
 /**
  * The `_meta` key of a tools/call result that carries the records the call made: a list of
@@ -29,28 +29,39 @@ export function withRecords(
   return { ...result, _meta: { ...result._meta, [RECORDS_META_KEY]: list } };
 }
 
-/** A record that came over MCP, as a Recordable whose JSON text is the one that was sent. */
+/**
+ * A record that came over MCP, as a Recordable whose JSON text is the one that was sent, marked
+ * as remote (`ToolRecord.remote`). Its text is parsed when it is written, so that records past a
+ * cap cost nothing; text that is not JSON makes `recordOf` refuse it.
+ */
 class ReceivedRecord implements Recordable {
+  readonly [REMOTE_RECORD]: string;
+
   constructor(
     private readonly ns: string,
-    private readonly value: unknown,
-  ) {}
+    private readonly data: string,
+    server: string,
+  ) {
+    this[REMOTE_RECORD] = server;
+  }
 
   recordNS(): string {
     return this.ns;
   }
 
   toJSON(): unknown {
-    return this.value;
+    return JSON.parse(this.data);
   }
 }
 
 /**
  * The records a result carries under {@link RECORDS_META_KEY}, as Recordables to pass to
- * `context.record`, in order. An entry that is not `{ ns, data }` with a non-empty `ns` and JSON
- * text as `data` is not a record this library sent, and is skipped.
+ * `context.record`, in order, each marked as sent by `server` (the record's `remote`). An entry
+ * that is not `{ ns, data }` with a non-empty string `ns` and a string `data` is not a record
+ * this library sent, and is skipped; a namespace the grammar refuses (`RECORD_NS`) or `data`
+ * that is not JSON text is refused when written, by `context.record`.
  */
-export function recordsOf(result: CallToolResult): Recordable[] {
+export function recordsOf(result: CallToolResult, server: string): Recordable[] {
   const list = (result._meta as Record<string, unknown> | undefined)?.[RECORDS_META_KEY];
   if (!Array.isArray(list)) return [];
   const out: Recordable[] = [];
@@ -58,13 +69,7 @@ export function recordsOf(result: CallToolResult): Recordable[] {
     if (typeof entry !== 'object' || entry === null) continue;
     const { ns, data } = entry as { ns?: unknown; data?: unknown };
     if (typeof ns !== 'string' || ns === '' || typeof data !== 'string') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      continue;
-    }
-    out.push(new ReceivedRecord(ns, value));
+    out.push(new ReceivedRecord(ns, data, server));
   }
   return out;
 }

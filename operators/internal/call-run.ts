@@ -26,6 +26,8 @@ import type { Fifo } from './run-queues.js';
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
 export interface RunOwner {
   readonly recorder: Recorder | undefined;
+  readonly maxRecords: number | undefined;
+  readonly maxRecordBytes: number | undefined;
   readonly elicitor: Elicitor | undefined;
   /** `ExecuteOptions.maxQuestions`, as given. */
   readonly maxQuestions: number | undefined;
@@ -155,6 +157,8 @@ export class CallRun extends CallConsumer {
     const context = new CallContext(call, {
       sink: this,
       recorder: owner.recorder,
+      maxRecords: owner.maxRecords,
+      maxRecordBytes: owner.maxRecordBytes,
       elicitor: owner.elicitor,
       maxQuestions: owner.maxQuestions,
     });

@@ -70,6 +70,8 @@ export class Engine
   implements RunOwner, WatchOwner, ApprovalOwner, ApprovalHost, EventListenerObject, Unsubscribable
 {
   readonly recorder: Recorder | undefined;
+  readonly maxRecords: number | undefined;
+  readonly maxRecordBytes: number | undefined;
   readonly elicitor: Elicitor | undefined;
   readonly maxQuestions: number | undefined;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
@@ -111,6 +113,8 @@ export class Engine
     serial: boolean,
   ) {
     this.recorder = options.recorder;
+    this.maxRecords = options.maxRecords;
+    this.maxRecordBytes = options.maxRecordBytes;
     this.elicitor = options.elicitor;
     this.maxQuestions = options.maxQuestions;
     this.onStart = options.onStart;

@@ -3,12 +3,12 @@
  * Every text they put on the page is {@link shown}: what tools and peers send (names, progress,
  * results, errors, questions) shows as on the terminal, its control and bidi characters escaped.
  */
-import { visible } from '../../views/visible.js';
+import { visible } from '../../../lib/visible.js';
 
 /**
  * Text as the page shows it: a control or invisible format character (a bidi override such as
  * U+202E, which would show the text around it reversed) written as its escape, `\u202e`, by the
- * rule the terminal views follow (views/visible.ts); line breaks and tabs are kept, a CRLF as a
+ * rule the terminal views follow (lib/visible.ts); line breaks and tabs are kept, a CRLF as a
  * line break.
  */
 export function shown(text: string): string {
