@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
-import { createMcpServer } from '../adapters/mcp-server/index.js';
+import { createMcpServer, type McpServerOptions } from '../adapters/mcp-server/index.js';
 import {
   executeBatch,
   type ElicitResult,
@@ -73,9 +73,9 @@ describe('MCP client: a server that floods one call with questions (elicitation/
   }
 
   /** Served by createMcpServer and connected to again: a proxy, as `agenttool serve --mcp` is. */
-  async function proxy(tools: Iterable<Tool>): Promise<McpRemote> {
+  async function proxy(tools: Iterable<Tool>, options: McpServerOptions = {}): Promise<McpRemote> {
     const [a, b] = InMemoryTransport.createLinkedPair();
-    await createMcpServer({ name: 'proxy', version: '1.0.0' }, tools).connect(a);
+    await createMcpServer({ name: 'proxy', version: '1.0.0' }, tools, options).connect(a);
     const remote = await connectMcp(b);
     open.push(remote);
     return remote;
@@ -126,5 +126,14 @@ describe('MCP client: a server that floods one call with questions (elicitation/
     expect(flood.answered).to.equal(16);
     expect(flood.refused).to.have.length(1);
     expect(flood.refused[0]).to.match(/may ask at most 16 questions \(maxQuestions\)$/);
+  });
+
+  it("takes createMcpServer's maxQuestions: a proxy capped at 2 lets 2 questions out", async () => {
+    const upstream = await connect(100);
+    const outer = await proxy(upstream.tools, { maxQuestions: 2 });
+    const { flood, asked } = await run(outer.tools[0]!);
+    expect(asked).to.equal(2);
+    expect(flood.answered).to.equal(2);
+    expect(flood.refused[0]).to.match(/may ask at most 2 questions \(maxQuestions\)$/);
   });
 });

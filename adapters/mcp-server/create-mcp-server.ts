@@ -66,6 +66,12 @@ export interface McpServerOptions {
   maxRecords?: number;
   /** The most bytes of records one served call may make (default 1 MiB); see `maxRecords`. */
   maxRecordBytes?: number;
+  /**
+   * The most questions one served call may ask its client over its life (default 16): past it the
+   * tool's `context.elicit` rejects with a RangeError and nothing is sent, as under the executor
+   * (`ExecuteOptions.maxQuestions`). A proxy's cap holds for the questions its upstream asks too.
+   */
+  maxQuestions?: number;
 }
 
 interface Entry {
@@ -311,6 +317,7 @@ export function createMcpServer(
       recorder: options.recorder,
       maxRecords: options.maxRecords,
       maxRecordBytes: options.maxRecordBytes,
+      maxQuestions: options.maxQuestions,
     };
     return runServedCall(served);
   });

@@ -57,6 +57,8 @@ export interface ServedCall {
   readonly maxRecords?: number | undefined;
   /** The call's cap on bytes of records; the default when undefined. */
   readonly maxRecordBytes?: number | undefined;
+  /** The call's cap on questions (see `McpServerOptions.maxQuestions`); the default when undefined. */
+  readonly maxQuestions?: number | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -171,6 +173,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       recorder,
       maxRecords: this.served.maxRecords,
       maxRecordBytes: this.served.maxRecordBytes,
+      maxQuestions: this.served.maxQuestions,
       elicitor: this.served.elicitor,
     });
     if (!this.consume(tool, call, context, context)) return this.result!;
