@@ -25,7 +25,7 @@ export type {
   ToolResult,
 } from './contract.js';
 export { annotationsOf, confinedBy, isSequential, isStrict, resourceOf } from './contract.js';
-export { elicitChoices, type ElicitChoice } from './elicit-choices.js';
+export { elicitChoices, usableBounds, type ElicitChoice } from './elicit-choices.js';
 export { idempotencyKeyOf, replayOf } from './replay.js';
 export { unwrap, wrap, type WrapOverrides } from './wrap.js';
 export type {

@@ -11,6 +11,7 @@
 import { ChangeDetectionStrategy, Component, computed, input, output } from '@angular/core';
 import {
   elicitChoices,
+  usableBounds,
   type ElicitChoice,
   type ElicitField,
   type ElicitRequest,
@@ -116,10 +117,11 @@ export class QuestionFormComponent {
 
   protected readonly fields = computed((): FieldView[] => {
     const { properties, required = [] } = this.question().schema;
+    // Only the bounds a form can use: a question comes from a tool or a peer.
     return Object.entries(properties).map(([name, field]) => ({
       name,
       label: field.title ?? name,
-      field,
+      field: usableBounds(field),
       required: required.includes(name),
     }));
   });
