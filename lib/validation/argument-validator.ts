@@ -62,7 +62,7 @@ export function validatorOf(
   const checked = (value: unknown, size: number): unknown => {
     let errors;
     try {
-      errors = withWorkBudget(size, () => check(value));
+      errors = withWorkBudget(size, check, value);
     } catch (err) {
       // A schema whose work grows past the size of the arguments: this call fails, at once.
       if (err instanceof WorkLimitError)

@@ -38,17 +38,24 @@ let referenceBudget = 0;
 let matchingBudget = 0;
 
 /**
- * Runs `check` with the budget of one check of arguments `size` characters long (their JSON
- * text); outside of it nothing is counted. Checks nest (one run inside another has its own).
+ * Runs `check(value)` with the budget of one check of arguments `size` characters long (their JSON
+ * text); outside of it nothing is counted. Checks nest (one run inside another has its own). It
+ * runs on every call: the outer budget is kept in locals and no closure is made.
  */
-export function withWorkBudget<T>(size: number, check: () => T): T {
-  const outer = [references, matching, referenceBudget, matchingBudget] as const;
+export function withWorkBudget<V, T>(size: number, check: (value: V) => T, value: V): T {
+  const outerReferences = references;
+  const outerMatching = matching;
+  const outerReferenceBudget = referenceBudget;
+  const outerMatchingBudget = matchingBudget;
   references = referenceBudget = BASE_REFERENCES + Math.ceil(size / 4);
   matching = matchingBudget = BASE_MATCHING + 8 * size;
   try {
-    return check();
+    return check(value);
   } finally {
-    [references, matching, referenceBudget, matchingBudget] = outer;
+    references = outerReferences;
+    matching = outerMatching;
+    referenceBudget = outerReferenceBudget;
+    matchingBudget = outerMatchingBudget;
   }
 }
 
