@@ -195,3 +195,21 @@ describe('MCP client faults (a misbehaving stdio server)', function () {
     expect((await run(remote, 'quick')).error?.message).to.equal('mcp: connection closed');
   });
 });
+
+describe('connectMcp given something that is not a transport', () => {
+  for (const [what, given] of [
+    ['a URL', new URL('http://127.0.0.1:1/mcp')],
+    ['a string', 'http://127.0.0.1:1/mcp'],
+    ['undefined', undefined],
+  ] as const)
+    it(`refuses ${what} with a TypeError that names the transports to use`, async () => {
+      const failure = await connectMcp(given as never).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(failure).to.be.instanceOf(TypeError);
+      expect((failure as Error).message).to.match(
+        /^connectMcp: expected an MCP transport \(httpTransport\(url\), stdioTransport\(\.\.\.\) or the SDK's\), got /,
+      );
+    });
+});

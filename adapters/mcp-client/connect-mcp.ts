@@ -403,6 +403,26 @@ function endSession(transport: Transport): Promise<void> {
   return sessions.terminateSession().catch(() => undefined);
 }
 
+function isTransport(value: unknown): value is Transport {
+  const transport = value as Partial<Transport> | null | undefined;
+  return (
+    typeof transport === 'object' &&
+    transport !== null &&
+    typeof transport.start === 'function' &&
+    typeof transport.send === 'function' &&
+    typeof transport.close === 'function'
+  );
+}
+
+/** What was given instead of a transport, in a few words. */
+function given(value: unknown): string {
+  if (value instanceof URL) return `the URL ${visible(value.href.slice(0, 200))}`;
+  if (typeof value === 'string')
+    return `the string ${visible(JSON.stringify(value.slice(0, 200)))}`;
+  if (value === null || typeof value !== 'object') return String(value);
+  return 'an object without start, send and close';
+}
+
 /**
  * Opens one MCP session over `transport` and lists the server's tools. Resolves with the
  * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
@@ -436,6 +456,10 @@ export async function connectMcp(
   transport: Transport,
   options: McpClientOptions = {},
 ): Promise<McpRemote> {
+  if (!isTransport(transport))
+    throw new TypeError(
+      `connectMcp: expected an MCP transport (httpTransport(url), stdioTransport(...) or the SDK's), got ${given(transport)}`,
+    );
   const ordered = new OrderedTransport(transport);
   const client = new Client(options.clientInfo ?? CLIENT_INFO, {
     capabilities: options.elicitor === false ? {} : { ...ELICITATION_CAPABILITY },
