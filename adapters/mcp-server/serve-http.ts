@@ -170,8 +170,8 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
       ),
     );
   try {
-    // Checked now, so that a bad option fails before a port is taken.
-    new McpHttpHandler({ ...options, sessionIdleTimeout: 0 });
+    // Checked now, so that a bad option fails before a port is taken (stateless: no sweep runs).
+    new McpHttpHandler({ ...options, stateless: true });
     limits = {
       headersTimeout: positive('headersTimeout', options.headersTimeout),
       requestTimeout: positive('requestTimeout', options.requestTimeout),
