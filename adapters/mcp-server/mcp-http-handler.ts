@@ -107,6 +107,8 @@ export interface McpHttpHandlerOptions {
    * limit). Past it a call waits in a queue of `maxQueuedCalls`, first come first served; when the
    * queue is full too it is answered busy at once: HTTP 503 with `Retry-After: 1` and a JSON-RPC
    * error, and nothing runs. Other requests (initialize, tools/list, notifications) are never held.
+   * The calls of a JSON-RPC batch are counted one by one, in order: each past the limit waits its
+   * turn or is answered busy with a JSON-RPC error in the batch's response.
    * Behind a load balancer, this is what makes one instance say it is full instead of drowning:
    * `/readyz` answers 503 while every slot is taken.
    */
@@ -326,7 +328,8 @@ export class McpHttpHandler {
    * stateless, any new request is answered 503 (`Retry-After: 1`, the connection closed), and
    * `/readyz` is 503; requests of running calls (a cancellation) still go through. Resolves once
    * no call runs, or after `grace` ms (default 30 s), whichever comes first, having closed every
-   * session: calls still running then are cancelled.
+   * session: calls still running then are cancelled, each answered with an `isError` result
+   * (`server shutting down: call "<name>" was cancelled`) before its response ends.
    */
   async drain(grace = 30_000): Promise<void> {
     this.draining = true;
