@@ -35,6 +35,18 @@ describe('agenttool serve --http: admission and drain for load balancers', funct
     expect(result.stderr).to.include('draining');
   });
 
+  it('drains on SIGTERM: a call that outlives --drain-grace is answered so before its stream ends', async () => {
+    const served = serveCli(['--stateless', '--drain-grace', '200']);
+    const url = await served.url;
+    const response = await slowCount(url, 40, 250);
+    expect(response.status).to.equal(200);
+    served.child.kill('SIGTERM');
+    const text = await response.text();
+    expect(text).to.include('"isError":true');
+    expect(text).to.include('Error: server shutting down: call \\"slow_count\\" was cancelled');
+    expect((await served.done).status).to.equal(0);
+  });
+
   it('--max-calls: a call past the limit is answered busy, the others run', async () => {
     const served = serveCli(['--stateless', '--max-calls', '1']);
     try {

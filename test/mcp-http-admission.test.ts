@@ -5,6 +5,7 @@ import { Observable } from 'rxjs';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult, type ToolEvent } from '../index.js';
 import { postCall } from './support/post-call.js';
+import { callRequest, openSession, post, type RawReply } from './support/raw-http.js';
 
 /** Calls of `gate` run until the test opens them, in the order they started. */
 const gates: { open: () => void; aborted: boolean }[] = [];
@@ -30,6 +31,14 @@ const until = async (check: () => boolean, what: string): Promise<void> => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
 };
+
+/** The JSON-RPC messages of an SSE body. */
+function sseMessages(body: string): { id?: unknown; result?: unknown; error?: unknown }[] {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as { id?: unknown; result?: unknown });
+}
 
 /** One tools/call POSTed on its own (the server is stateless): its response, unread. */
 function call(http: McpHttpServer, init: RequestInit = {}): Promise<Response> {
@@ -183,16 +192,122 @@ describe('serveHttp admission control: maxConcurrentCalls, health, drain', funct
     http = undefined;
   });
 
-  it('drains: cancels what still runs when the grace period ends', async () => {
+  it('drains: cancels what still runs when the grace period ends, and answers it so', async () => {
     const server = await serve({ drainGrace: 200 });
     const running = call(server).then((r) => r.text().catch(() => ''));
     await until(() => gates.length === 1, 'a call running');
     const started = Date.now();
     await server.drain();
     expect(Date.now() - started).to.be.within(150, 3_000);
-    await running;
+    const answer = sseMessages(await running);
+    expect(answer).to.have.length(1);
+    expect(answer[0]!.result).to.deep.equal({
+      content: [{ type: 'text', text: 'Error: server shutting down: call "gate" was cancelled' }],
+      isError: true,
+    });
     expect(gates[0]!.aborted).to.equal(true);
     http = undefined;
+  });
+
+  it('drains a session: the SDK client gets the shutdown answer of each call still running', async () => {
+    const server = await serve({ stateless: false });
+    const client = new Client({ name: 'sdk', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(server.url));
+    try {
+      const running = [
+        client.callTool({ name: 'gate', arguments: {} }),
+        client.callTool({ name: 'gate', arguments: {} }),
+      ];
+      await until(() => gates.length === 2, 'two calls running');
+      await server.drain(100);
+      for (const result of await Promise.all(running))
+        expect(result).to.deep.equal({
+          content: [
+            { type: 'text', text: 'Error: server shutting down: call "gate" was cancelled' },
+          ],
+          isError: true,
+        });
+      expect(gates.map((g) => g.aborted)).to.deep.equal([true, true]);
+    } finally {
+      await client.close();
+      http = undefined;
+    }
+  });
+
+  describe('a JSON-RPC batch of calls', () => {
+    let running = 0;
+    let most = 0;
+    /** Runs 20 ms, counting the calls running at once. */
+    const pause = rawTool({
+      name: 'pause',
+      description: 'Runs 20 ms.',
+      execute: () =>
+        new Observable<ToolEvent>((subscriber) => {
+          most = Math.max(most, ++running);
+          const timer = setTimeout(() => {
+            subscriber.next({ final: true, result: textResult('paused') });
+            subscriber.complete();
+          }, 20);
+          return () => {
+            running--;
+            clearTimeout(timer);
+          };
+        }),
+    });
+    const batch = Array.from({ length: 40 }, (_, i) => callRequest(i + 1, 'pause'));
+    /** The batch's answers, by id: the text of a result, or the message of an error. */
+    const answersOf = (reply: RawReply): Map<unknown, string> =>
+      new Map(
+        reply.messages.map((m) => [
+          m.id,
+          m.error?.message ?? (m.result as { content: { text: string }[] }).content[0]!.text,
+        ]),
+      );
+    beforeEach(() => {
+      running = 0;
+      most = 0;
+    });
+
+    for (const stateless of [true, false])
+      describe(stateless ? 'stateless' : 'in a session', () => {
+        const send = async (server: McpHttpServer): Promise<RawReply> => {
+          const session = stateless ? undefined : await openSession(server.url);
+          return post(server.url, batch, session).reply;
+        };
+
+        it('runs no more than maxConcurrentCalls at once; each call past it is answered busy in the batch', async () => {
+          const server = await serve({
+            stateless,
+            maxConcurrentCalls: 4,
+            factory: () => createMcpServer(INFO, [pause]),
+          });
+          const reply = await send(server);
+          expect(reply.status).to.equal(200);
+          const answers = answersOf(reply);
+          expect(answers.size).to.equal(40);
+          expect([...answers.values()].filter((a) => a === 'paused')).to.have.length(4);
+          expect(answers.get(40)).to.equal('Server busy: 4 calls running; retry later');
+          expect(most).to.equal(4);
+          expect(server.activeCalls).to.equal(0);
+        });
+
+        it('lets a batch call wait its turn in maxQueuedCalls, never running more than the limit', async () => {
+          const server = await serve({
+            stateless,
+            maxConcurrentCalls: 4,
+            maxQueuedCalls: 100,
+            factory: () => createMcpServer(INFO, [pause]),
+          });
+          const answers = answersOf(await send(server));
+          expect([...answers.values()]).to.deep.equal(new Array<string>(40).fill('paused'));
+          expect(most).to.equal(4);
+          expect(server.activeCalls).to.equal(0);
+          // The slots are all given back: a call on its own runs at once.
+          const session = stateless ? undefined : await openSession(server.url);
+          const alone = await post(server.url, callRequest(1, 'pause'), session).reply;
+          expect(answersOf(alone).get(1)).to.equal('paused');
+        });
+      });
   });
 
   it('mints session ids that start with the instance, for a balancer to route by', async () => {

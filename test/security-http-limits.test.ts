@@ -82,15 +82,23 @@ describe('HTTP limits: what one client can hold of the server', function () {
       await http.close();
     });
 
-    it('answers an initialize past maxSessions with 503 and a JSON-RPC error; open sessions go on', async () => {
+    it('answers an initialize past maxSessions of sessions in use with 503, Retry-After and a JSON-RPC error; open sessions go on', async () => {
       const sessions = [
         await openSession(http.url),
         await openSession(http.url),
         await openSession(http.url),
       ];
+      // Each session has made a request: none is a bare initialize that a new one may replace.
+      for (const session of sessions)
+        expect(
+          textOf(await post(http.url, callRequest(1, 'echo', { text: 'used' }), session).reply),
+        ).to.equal('used');
       const refused = await post(http.url, initializeRequest).reply;
       expect(refused.status).to.equal(503);
       expect(refused.headers['content-type']).to.equal('application/json');
+      // No session frees itself before the idle timeout (30 min), so the client is told to come
+      // back in a minute rather than at once.
+      expect(refused.headers['retry-after']).to.equal('60');
       expect(refused.messages).to.deep.equal([
         {
           jsonrpc: '2.0',
@@ -141,6 +149,93 @@ describe('HTTP limits: what one client can hold of the server', function () {
       // Answered, the id may be used again.
       const later = await post(http.url, callRequest(7, 'echo', { text: 'later' }), session).reply;
       expect(textOf(later)).to.equal('later');
+    });
+  });
+
+  describe('sessions that only initialized', () => {
+    /** A bare initialize, as a flood sends it: the session id it got, or the HTTP status. */
+    const bareInitialize = async (url: URL): Promise<string | number> => {
+      const reply = await post(url, initializeRequest).reply;
+      const id = reply.headers['mcp-session-id'];
+      return typeof id === 'string' ? id : reply.status;
+    };
+
+    it('gives the place of the oldest session that only initialized to a new client, at once', async () => {
+      const http = await serveHttp({
+        maxSessions: 3,
+        factory: () => createMcpServer(info, [echo]),
+      });
+      try {
+        const flood: (string | number)[] = [];
+        for (let i = 0; i < 20; i++) flood.push(await bareInitialize(http.url));
+        // Every initialize of the flood was answered, each taking the place of the oldest bare one.
+        for (const id of flood) expect(id).to.be.a('string');
+        expect(http.sessions).to.equal(3);
+        const session = await openSession(http.url);
+        const reply = await post(http.url, callRequest(1, 'echo', { text: 'served' }), session)
+          .reply;
+        expect(textOf(reply)).to.equal('served');
+        // The flood goes on; a session in use keeps its place.
+        for (let i = 0; i < 10; i++) expect(await bareInitialize(http.url)).to.be.a('string');
+        const again = await post(http.url, callRequest(2, 'echo', { text: 'kept' }), session).reply;
+        expect(textOf(again)).to.equal('kept');
+        // A replaced session is gone: its id is 404.
+        const gone = await post(http.url, callRequest(1, 'echo', { text: 'x' }), String(flood[0]))
+          .reply;
+        expect(gone.status).to.equal(404);
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('closes a session that made no request within sessionInitTimeout; a session in use stays', async () => {
+      const http = await serveHttp({
+        maxSessions: 4,
+        sessionInitTimeout: 100,
+        factory: () => createMcpServer(info, [echo]),
+      });
+      try {
+        const used = await openSession(http.url);
+        expect(
+          textOf(await post(http.url, callRequest(1, 'echo', { text: 'a' }), used).reply),
+        ).to.equal('a');
+        for (let i = 0; i < 3; i++) expect(await bareInitialize(http.url)).to.be.a('string');
+        expect(http.sessions).to.equal(4);
+        const started = Date.now();
+        while (http.sessions > 1 && Date.now() - started < 3_000)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(http.sessions).to.equal(1);
+        expect(Date.now() - started).to.be.below(1_000);
+        const later = await post(http.url, callRequest(2, 'echo', { text: 'b' }), used).reply;
+        expect(textOf(later)).to.equal('b');
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('tells a client refused for want of a session when the first one is due to close', async () => {
+      const http = await serveHttp({
+        maxSessions: 1,
+        sessionIdleTimeout: 5_000,
+        factory: () => createMcpServer(info, [echo]),
+      });
+      try {
+        const used = await openSession(http.url);
+        await post(http.url, callRequest(1, 'echo', { text: 'a' }), used).reply;
+        const refused = await post(http.url, initializeRequest).reply;
+        expect(refused.status).to.equal(503);
+        expect(Number(refused.headers['retry-after'])).to.be.within(4, 5);
+      } finally {
+        await http.close();
+      }
+    });
+
+    it('refuses a sessionInitTimeout that is not a number of ms, at least 0', async () => {
+      for (const sessionInitTimeout of [-1, Number.NaN])
+        await serveHttp({ sessionInitTimeout, factory: () => createMcpServer(info, [echo]) }).then(
+          () => expect.fail('accepted'),
+          (e: Error) => expect(e.message).to.include('sessionInitTimeout must be'),
+        );
     });
   });
 

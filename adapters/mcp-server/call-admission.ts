@@ -15,8 +15,9 @@ interface Waiter {
 
 /**
  * Admits calls up to `max` running at once; past it up to `queue` more wait, first come first
- * served, and any further call is refused at once. A request with several calls (a JSON-RPC batch)
- * takes a slot for each, and is admitted whole when they fit, or alone when nothing runs.
+ * served, and any further call is refused at once. A request asking for several slots is
+ * admitted whole when they fit, or alone when nothing runs; `McpHttpHandler` asks one slot per
+ * call, a JSON-RPC batch's calls one by one, so that no more than `max` ever run.
  */
 export class CallAdmission {
   private running = 0;

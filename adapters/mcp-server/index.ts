@@ -6,6 +6,7 @@
 export { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
 export {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_INIT_TIMEOUT,
   McpHttpHandler,
   type McpHttpHandlerOptions,
 } from './mcp-http-handler.js';

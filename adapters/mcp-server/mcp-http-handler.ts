@@ -9,7 +9,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { HttpAccess } from './http-access.js';
-import { messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
+import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
 import { HttpCors, isPreflight } from './http-cors.js';
 import { markStateless } from './stateless-servers.js';
 import { CallAdmission, type Release } from './call-admission.js';
@@ -36,6 +36,16 @@ export interface McpHttpHandlerOptions {
    * sessions until the client deletes them or the handler closes).
    */
   sessionIdleTimeout?: number;
+  /**
+   * A session that has made no request since its initialize (nothing but `initialize` and
+   * `notifications/initialized`) and has none open is closed after this long (ms; default
+   * {@link DEFAULT_SESSION_INIT_TIMEOUT}, 10 s); and when `maxSessions` are open, a new initialize
+   * takes the place of the oldest such session, which is closed. A client starts using its
+   * session at once (the SDK's client lists or opens its notification stream within
+   * milliseconds), so this only reclaims bare initializes: a flood of them cannot keep clients
+   * out. 0 treats such sessions as any other (`sessionIdleTimeout` alone).
+   */
+  sessionInitTimeout?: number;
   /**
    * The bearer token every request must carry as `Authorization: Bearer <token>`. A request
    * without it, or with another, is 401 (with `WWW-Authenticate: Bearer`) and runs nothing. The
@@ -70,8 +80,11 @@ export interface McpHttpHandlerOptions {
    */
   allowedOrigins?: readonly string[];
   /**
-   * Sessions open at once, at most (default {@link DEFAULT_MAX_SESSIONS}). An initialize past it is
-   * answered 503 with a JSON-RPC error and opens nothing; open sessions go on as before. Each
+   * Sessions open at once, at most (default {@link DEFAULT_MAX_SESSIONS}). An initialize past it
+   * takes the place of the oldest session that only initialized (see `sessionInitTimeout`); when
+   * every session is in use it is answered 503 with a JSON-RPC error and `Retry-After` (the
+   * seconds until the first session is due to close, 1 to 60), and opens nothing; open sessions
+   * go on as before. Each
    * session holds a Server and its tool listing, so this bounds the memory clients can make the
    * server hold.
    */
@@ -94,6 +107,8 @@ export interface McpHttpHandlerOptions {
    * limit). Past it a call waits in a queue of `maxQueuedCalls`, first come first served; when the
    * queue is full too it is answered busy at once: HTTP 503 with `Retry-After: 1` and a JSON-RPC
    * error, and nothing runs. Other requests (initialize, tools/list, notifications) are never held.
+   * The calls of a JSON-RPC batch are counted one by one, in order: each past the limit waits its
+   * turn or is answered busy with a JSON-RPC error in the batch's response.
    * Behind a load balancer, this is what makes one instance say it is full instead of drowning:
    * `/readyz` answers 503 while every slot is taken.
    */
@@ -117,12 +132,17 @@ export interface McpHttpHandlerOptions {
 /** The default {@link McpHttpHandlerOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 1000;
 
+/** The default {@link McpHttpHandlerOptions.sessionInitTimeout}: 10 s, in ms. */
+export const DEFAULT_SESSION_INIT_TIMEOUT = 10_000;
+
 interface Entry {
   readonly server: Server;
   readonly transport: StreamableHTTPServerTransport;
   readonly requests: SessionRequests;
   open: number;
   lastSeen: number;
+  /** Whether the session has made a request besides initialize and notifications/initialized. */
+  used: boolean;
 }
 
 function sendError(
@@ -148,6 +168,14 @@ function callCountOf(body: unknown): number {
     if (typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call')
       count++;
   return count;
+}
+
+/** Whether a POST body holds anything besides initialize and notifications/initialized. */
+function usesSession(body: unknown): boolean {
+  return messagesOf(body).some((m) => {
+    const method = typeof m === 'object' && m !== null ? (m as { method?: unknown }).method : m;
+    return method !== 'initialize' && method !== 'notifications/initialized';
+  });
 }
 
 function isInitialize(body: unknown): boolean {
@@ -216,6 +244,7 @@ export class McpHttpHandler {
   private readonly path: string;
   private readonly maxBody: number;
   private readonly idle: number;
+  private readonly initTimeout: number;
   private readonly sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly access: HttpAccess;
   private readonly maxSessions: number;
@@ -223,9 +252,11 @@ export class McpHttpHandler {
   private opening = 0;
   private readonly cors: HttpCors;
   private readonly admission: CallAdmission;
-  /** The Servers of stateless requests being answered. */
-  private readonly requestServers = new Set<Server>();
+  /** The Servers and transports of stateless requests being answered. */
+  private readonly requestEntries = new Set<Entry>();
   private draining = false;
+  /** The responses open now. */
+  private readonly responses = new Set<ServerResponse>();
   private readonly newSessionId: () => string;
 
   /**
@@ -252,8 +283,19 @@ export class McpHttpHandler {
     this.access = new HttpAccess(options);
     this.cors = new HttpCors(options.allowedOrigins);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
-    if (this.idle > 0) {
-      this.sweeper = setInterval(() => this.sweep(), Math.min(this.idle, 60_000));
+    this.initTimeout = options.sessionInitTimeout ?? DEFAULT_SESSION_INIT_TIMEOUT;
+    if (!(this.initTimeout >= 0))
+      throw new RangeError(
+        `sessionInitTimeout must be a number of ms, at least 0, got ${this.initTimeout}`,
+      );
+    // Swept at a quarter of the init timeout, so that a bare session goes within 1.25 times it.
+    const every = Math.min(
+      60_000,
+      this.idle > 0 ? this.idle : Infinity,
+      this.initTimeout > 0 ? Math.max(5, this.initTimeout / 4) : Infinity,
+    );
+    if (every !== Infinity && options.stateless !== true) {
+      this.sweeper = setInterval(() => this.sweep(), every);
       this.sweeper.unref();
     }
   }
@@ -274,7 +316,11 @@ export class McpHttpHandler {
    */
   get ready(): boolean {
     if (this.draining || this.admission.full) return false;
-    return this.options.stateless === true || this.sessions.size + this.opening < this.maxSessions;
+    return (
+      this.options.stateless === true ||
+      this.sessions.size + this.opening < this.maxSessions ||
+      this.replaceable() !== undefined
+    );
   }
 
   /**
@@ -282,7 +328,8 @@ export class McpHttpHandler {
    * stateless, any new request is answered 503 (`Retry-After: 1`, the connection closed), and
    * `/readyz` is 503; requests of running calls (a cancellation) still go through. Resolves once
    * no call runs, or after `grace` ms (default 30 s), whichever comes first, having closed every
-   * session: calls still running then are cancelled.
+   * session: calls still running then are cancelled, each answered with an `isError` result
+   * (`server shutting down: call "<name>" was cancelled`) before its response ends.
    */
   async drain(grace = 30_000): Promise<void> {
     this.draining = true;
@@ -315,10 +362,36 @@ export class McpHttpHandler {
    */
   async close(): Promise<void> {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
-    const servers = [...[...this.sessions.values()].map((e) => e.server), ...this.requestServers];
+    const entries = [...this.sessions.values(), ...this.requestEntries];
     this.sessions.clear();
-    this.requestServers.clear();
-    await Promise.all(servers.map((server) => server.close().catch(() => undefined)));
+    this.requestEntries.clear();
+    // Each request still running is answered first (a call: `server shutting down: call "<name>"
+    // was cancelled`), so that no POST ends without its answer; then the Servers close.
+    await Promise.all(entries.map((entry) => entry.requests.shutDown()));
+    await Promise.all(this.answering);
+    await Promise.all(entries.map((entry) => entry.server.close().catch(() => undefined)));
+  }
+
+  /** The responses being written when close() answered their requests: awaited, up to 1 s. */
+  private get answering(): Promise<void>[] {
+    return [...this.responses].map(
+      (res) =>
+        new Promise<void>((resolve) => {
+          if (res.writableEnded) {
+            resolve();
+            return;
+          }
+          const timer = setTimeout(resolve, 1_000);
+          res.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          res.once('finish', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        }),
+    );
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -366,7 +439,8 @@ export class McpHttpHandler {
       this.refuseDraining(res);
       return;
     }
-    this.track(entry, res, []);
+    entry.used = true;
+    this.track(entry, res, undefined);
     await entry.transport.handleRequest(req, res);
   }
 
@@ -397,14 +471,28 @@ export class McpHttpHandler {
       this.refuseDraining(res, ids[0]);
       return;
     }
+    // A batch's calls are admitted one by one (see admitEach); a single call before it is read.
+    const batch = Array.isArray(body);
     if (stateless) {
-      if (!(await this.admit(res, calls, ids))) return;
+      if (!batch && !(await this.admit(res, calls, ids))) return;
       const entry = await this.open(true);
-      this.track(entry, res, ids);
+      const reused = entry.requests.reused(ids);
+      if (reused !== undefined) {
+        sendError(
+          res,
+          400,
+          -32600,
+          'Invalid Request: request id already in use',
+          undefined,
+          reused,
+        );
+        return;
+      }
+      this.track(entry, res, body, batch ? this.admitEach(res, body) : undefined);
       // The request's Server and transport serve it alone: gone once its response is.
-      this.requestServers.add(entry.server);
+      this.requestEntries.add(entry);
       res.on('close', () => {
-        this.requestServers.delete(entry.server);
+        this.requestEntries.delete(entry);
         entry.server.close().catch(() => undefined);
       });
       await entry.transport.handleRequest(req, res, body);
@@ -419,14 +507,20 @@ export class McpHttpHandler {
         return;
       }
     } else if (isInitialize(body)) {
-      if (this.sessions.size + this.opening >= this.maxSessions) {
-        sendError(res, 503, -32000, `Service unavailable: too many sessions (${this.maxSessions})`);
+      if (this.sessions.size + this.opening >= this.maxSessions && !this.replaceOldest()) {
+        sendError(
+          res,
+          503,
+          -32000,
+          `Service unavailable: too many sessions (${this.maxSessions})`,
+          { 'retry-after': String(this.sessionRetryAfter()) },
+        );
         return;
       }
       this.opening++;
       try {
         entry = await this.open();
-        this.track(entry, res, ids);
+        this.track(entry, res, body);
         await entry.transport.handleRequest(req, res, body);
       } finally {
         this.opening--;
@@ -441,8 +535,9 @@ export class McpHttpHandler {
       sendError(res, 400, -32600, 'Invalid Request: request id already in use', undefined, reused);
       return;
     }
-    if (!(await this.admit(res, calls, ids))) return;
-    this.track(entry, res, ids);
+    if (usesSession(body)) entry.used = true;
+    if (!batch && !(await this.admit(res, calls, ids))) return;
+    this.track(entry, res, body, batch ? this.admitEach(res, body) : undefined);
     await entry.transport.handleRequest(req, res, body);
     // The requests it cancels are aborted now, and will never be answered.
     entry.requests.cancelledBy(body);
@@ -491,15 +586,7 @@ export class McpHttpHandler {
     if (calls === 0) return true;
     const granted = this.admission.acquire(calls, (leave) => res.once('close', leave));
     if (granted === undefined) {
-      const { max, queue } = this.admission;
-      sendError(
-        res,
-        503,
-        -32000,
-        `Server busy: ${max} calls running${queue > 0 ? ` and ${queue} waiting` : ''}; retry later`,
-        { 'retry-after': '1' },
-        ids[0] ?? null,
-      );
+      sendError(res, 503, -32000, this.busyMessage(), { 'retry-after': '1' }, ids[0] ?? null);
       return false;
     }
     const release: Release = granted instanceof Promise ? await granted : granted;
@@ -509,6 +596,67 @@ export class McpHttpHandler {
     }
     res.once('close', release);
     return true;
+  }
+
+  private busyMessage(): string {
+    const { max, queue } = this.admission;
+    return `Server busy: ${max} calls running${queue > 0 ? ` and ${queue} waiting` : ''}; retry later`;
+  }
+
+  /**
+   * The admission of each tools/call of a batch, in order, as a single call gets it: a slot, a
+   * place in the queue, or (both full) the busy message, which it gets as a JSON-RPC error in
+   * the batch's response, since one HTTP status cannot speak for every message. A waiting call
+   * whose POST closes leaves the queue.
+   */
+  private admitEach(res: ServerResponse, body: unknown): Map<RequestId, Admission> {
+    const admissions = new Map<RequestId, Admission>();
+    // One listener for the batch, however many calls wait.
+    const leaves: (() => void)[] = [];
+    res.once('close', () => {
+      for (const leave of leaves) leave();
+    });
+    for (const m of messagesOf(body)) {
+      if (typeof m !== 'object' || m === null) continue;
+      const { method, id } = m as { method?: unknown; id?: unknown };
+      if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) continue;
+      const granted = this.admission.acquire(1, (leave) => leaves.push(leave));
+      admissions.set(id, granted ?? this.busyMessage());
+    }
+    return admissions;
+  }
+
+  /** The oldest session that only initialized and has no request open, if any. */
+  private replaceable(): [string, Entry] | undefined {
+    if (this.initTimeout <= 0) return undefined;
+    for (const pair of this.sessions) if (!pair[1].used && pair[1].open === 0) return pair;
+    return undefined;
+  }
+
+  /** Closes the oldest session that only initialized, to make room; false when there is none. */
+  private replaceOldest(): boolean {
+    const oldest = this.replaceable();
+    if (oldest === undefined) return false;
+    this.sessions.delete(oldest[0]);
+    oldest[1].server.close().catch(() => undefined);
+    return true;
+  }
+
+  /** Seconds until the first session is due to close on a timeout: 1 to 60. */
+  private sessionRetryAfter(): number {
+    if (this.opening > 0) return 1;
+    let first = Infinity;
+    for (const entry of this.sessions.values()) {
+      if (entry.open > 0) continue;
+      const limit = this.limitOf(entry);
+      if (limit > 0) first = Math.min(first, entry.lastSeen + limit);
+    }
+    return Math.min(60, Math.max(1, Math.ceil((first - Date.now()) / 1000)));
+  }
+
+  /** How long `entry` may stay without a request open (0: no limit). */
+  private limitOf(entry: Entry): number {
+    return !entry.used && this.initTimeout > 0 ? this.initTimeout : this.idle;
   }
 
   /** A Server and its transport: a session's, or a stateless request's alone. */
@@ -531,20 +679,33 @@ export class McpHttpHandler {
       requests: new SessionRequests(transport),
       open: 0,
       lastSeen: Date.now(),
+      used: false,
     };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && this.sessions.get(id) === entry) this.sessions.delete(id);
     };
     await server.connect(transport);
+    entry.requests.admitBatchCalls();
     return entry;
   }
 
-  /** Counts the request as open until its response closes, and its requests as in flight. */
-  private track(entry: Entry, res: ServerResponse, requestIds: readonly RequestId[]): void {
+  /**
+   * Counts the request as open until its response closes, and the requests of its body as in
+   * flight, a batch's calls with their admissions.
+   */
+  private track(
+    entry: Entry,
+    res: ServerResponse,
+    body: unknown,
+    admissions?: ReadonlyMap<RequestId, Admission>,
+  ): void {
     entry.open++;
-    const closed = entry.requests.posted(requestIds);
+    // A POST with requests: what close() waits for once it has answered them.
+    if (requestIdsOf(body).length > 0) this.responses.add(res);
+    const closed = entry.requests.posted(body === undefined ? [] : body, admissions);
     res.on('close', () => {
+      this.responses.delete(res);
       entry.open--;
       entry.lastSeen = Date.now();
       closed(res.writableFinished);
@@ -552,9 +713,10 @@ export class McpHttpHandler {
   }
 
   private sweep(): void {
-    const cutoff = Date.now() - this.idle;
+    const now = Date.now();
     for (const [id, entry] of this.sessions) {
-      if (entry.open > 0 || entry.lastSeen > cutoff) continue;
+      const limit = this.limitOf(entry);
+      if (entry.open > 0 || limit <= 0 || entry.lastSeen > now - limit) continue;
       this.sessions.delete(id);
       entry.server.close().catch(() => undefined);
     }

@@ -147,7 +147,8 @@ function boundHosts(host: string, port: number): string[] {
  * from an allowed Origin when it has one, carry the `token` when one is set, and fit in
  * `maxBodyBytes`. Anything else is refused (403, 401, 413) before a tool can run.
  *
- * What a client can hold: at most `maxSessions` sessions (default 1000; then 503), at most
+ * What a client can hold: at most `maxSessions` sessions (default 1000; a new one replaces the
+ * oldest that made no request after its initialize, else 503), at most
  * `maxConnections` connections (default 2000), `headersTimeout` (10 s) to send its headers and
  * `requestTimeout` (30 s) to send a whole request, and `keepAliveTimeout` (5 s) idle between
  * requests. Responses are not timed: a call may stream progress for as long as it runs. With
@@ -170,8 +171,8 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
       ),
     );
   try {
-    // Checked now, so that a bad option fails before a port is taken.
-    new McpHttpHandler({ ...options, sessionIdleTimeout: 0 });
+    // Checked now, so that a bad option fails before a port is taken (stateless: no sweep runs).
+    new McpHttpHandler({ ...options, stateless: true });
     limits = {
       headersTimeout: positive('headersTimeout', options.headersTimeout),
       requestTimeout: positive('requestTimeout', options.requestTimeout),

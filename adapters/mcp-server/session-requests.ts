@@ -7,6 +7,15 @@
  */
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { CancelledError } from '../../lib/errors.js';
+import type { Release } from './call-admission.js';
+import { failure } from './served-call.js';
+
+/**
+ * How a call of a batch was admitted (see `McpHttpHandler`): its slot, a promise of one while it
+ * waits its turn, or the busy message it is answered with.
+ */
+export type Admission = Release | Promise<Release> | string;
 
 /** The messages of a POST body: a JSON-RPC batch, or the one message. */
 export function messagesOf(body: unknown): unknown[] {
@@ -50,6 +59,21 @@ interface Post {
   cancelled: boolean;
 }
 
+/** One request in flight: its POST, its method, the tool it calls, the call slot it holds. */
+interface Held {
+  readonly post: Post;
+  readonly method: string;
+  readonly tool: string | undefined;
+  admission: Admission | undefined;
+  release: Release | undefined;
+}
+
+/** The tool a tools/call message names, for the answer it gets at shutdown. */
+function toolOf(message: unknown): string | undefined {
+  const params = (message as { params?: { name?: unknown } }).params;
+  return typeof params?.name === 'string' ? params.name : undefined;
+}
+
 /**
  * Keeps one session's requests in flight. Built before the session's Server connects to
  * `transport`: it watches the responses the transport sends.
@@ -60,16 +84,18 @@ interface Post {
  * with an id in flight would take the first one's answer.
  */
 export class SessionRequests {
-  private readonly inflight = new Map<RequestId, Post>();
+  private readonly inflight = new Map<RequestId, Held>();
 
   constructor(private readonly transport: StreamableHTTPServerTransport) {
     const send = transport.send.bind(transport);
     transport.send = async (message, options) => {
       const id = responseIdOf(message);
-      const post = id === undefined ? undefined : this.inflight.get(id);
-      if (post !== undefined) {
+      const held = id === undefined ? undefined : this.inflight.get(id);
+      const post = held?.post;
+      if (held !== undefined) {
         this.inflight.delete(id!);
-        post.unanswered.delete(id!);
+        held.post.unanswered.delete(id!);
+        held.release?.();
       }
       await send(message, options);
       if (post?.cancelled === true && post.unanswered.size === 0) transport.closeSSEStream(id!);
@@ -91,12 +117,32 @@ export class SessionRequests {
    * closes: the requests still unanswered are forgotten and, unless the response finished,
    * cancelled, since nothing could deliver their answers any more.
    */
-  posted(ids: readonly RequestId[]): (finished: boolean) => void {
-    const post: Post = { unanswered: new Set(ids), cancelled: false };
-    for (const id of ids) this.inflight.set(id, post);
+  posted(
+    body: unknown,
+    admissions?: ReadonlyMap<RequestId, Admission>,
+  ): (finished: boolean) => void {
+    const post: Post = { unanswered: new Set(), cancelled: false };
+    for (const m of messagesOf(body)) {
+      if (typeof m !== 'object' || m === null) continue;
+      const { method, id } = m as { method?: unknown; id?: unknown };
+      if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number'))
+        continue;
+      post.unanswered.add(id);
+      this.inflight.set(id, {
+        post,
+        method,
+        tool: method === 'tools/call' ? toolOf(m) : undefined,
+        admission: admissions?.get(id),
+        release: undefined,
+      });
+    }
     return (finished) => {
       for (const requestId of post.unanswered) {
-        if (this.inflight.get(requestId) === post) this.inflight.delete(requestId);
+        const held = this.inflight.get(requestId);
+        if (held?.post === post) {
+          this.inflight.delete(requestId);
+          held.release?.();
+        }
         if (finished) continue;
         const cancel: JSONRPCMessage = {
           jsonrpc: '2.0',
@@ -115,12 +161,91 @@ export class SessionRequests {
    */
   cancelledBy(body: unknown): void {
     for (const id of cancelledIdsOf(body)) {
-      const post = this.inflight.get(id);
-      if (post === undefined) continue;
+      const held = this.inflight.get(id);
+      if (held === undefined) continue;
+      const post = held.post;
       this.inflight.delete(id);
+      held.release?.();
       post.unanswered.delete(id);
       post.cancelled = true;
       if (post.unanswered.size === 0) this.transport.closeSSEStream(id);
     }
+  }
+
+  /**
+   * Called once the Server has connected to the transport: a call of a batch is handed to the
+   * Server only once admitted. Past the limit it waits its turn, or is answered with its busy
+   * message as a JSON-RPC error in the batch's response; its slot is given back when it is
+   * answered or cancelled, or its POST closes.
+   */
+  admitBatchCalls(): void {
+    const deliver = this.transport.onmessage;
+    this.transport.onmessage = (message, extra) => {
+      const id = 'method' in message && 'id' in message ? message.id : undefined;
+      const held = id === undefined ? undefined : this.inflight.get(id);
+      const admission = held?.admission;
+      if (held === undefined || admission === undefined) {
+        deliver?.(message, extra);
+        return;
+      }
+      held.admission = undefined;
+      if (typeof admission === 'string') {
+        const busy: JSONRPCMessage = {
+          jsonrpc: '2.0',
+          id: id!,
+          error: { code: -32000, message: admission },
+        };
+        this.transport.send(busy).catch(() => undefined);
+      } else if (typeof admission === 'function') {
+        held.release = admission;
+        deliver?.(message, extra);
+      } else
+        void admission.then((release) => {
+          // Its POST closed, or it was cancelled, while it waited.
+          if (this.inflight.get(id!) !== held) release();
+          else {
+            held.release = release;
+            deliver?.(message, extra);
+          }
+        });
+    };
+  }
+
+  /**
+   * Answers every request still in flight before the server shuts down: its handler is
+   * cancelled, and a tools/call gets an `isError` result (`server shutting down: call "<name>"
+   * was cancelled`), any other request a JSON-RPC error. Each POST then ends with its answers.
+   */
+  async shutDown(): Promise<void> {
+    const pending = [...this.inflight];
+    for (const [requestId] of pending) {
+      const cancel: JSONRPCMessage = {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'server shutting down' },
+      };
+      this.transport.onmessage?.(cancel);
+    }
+    await Promise.all(
+      pending.map(([id, held]) => {
+        const answer: JSONRPCMessage =
+          held.method === 'tools/call'
+            ? {
+                jsonrpc: '2.0',
+                id,
+                result: failure(
+                  new CancelledError(
+                    `server shutting down: call ${JSON.stringify(held.tool ?? '')} was cancelled`,
+                  ),
+                ),
+              }
+            : {
+                jsonrpc: '2.0',
+                id,
+                error: { code: -32000, message: 'server shutting down: request cancelled' },
+              };
+        return this.transport.send(answer).catch(() => undefined);
+      }),
+    );
   }
 }
