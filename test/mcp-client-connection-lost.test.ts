@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  connect as connectTcp,
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Socket,
+} from 'node:net';
 import { Observable } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
@@ -30,24 +35,53 @@ function find(tools: readonly Tool[], name: string): Tool {
 describe('connectMcp over HTTP: a call whose response is lost fails at once', function () {
   this.timeout(15_000);
 
+  /**
+   * A TCP relay in front of `target`: `cut()` destroys every connection through it, as a server
+   * process that dies does (its own `close` answers what still runs: see the drain tests).
+   */
+  async function relay(target: URL): Promise<{ url: URL; cut: () => void; close: () => void }> {
+    const sockets = new Set<Socket>();
+    const server = createTcpServer((inbound) => {
+      const outbound = connectTcp(Number(target.port), target.hostname);
+      for (const socket of [inbound, outbound]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = new URL(target);
+    url.port = String((server.address() as AddressInfo).port);
+    const cut = () => {
+      for (const socket of sockets) socket.destroy();
+    };
+    return { url, cut, close: () => (cut(), server.close()) };
+  }
+
   for (const stateless of [false, true])
     it(`fails a running call within a second when its server goes away (${stateless ? 'stateless' : 'sessions'})`, async () => {
       const http = await serveHttp({
         stateless,
         factory: () => createMcpServer({ name: 'lost', version: '1' }, [hang, quick]),
       });
-      const remote = await connectMcp(httpTransport(http.url));
+      const path = await relay(http.url);
+      const remote = await connectMcp(httpTransport(path.url));
       try {
         const running = new Promise<void>((resolve) => (started = resolve));
         const call = runTool(find(remote.tools, 'hang'));
         await running;
         const gone = Date.now();
-        await http.close();
+        path.cut();
         const { error } = await call;
         expect(Date.now() - gone).to.be.below(1_000);
-        expect((error as Error).message).to.match(/connection lost: the response (ended|broke)/);
+        expect((error as Error).message).to.match(
+          /^mcp: call "hang": connection lost: the (response ended|response broke|request failed)/,
+        );
       } finally {
+        path.close();
         await remote.close().catch(() => undefined);
+        await http.close();
       }
     });
 

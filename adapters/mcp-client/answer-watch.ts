@@ -10,6 +10,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { oneLine } from '../../lib/errors.js';
 
 /** The JSON-RPC error code of a request whose response ended before its answer. */
 export const CONNECTION_LOST = -32000;
@@ -31,6 +32,20 @@ function requestIds(body: unknown): RequestId[] {
       ids.push(id);
   }
   return ids;
+}
+
+/**
+ * A request that failed before any answer came (fetch's bare `fetch failed`, its cause the socket's
+ * error) as one line that says what happened and why.
+ */
+function requestFailed(err: unknown): unknown {
+  if (!(err instanceof TypeError) || err.message !== 'fetch failed') return err;
+  const cause = (err as { cause?: unknown }).cause;
+  const why = cause instanceof Error ? `: ${oneLine(cause.message)}` : '';
+  return new Error(
+    `connection lost: the request failed${why}; the server or the connection to it went away`,
+    { cause: err },
+  );
 }
 
 /** The id a notifications/cancelled names, if `message` is one. */
@@ -83,7 +98,7 @@ export class AnswerWatch {
       res = await this.base(url, init);
     } catch (err) {
       release();
-      throw err;
+      throw init?.signal?.aborted === true ? err : requestFailed(err);
     }
     const ids = init?.method === 'POST' ? requestIds(init.body) : [];
     const type = res.headers.get('content-type') ?? '';
