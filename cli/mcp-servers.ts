@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
 import { FUNCTION_NAME, type Tool } from '../index.js';
 import type { McpServerSpec } from './args.js';
+import { withMcpSdk } from './mcp-sdk.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
 
@@ -43,10 +44,14 @@ export async function connectServers(
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
   // The SDK is loaded only when a server is named.
-  const [{ connectMcp, httpTransport }, { stdioTransport }] = await Promise.all([
-    import('../adapters/mcp-client/index.js'),
-    import('../adapters/mcp-stdio/index.js'),
-  ]);
+  const [{ connectMcp, httpTransport }, { stdioTransport }] = await withMcpSdk(
+    '--mcp and --mcp-url',
+    () =>
+      Promise.all([
+        import('../adapters/mcp-client/index.js'),
+        import('../adapters/mcp-stdio/index.js'),
+      ]),
+  );
   const offered = rootsOf(roots);
   try {
     for (const spec of specs) {

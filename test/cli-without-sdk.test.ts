@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { expect } from 'chai';
+import { cliArgs, finished, root, type CliResult } from './support/cli.js';
+
+// Node, told by this hook to find no package of the MCP SDK: a machine without that optional peer.
+const withoutSdk = resolve(import.meta.dirname, 'fixtures', 'without-mcp-sdk.mjs');
+
+function runWithoutSdk(args: string[]): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', withoutSdk, ...cliArgs(), ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin!.end('');
+  return finished(child);
+}
+
+const install =
+  'an optional peer dependency of agenttool that is not installed: npm install @modelcontextprotocol/sdk';
+
+describe('agenttool without the MCP SDK installed', function () {
+  this.timeout(20_000);
+
+  it('runs a turn of the bundled tools, which need no SDK', async () => {
+    const { status, stdout, stderr } = await runWithoutSdk(['run', 'examples/turn.json', '--json']);
+    expect(stderr).to.equal('');
+    expect(stdout.trim().split('\n').length).to.be.greaterThan(1);
+    expect([0, 1]).to.include(status); // the bundled turn fails two calls on purpose
+  });
+
+  for (const [what, args] of [
+    ['agenttool serve', ['serve']],
+    ['agenttool serve', ['serve', '--http', '0']],
+    ['--mcp and --mcp-url', ['run', 'examples/turn.json', '--mcp', 'node server.js']],
+    ['--mcp and --mcp-url', ['run', 'examples/turn.json', '--mcp-url', 'http://127.0.0.1:9/mcp']],
+  ] as const)
+    it(`${args.join(' ')}: says in one line which package to install, and exits 2`, async () => {
+      const { status, stderr } = await runWithoutSdk([...args]);
+      expect(stderr).to.equal(`agenttool: ${what} needs the MCP SDK, ${install}\n`);
+      expect(status).to.equal(2);
+    });
+});
