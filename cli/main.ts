@@ -4,7 +4,7 @@
  * serve tools over MCP (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
  */
 import { parseArgs } from './args.js';
-import { withMcpSdk } from './mcp-sdk.js';
+import { MCP_SERVER_SDK, withMcpSdk } from './mcp-sdk.js';
 import { reapOnExit } from './reap-on-exit.js';
 import { reapShells } from './process-groups.js';
 import { visible } from './views/visible.js';
@@ -91,9 +91,9 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'run':
       return (await import('./run-command.js')).runCommand(args);
     case 'serve':
-      return (await withMcpSdk('agenttool serve', () => import('./serve-command.js'))).serveCommand(
-        args,
-      );
+      return (
+        await withMcpSdk('agenttool serve', MCP_SERVER_SDK, () => import('./serve-command.js'))
+      ).serveCommand(args);
     case 'ui':
       return (await import('./ui/ui-command.js')).uiCommand(args);
   }

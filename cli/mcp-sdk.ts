@@ -6,30 +6,33 @@
  */
 import { UsageError } from './usage-error.js';
 
-/** The package the MCP adapters are built on. */
-export const MCP_SDK = '@modelcontextprotocol/sdk';
+/** The SDK's package the MCP server adapter (`agenttool serve`) is built on. */
+export const MCP_SERVER_SDK = '@modelcontextprotocol/server';
 
-/** Whether `err` is Node's failure to find the SDK's package. */
+/** The SDK's package the MCP client adapter (`--mcp`, `--mcp-url`) is built on. */
+export const MCP_CLIENT_SDK = '@modelcontextprotocol/sdk';
+
+/** Whether `err` is Node's failure to find a package of the SDK. */
 function sdkMissing(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   return (
     code === 'ERR_MODULE_NOT_FOUND' &&
     typeof message === 'string' &&
-    message.includes(`'${MCP_SDK}`)
+    message.includes(`'@modelcontextprotocol/`)
   );
 }
 
 /**
  * `load()`, which imports modules built on the SDK; without the SDK installed, a UsageError that
- * says what needs it (`what`) and how to install it, in one line.
+ * says what needs it (`what`) and which package to install (`sdk`), in one line.
  */
-export async function withMcpSdk<T>(what: string, load: () => Promise<T>): Promise<T> {
+export async function withMcpSdk<T>(what: string, sdk: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (err) {
     if (!sdkMissing(err)) throw err;
     throw new UsageError(
-      `${what} needs the MCP SDK, an optional peer dependency of agenttool that is not installed: npm install ${MCP_SDK}`,
+      `${what} needs the MCP SDK, an optional peer dependency of agenttool that is not installed: npm install ${sdk}`,
     );
   }
 }

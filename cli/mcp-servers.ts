@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
 import { FUNCTION_NAME, type Tool } from '../index.js';
 import type { McpServerSpec } from './args.js';
-import { withMcpSdk } from './mcp-sdk.js';
+import { MCP_CLIENT_SDK, withMcpSdk } from './mcp-sdk.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
 
@@ -46,6 +46,7 @@ export async function connectServers(
   // The SDK is loaded only when a server is named.
   const [{ connectMcp, httpTransport }, { stdioTransport }] = await withMcpSdk(
     '--mcp and --mcp-url',
+    MCP_CLIENT_SDK,
     () =>
       Promise.all([
         import('../adapters/mcp-client/index.js'),

@@ -54,15 +54,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       await closeServers(remotes);
       throw err;
     });
-    await untilSignal(
-      new Promise<void>((resolve) => {
-        const previous = server.onclose;
-        server.onclose = () => {
-          previous?.();
-          resolve();
-        };
-      }),
-    );
+    await untilSignal(server.closed);
     reapShells();
     await server.close().catch(() => undefined);
     await closeServers(remotes);

@@ -157,7 +157,7 @@ describe("agenttool serve: a client's error text on stderr", function () {
     const { stderr } = await done;
     expect(stderr).not.to.match(ACTIVE);
     expect(stderr.split('\n').filter((l) => l.includes('elicitation'))).to.deep.equal([
-      'mcp server: elicitation: MCP error -32000: denied\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b]0;pwned\\x07\\x1b[2K \\x1b[1A\\x9b2J\\u202e',
+      'mcp server: elicitation: denied\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b]0;pwned\\x07\\x1b[2K \\x1b[1A\\x9b2J\\u202e',
     ]);
   });
 });

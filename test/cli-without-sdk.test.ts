@@ -15,8 +15,7 @@ function runWithoutSdk(args: string[]): Promise<CliResult> {
   return finished(child);
 }
 
-const install =
-  'an optional peer dependency of agenttool that is not installed: npm install @modelcontextprotocol/sdk';
+const install = 'an optional peer dependency of agenttool that is not installed: npm install';
 
 describe('agenttool without the MCP SDK installed', function () {
   this.timeout(20_000);
@@ -28,15 +27,21 @@ describe('agenttool without the MCP SDK installed', function () {
     expect([0, 1]).to.include(status); // the bundled turn fails two calls on purpose
   });
 
-  for (const [what, args] of [
-    ['agenttool serve', ['serve']],
-    ['agenttool serve', ['serve', '--http', '0']],
-    ['--mcp and --mcp-url', ['run', 'examples/turn.json', '--mcp', 'node server.js']],
-    ['--mcp and --mcp-url', ['run', 'examples/turn.json', '--mcp-url', 'http://127.0.0.1:9/mcp']],
+  const server = '@modelcontextprotocol/server';
+  const client = '@modelcontextprotocol/sdk';
+  for (const [what, sdk, args] of [
+    ['agenttool serve', server, ['serve']],
+    ['agenttool serve', server, ['serve', '--http', '0']],
+    ['--mcp and --mcp-url', client, ['run', 'examples/turn.json', '--mcp', 'node server.js']],
+    [
+      '--mcp and --mcp-url',
+      client,
+      ['run', 'examples/turn.json', '--mcp-url', 'http://127.0.0.1:9/mcp'],
+    ],
   ] as const)
     it(`${args.join(' ')}: says in one line which package to install, and exits 2`, async () => {
       const { status, stderr } = await runWithoutSdk([...args]);
-      expect(stderr).to.equal(`agenttool: ${what} needs the MCP SDK, ${install}\n`);
+      expect(stderr).to.equal(`agenttool: ${what} needs the MCP SDK, ${install} ${sdk}\n`);
       expect(status).to.equal(2);
     });
 });

@@ -34,7 +34,7 @@ function schemaError(run: () => unknown): SchemaError {
 }
 
 /** The names a client lists from `server`. */
-async function listed(server: Server): Promise<string[]> {
+async function listed(server: Pick<Server, 'connect'>): Promise<string[]> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });

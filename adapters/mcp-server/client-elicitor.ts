@@ -3,12 +3,12 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type {
   ElicitRequestFormParams,
   ElicitResult as McpElicitResult,
-  RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import { Observable } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import { CancelledError, describeThrown, oneLine } from '../../lib/errors.js';
@@ -33,8 +33,16 @@ function answerOf(result: McpElicitResult): ElicitResult {
 }
 
 /**
+ * What the client said when it failed a question, in one line: the SDK's error reads
+ * `MCP error <code>: <the client's message>`, and only the client's message is news.
+ */
+function clientText(err: unknown): string {
+  return oneLine(describeThrown(err)).replace(/^MCP error -?\d+: /, '');
+}
+
+/**
  * The elicitor of one served call: each question is an `elicitation/create` request to the client,
- * sent as part of the call's request (`relatedRequestId`, so Streamable HTTP carries it on the
+ * sent as part of the call's request (through the request's context, so Streamable HTTP carries it on the
  * call's own stream), with the tool's message and its schema as `requestedSchema`. The client's
  * answer (checked against the schema by the SDK) is the tool's; the call's token, read from the
  * request's `meta` (see `callTokenOf`), goes back with the question, so an agenttool client knows
@@ -45,7 +53,7 @@ function answerOf(result: McpElicitResult): ElicitResult {
  */
 export function clientElicitor(
   server: Server,
-  relatedRequestId: RequestId,
+  ctx: ServerContext,
   report: (error: Error) => void,
   meta: unknown,
 ): Elicitor | undefined {
@@ -61,21 +69,19 @@ export function clientElicitor(
         requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
       };
       if (token !== undefined) params._meta = { [CALL_TOKEN]: token };
-      server
-        .elicitInput(params, { relatedRequestId, signal: controller.signal, timeout: NO_TIMEOUT })
-        .then(
-          (result) => {
-            settled = true;
-            subscriber.next(answerOf(result));
-            subscriber.complete();
-          },
-          (err: unknown) => {
-            settled = true;
-            if (!controller.signal.aborted)
-              report(new Error(`mcp server: elicitation: ${oneLine(describeThrown(err))}`));
-            subscriber.error(err);
-          },
-        );
+      ctx.mcpReq.elicitInput(params, { signal: controller.signal, timeout: NO_TIMEOUT }).then(
+        (result) => {
+          settled = true;
+          subscriber.next(answerOf(result));
+          subscriber.complete();
+        },
+        (err: unknown) => {
+          settled = true;
+          if (!controller.signal.aborted)
+            report(new Error(`mcp server: elicitation: ${clientText(err)}`));
+          subscriber.error(err);
+        },
+      );
       return () => {
         if (!settled) controller.abort(new CancelledError());
       };

@@ -4,14 +4,12 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  ProtocolErrorCode,
+  Server,
   type Implementation,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { Session, Tool } from '../../lib/contract.js';
 import type { Recorder } from '../../lib/records.js';
 import { oneLine, SchemaError, ValidationError } from '../../lib/errors.js';
@@ -289,11 +287,12 @@ export function createMcpServer(
     return made;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => list);
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler('tools/list', () => list);
+  server.setRequestHandler('tools/call', (request, ctx) => {
     const name = request.params.name;
     const entry = entries.get(name);
-    if (entry === undefined) throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+    if (entry === undefined)
+      throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
     const args = request.params.arguments;
     let text: string;
     try {
@@ -306,12 +305,12 @@ export function createMcpServer(
     const served: ServedCall = {
       tool: entry.tool,
       validator: entry.validator,
-      call: { id: String(extra.requestId), args: text },
-      session: sessionOf(extra.sessionId),
-      signal: extra.signal,
-      progressToken: extra._meta?.progressToken,
-      notify: extra.sendNotification,
-      elicitor: clientElicitor(server, extra.requestId, report, request.params._meta),
+      call: { id: String(ctx.mcpReq.id), args: text },
+      session: sessionOf(ctx.sessionId),
+      signal: ctx.mcpReq.signal,
+      progressToken: ctx.mcpReq._meta?.progressToken,
+      notify: ctx.mcpReq.notify,
+      elicitor: clientElicitor(server, ctx, report, request.params._meta),
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,

@@ -17,5 +17,5 @@ export {
   type McpHttpServer,
   type ServeHttpOptions,
 } from './serve-http.js';
-export { serveStdio } from './serve-stdio.js';
+export { serveStdio, type McpStdioServer } from './serve-stdio.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { RequestId } from '@modelcontextprotocol/server';
 import { HttpAccess } from './http-access.js';
 import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
 import { HttpCors, isPreflight } from './http-cors.js';

@@ -3,35 +3,55 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { Implementation } from '@modelcontextprotocol/server';
 import type { Tool } from '../../lib/contract.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
 
+/** A tool set served over stdio (see {@link serveStdio}). */
+export interface McpStdioServer {
+  /** Resolves once the connection has ended: stdin ended (the client went away) or `close()`. */
+  readonly closed: Promise<void>;
+  /** Ends the connection: every running call is cancelled. */
+  close(): Promise<void>;
+}
+
 /**
- * Serves `tools` over stdio, the transport an MCP client application (an editor, an agent) uses when it starts the server as a child
- * process. Resolves with the connected Server once it listens. When stdin ends (the client went
- * away), the server closes and every running call is cancelled.
+ * Serves `tools` over stdio, the transport an MCP client application (an editor, an agent) uses
+ * when it starts the server as a child process. Both eras of MCP are served: a client that opens
+ * with `initialize` is served as MCP 2025-11-25 and before, one that opens with `server/discover`
+ * or a request carrying `_meta["io.modelcontextprotocol/protocolVersion"]` as 2026-07-28; the
+ * opening picks the era for the connection. Resolves once it listens. When stdin ends (the client
+ * went away), the server closes and every running call is cancelled.
  *
  * stdout carries the protocol: anything else written there corrupts it, so log to stderr.
  *
  * @throws as {@link createMcpServer} does, before anything is read.
  */
-export async function serveStdio(
+export function serveStdio(
   info: Implementation,
   tools: Iterable<Tool>,
   options: McpServerOptions = {},
-): Promise<Server> {
-  const server = createMcpServer(info, tools, options);
+): Promise<McpStdioServer> {
+  const list = [...tools];
+  // Built once now, so that a bad tool set throws, and a tool left out is reported, before
+  // anything is read (each tool is prepared once, whatever number of Servers serve it).
+  createMcpServer(info, list, options);
   const stdin = process.stdin;
-  await server.connect(new StdioServerTransport(stdin, process.stdout));
-  const end = (): void => {
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => (ended = resolve));
+  const handle = serveEras(() => createMcpServer(info, list, options), {
+    transport: new StdioServerTransport(stdin, process.stdout),
+    onerror: () => undefined,
+  });
+  const close = async (): Promise<void> => {
     stdin.off('end', end);
     stdin.off('close', end);
-    server.close().catch(() => undefined);
+    await handle.close().catch(() => undefined);
+    ended();
   };
+  const end = (): void => void close();
   stdin.on('end', end);
   stdin.on('close', end);
-  return server;
+  return Promise.resolve({ closed, close });
 }

@@ -7,7 +7,7 @@ import type {
   CallToolResult,
   ProgressToken,
   ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { UnsubscriptionError } from 'rxjs';
 import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';

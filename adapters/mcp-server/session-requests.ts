@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { CancelledError } from '../../lib/errors.js';
 import type { Release } from './call-admission.js';
 import { failure } from './served-call.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 
 const stateless = new WeakSet<Server>();
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { McpTool, ToolAnnotations } from './mcp-types.js';
 import type { Annotations } from '../../lib/contract.js';
 
 /**
@@ -16,7 +16,9 @@ import type { Annotations } from '../../lib/contract.js';
  * them. When the server sends no block, the tool states nothing (undefined, or the title alone).
  * Only the five known fields are read, so nothing else a server puts there reaches the application.
  */
-export function annotationsFromMcp(tool: McpTool): Annotations | undefined {
+export function annotationsFromMcp(
+  tool: Pick<McpTool, 'annotations' | 'title'>,
+): Annotations | undefined {
   const block = tool.annotations;
   const title = block?.title ?? tool.title;
   if (block === undefined) return title === undefined ? undefined : Object.freeze({ title });

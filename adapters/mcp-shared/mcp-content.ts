@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from './mcp-types.js';
 import type { ToolResult } from '../../lib/contract.js';
 import type { ContentPart, ToolOutput } from '../../lib/open-responses.js';
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './mcp-types.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './mcp-types.js';
 import { REMOTE_RECORD, type Recordable, type ToolRecord } from '../../lib/records.js';
 
 /**
