@@ -70,6 +70,14 @@ export interface McpServerOptions {
    * (`ExecuteOptions.maxQuestions`). A proxy's cap holds for the questions its upstream asks too.
    */
   maxQuestions?: number;
+  /**
+   * How long a client of MCP 2026-07-28 may keep this server's tool list before asking again
+   * (`ttlMs`, in ms) and who may keep it (`cacheScope`: `private`, the client alone, or `public`,
+   * shared caches too), sent on every `tools/list` result. Default `{ ttlMs: 0, cacheScope:
+   * 'private' }`: ask every time. Give a longer time when the tool set is fixed for the server's
+   * life; a proxy's tool set follows its upstream's, so keep it short there.
+   */
+  listCache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
 }
 
 interface Entry {
@@ -160,6 +168,12 @@ function listingOf(tool: Tool): McpTool {
   const annotations = annotationsToMcp(tool.annotations);
   if (annotations !== undefined) listing.annotations = annotations;
   return listing;
+}
+
+/** Whether `server` serves a request of MCP 2026-07-28 or later (no initialize, no session). */
+function isModern(server: Server): boolean {
+  const version = server.getNegotiatedProtocolVersion();
+  return version !== undefined && version >= '2026-07-28';
 }
 
 /**
@@ -265,6 +279,7 @@ export function createMcpServer(
 
   const server = new Server(info, {
     capabilities: { tools: {} },
+    ...(options.listCache === undefined ? {} : { cacheHints: { 'tools/list': options.listCache } }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
   const fallbackId = options.sessionId ?? randomUUID();
@@ -310,7 +325,11 @@ export function createMcpServer(
       signal: ctx.mcpReq.signal,
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: ctx.mcpReq.notify,
-      elicitor: clientElicitor(server, ctx, report, request.params._meta),
+      // MCP 2026-07-28 asks the client through `input_required` results, not elicitation/create:
+      // until then a question of a modern request is declined at once.
+      elicitor: isModern(server)
+        ? undefined
+        : clientElicitor(server, ctx, report, request.params._meta),
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,

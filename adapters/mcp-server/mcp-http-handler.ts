@@ -5,7 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { HttpAccess } from './http-access.js';
@@ -161,6 +165,48 @@ function sendError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
+/** A request header's value; the first of a repeated one. */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Writes a fetch Response to node's response: status, headers, then the body as it comes (an SSE
+ * stream chunk by chunk). When the client goes away first, the body is cancelled, which the SDK's
+ * handler takes as the call's cancellation.
+ */
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  if (res.destroyed) {
+    await response.body?.cancel().catch(() => undefined);
+    return;
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const stop = (): void => void reader.cancel().catch(() => undefined);
+  res.once('close', stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } catch {
+    // The stream broke (its call was cancelled, or the server is closing): end what was sent.
+  } finally {
+    res.off('close', stop);
+    res.end();
+  }
+}
+
 /** How many tools/call requests a POST body carries. */
 function callCountOf(body: unknown): number {
   let count = 0;
@@ -258,6 +304,8 @@ export class McpHttpHandler {
   /** The responses open now. */
   private readonly responses = new Set<ServerResponse>();
   private readonly newSessionId: () => string;
+  /** The SDK's handler of MCP 2026-07-28 requests: each one on its own, by a Server of its own. */
+  private readonly modern: ReturnType<typeof createMcpHandler>;
 
   /**
    * @throws RangeError for an empty token or one with whitespace, a malformed allowed host or
@@ -280,6 +328,14 @@ export class McpHttpHandler {
         `instance must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance)}`,
       );
     this.newSessionId = instance === undefined ? randomUUID : () => `${instance}.${randomUUID()}`;
+    this.modern = createMcpHandler(
+      () => {
+        const server = options.factory();
+        markStateless(server);
+        return server;
+      },
+      { legacy: 'reject', onerror: () => undefined },
+    );
     this.access = new HttpAccess(options);
     this.cors = new HttpCors(options.allowedOrigins);
     this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
@@ -362,6 +418,7 @@ export class McpHttpHandler {
    */
   async close(): Promise<void> {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    await this.modern.close();
     const entries = [...this.sessions.values(), ...this.requestEntries];
     this.sessions.clear();
     this.requestEntries.clear();
@@ -466,6 +523,17 @@ export class McpHttpHandler {
     }
     const ids = requestIdsOf(body);
     const calls = callCountOf(body);
+    const era = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: headerOf(req, 'mcp-protocol-version'),
+      mcpMethodHeader: headerOf(req, 'mcp-method'),
+      mcpNameHeader: headerOf(req, 'mcp-name'),
+      body,
+    });
+    if (era.kind !== 'legacy') {
+      await this.postModern(req, res, text, body, calls, ids);
+      return;
+    }
     const stateless = this.options.stateless === true;
     if (this.draining && (calls > 0 || isInitialize(body) || (stateless && ids.length > 0))) {
       this.refuseDraining(res, ids[0]);
@@ -541,6 +609,46 @@ export class McpHttpHandler {
     await entry.transport.handleRequest(req, res, body);
     // The requests it cancels are aborted now, and will never be answered.
     entry.requests.cancelledBy(body);
+  }
+
+  /**
+   * A POST of MCP 2026-07-28 (a request carrying `_meta["io.modelcontextprotocol/protocolVersion"]`,
+   * or a modern `MCP-Protocol-Version` header): answered on its own by the SDK's handler, with a
+   * Server from the factory made for it alone, as under `stateless`, whatever this handler's mode:
+   * the era has no sessions. The access rules, the admission of calls and the drain apply as to any
+   * POST. A client that closes the response stream before the answer cancels the call.
+   */
+  private async postModern(
+    req: IncomingMessage,
+    res: ServerResponse,
+    text: string,
+    body: unknown,
+    calls: number,
+    ids: readonly RequestId[],
+  ): Promise<void> {
+    if (this.draining && calls > 0) {
+      this.refuseDraining(res, ids[0]);
+      return;
+    }
+    if (!(await this.admit(res, calls, ids))) return;
+    const gone = new AbortController();
+    const leave = (): void => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once('close', leave);
+    if (ids.length > 0) this.responses.add(res);
+    res.once('close', () => this.responses.delete(res));
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const request = new Request(new URL(req.url ?? '/', 'http://localhost'), {
+      method: 'POST',
+      headers,
+      body: text,
+      signal: gone.signal,
+    });
+    const response = await this.modern.fetch(request, { parsedBody: body });
+    await sendResponse(res, response);
   }
 
   /**
