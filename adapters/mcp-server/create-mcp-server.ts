@@ -23,7 +23,9 @@ import {
 } from '../../lib/validation/validation.js';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
-import { clientElicitor } from './client-elicitor.js';
+import { clientElicitor, clientElicits } from './client-elicitor.js';
+import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
+import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
 
@@ -78,6 +80,12 @@ export interface McpServerOptions {
    * life; a proxy's tool set follows its upstream's, so keep it short there.
    */
   listCache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+  /**
+   * How long (ms) a call of MCP 2026-07-28 that asked its client a question is held, running, for
+   * the client's retry with the answer (default {@link DEFAULT_RETRY_TIMEOUT}, 5 minutes); past it
+   * the call is cancelled and a late retry is told to call the tool again. See docs/mcp.md.
+   */
+  retryTimeout?: number;
 }
 
 interface Entry {
@@ -317,6 +325,48 @@ export function createMcpServer(
       // before the validator's depth limit sees them.
       return failure(new ValidationError('', 'arguments are nested too deeply'));
     }
+    if (isModern(server)) {
+      const signing = stateSigningOf(server);
+      const state = ctx.mcpReq.requestState<unknown>();
+      if (state !== undefined) {
+        // A retry: the answers of a held call's questions.
+        const opened = openState(state, signing.key);
+        if (typeof opened === 'string') throw protocolError(ProtocolErrorCode.InvalidParams, opened);
+        if (opened.tool !== name)
+          throw protocolError(
+            ProtocolErrorCode.InvalidParams,
+            `requestState belongs to a call of "${opened.tool}", not "${name}"`,
+          );
+        const call = heldCall(opened.call);
+        if (call === undefined)
+          throw protocolError(
+            ProtocolErrorCode.InvalidParams,
+            `the call this requestState names has ended or expired: call "${name}" again`,
+          );
+        call.deliver(ctx.mcpReq.inputResponses);
+        return call.answer(ctx, signing);
+      }
+      const call = new HeldCall(name, options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT);
+      const served: ServedCall = {
+        tool: entry.tool,
+        validator: entry.validator,
+        call: { id: String(ctx.mcpReq.id), args: text },
+        session: undefined,
+        signal: call.signal,
+        progressToken: call.progressToken,
+        notify: call.notify,
+        // Asked through input_required: only of a client that declared elicitation.
+        elicitor: clientElicits(server) ? call.elicitor : undefined,
+        report,
+        passThrough: entry.tool.remote !== undefined,
+        recorder: options.recorder,
+        maxRecords: options.maxRecords,
+        maxRecordBytes: options.maxRecordBytes,
+        maxQuestions: options.maxQuestions,
+      };
+      void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
+      return call.answer(ctx, signing);
+    }
     const served: ServedCall = {
       tool: entry.tool,
       validator: entry.validator,
@@ -325,11 +375,7 @@ export function createMcpServer(
       signal: ctx.mcpReq.signal,
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: ctx.mcpReq.notify,
-      // MCP 2026-07-28 asks the client through `input_required` results, not elicitation/create:
-      // until then a question of a modern request is declined at once.
-      elicitor: isModern(server)
-        ? undefined
-        : clientElicitor(server, ctx, report, request.params._meta),
+      elicitor: clientElicitor(server, ctx, report, request.params._meta),
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,

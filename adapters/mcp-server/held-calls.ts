@@ -1,0 +1,192 @@
+/**
+ * A served call of MCP 2026-07-28 that asks its client: held, still running, while the client
+ * answers, and carried on by the client's retry.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  CallToolResult,
+  ElicitRequestFormParams,
+  InputRequiredResult,
+  ServerContext,
+  ServerNotification,
+} from '@modelcontextprotocol/server';
+import { Observable } from 'rxjs';
+import type { ElicitResult, Elicitor } from '../../lib/contract.js';
+import { CancelledError } from '../../lib/errors.js';
+import { signState, type StateSigning } from './request-state.js';
+
+/** The default {@link McpServerOptions.retryTimeout}: 5 minutes, in ms. */
+export const DEFAULT_RETRY_TIMEOUT = 5 * 60_000;
+
+/** The calls held in this process, by id: each waits for its client's retry. */
+const held = new Map<string, HeldCall>();
+
+/** The held call a verified state names, if it is still held here. */
+export function heldCall(id: string): HeldCall | undefined {
+  return held.get(id);
+}
+
+/** How many calls are held in this process now. */
+export function heldCallCount(): number {
+  return held.size;
+}
+
+interface Question {
+  readonly params: ElicitRequestFormParams;
+  readonly answer: (result: ElicitResult) => void;
+}
+
+/** A client's answer as the tool sees it; anything that is not an elicitation result, `cancel`. */
+function answerOf(response: unknown): ElicitResult {
+  const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
+  if (action === 'decline' || action === 'cancel') return { action };
+  if (action === 'accept') {
+    if (content === undefined) return { action: 'accept', content: {} };
+    if (typeof content === 'object' && content !== null && !Array.isArray(content))
+      return { action: 'accept', content: content as Record<string, string> };
+  }
+  return { action: 'cancel' };
+}
+
+/**
+ * One served call of a modern request. It runs as any call; when its tool asks a question
+ * (`context.elicit`), the request that speaks for it is answered `input_required` with the
+ * question and a signed `requestState`, and the call goes on running, held here; the client's retry
+ * (the same tool, the answers in `inputResponses`, the state echoed) gives the tool its answer and
+ * speaks for the call from then on: its progress, its next question or its result. So nothing the
+ * tool did before its question runs twice. A call whose retry does not come within `wait` ms is
+ * cancelled (its open question ends with `cancel`); so is one whose client closes the stream of the
+ * request that speaks for it.
+ */
+export class HeldCall {
+  readonly id = randomUUID();
+  private readonly controller = new AbortController();
+  /** The served call's signal: aborts when it is cancelled (see the class). */
+  readonly signal = this.controller.signal;
+  /** The request speaking for the call now. */
+  private ctx: ServerContext | undefined = undefined;
+  private readonly open = new Map<string, Question>();
+  private asked = 0;
+  private result: CallToolResult | undefined = undefined;
+  private wake: (() => void) | undefined = undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private readonly onAbort = (): void => this.cancel();
+
+  constructor(
+    /** The tool's name: a retry must call the same tool. */
+    readonly tool: string,
+    private readonly wait: number,
+  ) {}
+
+  /** A progress token for the served call: `notify` puts in the token of the request of the moment. */
+  readonly progressToken = 'held';
+
+  /** The served call's notifications, to the request speaking for it now (progress: if it asked). */
+  readonly notify = async (notification: ServerNotification): Promise<void> => {
+    const ctx = this.ctx;
+    if (ctx === undefined) return;
+    if (notification.method === 'notifications/progress') {
+      const token = ctx.mcpReq._meta?.progressToken;
+      if (token === undefined) return;
+      await ctx.mcpReq.notify({
+        ...notification,
+        params: { ...notification.params, progressToken: token },
+      });
+      return;
+    }
+    await ctx.mcpReq.notify(notification);
+  };
+
+  /** The served call's elicitor: each question waits for the client's retry. */
+  readonly elicitor: Elicitor = (request) =>
+    new Observable<ElicitResult>((subscriber) => {
+      const key = `q${++this.asked}`;
+      this.open.set(key, {
+        params: {
+          mode: 'form',
+          message: request.message,
+          requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
+        },
+        answer: (result) => {
+          subscriber.next(result);
+          subscriber.complete();
+        },
+      });
+      this.wake?.();
+      return () => this.open.delete(key);
+    });
+
+  /** The served call's result (cancelled ones included). */
+  finish(result: CallToolResult): void {
+    this.result = result;
+    this.wake?.();
+  }
+
+  /** The answers a retry carries, to the questions they answer; others are asked again. */
+  deliver(responses: Readonly<Record<string, unknown>> | undefined): void {
+    if (responses === undefined) return;
+    for (const [key, response] of Object.entries(responses)) {
+      const question = this.open.get(key);
+      if (question === undefined) continue;
+      this.open.delete(key);
+      question.answer(answerOf(response));
+    }
+  }
+
+  /**
+   * Answers the request `ctx` (the first one, or a retry) with the call's result, or with
+   * `input_required` as soon as the call has a question open.
+   */
+  async answer(
+    ctx: ServerContext,
+    signing: StateSigning,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    clearTimeout(this.timer);
+    held.delete(this.id);
+    this.ctx = ctx;
+    const signal = ctx.mcpReq.signal;
+    if (signal.aborted) this.cancel();
+    else signal.addEventListener('abort', this.onAbort);
+    try {
+      for (;;) {
+        if (this.result !== undefined) return this.result;
+        if (this.open.size > 0) return this.hold(signing);
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+      }
+    } finally {
+      signal.removeEventListener('abort', this.onAbort);
+      this.ctx = undefined;
+    }
+  }
+
+  /** Holds the call for the client's retry, and says what the client must answer. */
+  private hold(signing: StateSigning): InputRequiredResult {
+    held.set(this.id, this);
+    this.timer = setTimeout(() => this.cancel(), this.wait);
+    this.timer.unref?.();
+    const inputRequests: InputRequiredResult['inputRequests'] = {};
+    for (const [key, question] of this.open)
+      inputRequests[key] = { method: 'elicitation/create', params: question.params };
+    const state = {
+      call: this.id,
+      tool: this.tool,
+      ...(signing.home === undefined ? {} : { home: signing.home }),
+      expires: Date.now() + this.wait,
+    };
+    return {
+      resultType: 'input_required',
+      inputRequests,
+      requestState: signState(state, signing.key),
+    };
+  }
+
+  /** Cancels the call: its tool's signal aborts, and it is unsubscribed. */
+  private cancel(): void {
+    clearTimeout(this.timer);
+    held.delete(this.id);
+    if (!this.signal.aborted) this.controller.abort(new CancelledError());
+  }
+}
