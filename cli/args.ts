@@ -65,6 +65,10 @@ export interface ServeArgs {
   drainGrace?: number;
   /** With `--http`: the instance name that prefixes the session ids (`--instance`). */
   instance?: string;
+  /** With `--http`: this instance's address for the others, in held calls' states (`--advertise`). */
+  advertise?: string;
+  /** With `--http`: the key that signs held calls' states (`--state-key`; default $AGENTTOOL_STATE_KEY). */
+  stateKey?: string;
   /** With `--http`: Host names accepted besides loopback and the bound address (`--allow-host`). */
   allowHosts: string[];
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
@@ -340,6 +344,24 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         serve.instance = instance;
         break;
       }
+      case '--advertise': {
+        only('serve');
+        const url = value();
+        if (url === undefined || !/^https?:\/\//.test(url) || !URL.canParse(url))
+          throw new UsageError(
+            `--advertise takes this instance's http(s) URL, got ${JSON.stringify(url ?? '')}`,
+          );
+        serve.advertise = url;
+        break;
+      }
+      case '--state-key': {
+        only('serve');
+        const key = value();
+        if (key === undefined || key.length < 32)
+          throw new UsageError('--state-key takes a key of at least 32 characters');
+        serve.stateKey = key;
+        break;
+      }
       case '--allow-host': {
         only('serve');
         const host = value();
@@ -381,6 +403,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     [serve.maxQueued !== undefined, '--max-queued'],
     [serve.drainGrace !== undefined, '--drain-grace'],
     [serve.instance !== undefined, '--instance'],
+    [serve.advertise !== undefined, '--advertise'],
+    [serve.stateKey !== undefined, '--state-key'],
     [serve.allowHosts.length > 0, '--allow-host'],
   ] as const)
     if (set && serve.http === undefined) throw new UsageError(`${name} applies to --http only`);

@@ -33,6 +33,11 @@ usage:
                                             finish while new ones get 503 (default 30000)
                   [--instance <id>]         with --http: session ids read <id>.<uuid>, for a balancer
                                             that routes each session to its instance
+                  [--state-key <key>]       with --http: signs the state of a call held for a client's
+                                            answer; the same on every instance (default:
+                                            $AGENTTOOL_STATE_KEY, else random per process)
+                  [--advertise <url>]       with --http: this instance's URL for the others, which
+                                            forward a held call's retry to it (needs a state key)
                   [--allow-host <name>]...  with --http: accept this Host (the name clients use,
                                             behind a proxy), besides loopback and the bound address
                   [--allow-origin <origin>]...

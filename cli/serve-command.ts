@@ -38,6 +38,12 @@ async function untilSignal(ended: Promise<void>): Promise<NodeJS.Signals | undef
   }
 }
 
+/** $AGENTTOOL_STATE_KEY, when set and not empty. */
+function stateKeyFromEnv(): string | undefined {
+  const key = process.env.AGENTTOOL_STATE_KEY;
+  return key === undefined || key === '' ? undefined : key;
+}
+
 /**
  * Serves until stdin ends (stdio) or until SIGINT, SIGTERM or SIGHUP; resolves to the exit status.
  * On the way out, the process groups its bash calls started are killed and the `--mcp` servers
@@ -81,6 +87,8 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     maxQueuedCalls: args.maxQueued,
     drainGrace: args.drainGrace,
     instance: args.instance,
+    advertise: args.advertise,
+    requestStateKey: args.stateKey ?? stateKeyFromEnv(),
     allowedHosts: args.allowHosts,
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,

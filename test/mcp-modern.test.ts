@@ -15,13 +15,7 @@ import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, tool, type ToolEvent } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
-
-const MODERN = '2026-07-28';
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-};
+import { ENVELOPE, MODERN, postModern } from './support/modern.js';
 
 const steps = tool({
   name: 'steps',
@@ -79,44 +73,6 @@ const TOOLS = [steps, whoAmI, hang, ask];
 
 function textOf(result: unknown): string {
   return (result as { content: { text: string }[] }).content[0]!.text;
-}
-
-/** POSTs one modern JSON-RPC request with the headers the era requires; its answer as JSON. */
-async function postModern(
-  url: URL,
-  method: string,
-  params: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const name: Record<string, string> =
-    typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': method,
-      ...name,
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: { ...params, _meta: ENVELOPE },
-    }),
-  });
-  const text = await response.text();
-  // An SSE answer: its last data line is the response.
-  const data = text.startsWith('{')
-    ? text
-    : text
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-        .at(-1)!;
-  return { status: response.status, body: JSON.parse(data) as Record<string, unknown> };
 }
 
 describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
@@ -290,7 +246,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
     expect(http.activeCalls).to.equal(0);
   });
 
-  it("declines a tool's question from a modern request at once (the era asks through input_required)", async () => {
+  it("declines a tool's question at once when the client did not declare elicitation", async () => {
     const { body } = await postModern(http.url, 'tools/call', { name: 'ask', arguments: {} });
     expect(JSON.parse(textOf(body.result))).to.deep.equal({ action: 'decline' });
   });

@@ -331,7 +331,8 @@ export function createMcpServer(
       if (state !== undefined) {
         // A retry: the answers of a held call's questions.
         const opened = openState(state, signing.key);
-        if (typeof opened === 'string') throw protocolError(ProtocolErrorCode.InvalidParams, opened);
+        if (typeof opened === 'string')
+          throw protocolError(ProtocolErrorCode.InvalidParams, opened);
         if (opened.tool !== name)
           throw protocolError(
             ProtocolErrorCode.InvalidParams,

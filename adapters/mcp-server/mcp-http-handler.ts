@@ -17,6 +17,7 @@ import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './ses
 import { HttpCors, isPreflight } from './http-cors.js';
 import { markStateless } from './stateless-servers.js';
 import { CallAdmission, type Release } from './call-admission.js';
+import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -131,6 +132,21 @@ export interface McpHttpHandlerOptions {
    * ids are bare random UUIDs.
    */
   instance?: string;
+  /**
+   * The key (at least 32 characters) that signs the `requestState` of a held call (MCP 2026-07-28:
+   * a tool that asked its client a question; see docs/mcp.md), the same on every instance behind a
+   * balancer, so that any instance can check a retry's state. Default: a random key of this
+   * process, which only this instance can check.
+   */
+  requestStateKey?: string;
+  /**
+   * This instance's own address for the other instances (e.g. `http://10.0.0.5:8101/mcp`), written
+   * in the signed state of each call it holds. A retry that reaches another instance (a
+   * round-robin balancer) is forwarded there, its answer piped back: the call runs where it began,
+   * and nothing it did runs twice. Needs `requestStateKey`. Default: none, a retry is served where
+   * it lands (behind a balancer, only an instance that holds the call can carry it on).
+   */
+  advertise?: string;
 }
 
 /** The default {@link McpHttpHandlerOptions.maxSessions}. */
@@ -205,6 +221,59 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
     res.off('close', stop);
     res.end();
   }
+}
+
+/** The header of a request one instance forwards to another (see `McpHttpHandler.elsewhere`). */
+const FORWARDED = 'x-agenttool-forwarded';
+
+/** Headers a forwarded request does not carry on: they are the hop's, not the request's. */
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
+/**
+ * Forwards a retry to the instance that holds its call, and pipes the answer back; a client that
+ * goes away cancels the forwarded request too. An instance that cannot be reached is a 502 with a
+ * JSON-RPC error naming it.
+ */
+async function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  text: string,
+  home: string,
+): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && !HOP_HEADERS.has(name))
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  headers.set(FORWARDED, '1');
+  const gone = new AbortController();
+  const leave = (): void => {
+    if (!res.writableFinished) gone.abort();
+  };
+  res.once('close', leave);
+  let response: Response;
+  try {
+    response = await fetch(home, { method: 'POST', headers, body: text, signal: gone.signal });
+  } catch (err) {
+    res.off('close', leave);
+    const cause =
+      err instanceof Error
+        ? ((err.cause as Error | undefined)?.message ?? err.message)
+        : String(err);
+    sendError(
+      res,
+      502,
+      -32603,
+      `the instance that holds this call (${home}) cannot be reached: ${cause}`,
+    );
+    return;
+  }
+  await sendResponse(res, response);
 }
 
 /** How many tools/call requests a POST body carries. */
@@ -306,6 +375,8 @@ export class McpHttpHandler {
   private readonly newSessionId: () => string;
   /** The SDK's handler of MCP 2026-07-28 requests: each one on its own, by a Server of its own. */
   private readonly modern: ReturnType<typeof createMcpHandler>;
+  /** How this endpoint's Servers sign held calls' states, and where they say the calls are. */
+  private readonly signing: StateSigning | undefined;
 
   /**
    * @throws RangeError for an empty token or one with whitespace, a malformed allowed host or
@@ -328,10 +399,28 @@ export class McpHttpHandler {
         `instance must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance)}`,
       );
     this.newSessionId = instance === undefined ? randomUUID : () => `${instance}.${randomUUID()}`;
+    if (options.advertise !== undefined) {
+      const url = URL.canParse(options.advertise) ? new URL(options.advertise) : undefined;
+      if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+        throw new RangeError(
+          `advertise must be an http(s) URL, got ${JSON.stringify(options.advertise)}`,
+        );
+      if (options.requestStateKey === undefined)
+        throw new RangeError('advertise needs requestStateKey, the same on every instance');
+    }
+    const signing =
+      options.requestStateKey === undefined
+        ? undefined
+        : {
+            key: stateKeyOf(options.requestStateKey),
+            ...(options.advertise === undefined ? {} : { home: options.advertise }),
+          };
+    this.signing = signing;
     this.modern = createMcpHandler(
       () => {
         const server = options.factory();
         markStateless(server);
+        if (signing !== undefined) setStateSigning(server, signing);
         return server;
       },
       { legacy: 'reject', onerror: () => undefined },
@@ -626,6 +715,11 @@ export class McpHttpHandler {
     calls: number,
     ids: readonly RequestId[],
   ): Promise<void> {
+    const home = this.elsewhere(req, body);
+    if (home !== undefined) {
+      await forward(req, res, text, home);
+      return;
+    }
     if (this.draining && calls > 0) {
       this.refuseDraining(res, ids[0]);
       return;
@@ -649,6 +743,24 @@ export class McpHttpHandler {
     });
     const response = await this.modern.fetch(request, { parsedBody: body });
     await sendResponse(res, response);
+  }
+
+  /**
+   * Where the call a retry carries on is held, when that is another instance (see
+   * `McpHttpHandlerOptions.advertise`): read from a state whose signature this instance checks.
+   * A request forwarded once is served here whatever it says, so that nothing goes round.
+   */
+  private elsewhere(req: IncomingMessage, body: unknown): string | undefined {
+    const signing = this.signing;
+    if (signing === undefined || req.headers[FORWARDED] !== undefined) return undefined;
+    const { method, params } = (body ?? {}) as { method?: unknown; params?: unknown };
+    if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
+    const state = (params as { requestState?: unknown }).requestState;
+    if (state === undefined) return undefined;
+    const opened = openState(state, signing.key);
+    if (typeof opened === 'string' || opened.home === undefined || opened.home === signing.home)
+      return undefined;
+    return opened.home;
   }
 
   /**

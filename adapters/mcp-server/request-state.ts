@@ -45,7 +45,9 @@ export function stateSigningOf(server: Server): StateSigning {
 /** A key given as text (at least 32 characters) as bytes; a RangeError for a shorter one. */
 export function stateKeyOf(text: string): Uint8Array {
   if (text.length < 32)
-    throw new RangeError('requestStateKey must be at least 32 characters, shared by every instance');
+    throw new RangeError(
+      'requestStateKey must be at least 32 characters, shared by every instance',
+    );
   return Buffer.from(text, 'utf8');
 }
 
@@ -63,8 +65,13 @@ export function signState(state: HeldCallState, key: Uint8Array): string {
  * What a state signed with `key` says, or why it is refused: not one of ours (malformed, or its
  * signature does not match: forged or altered), or expired.
  */
-export function openState(text: unknown, key: Uint8Array, now = Date.now()): HeldCallState | string {
-  if (typeof text !== 'string' || text.length > 4096) return 'requestState is not one this server gave';
+export function openState(
+  text: unknown,
+  key: Uint8Array,
+  now = Date.now(),
+): HeldCallState | string {
+  if (typeof text !== 'string' || text.length > 4096)
+    return 'requestState is not one this server gave';
   const dot = text.indexOf('.');
   if (dot <= 0) return 'requestState is not one this server gave';
   const body = text.slice(0, dot);
