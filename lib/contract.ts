@@ -222,6 +222,12 @@ export interface ElicitRequest {
   readonly message: string;
   /** The form of the answer. */
   readonly schema: ElicitSchema;
+  /**
+   * A name for the question within its call: 1 to 64 letters, digits, `_`, `.` or `-`. Optional;
+   * where a question travels under a name (MCP 2026-07-28's `inputRequests`, a key per question)
+   * it goes under this one, when no other open question of the call has it, else under `q<n>`.
+   */
+  readonly key?: string;
 }
 
 /**

@@ -61,6 +61,8 @@ export function requestError(request: unknown): TypeError | undefined {
     schema.properties === null
   )
     return new TypeError('elicit: the schema must be a flat object schema with properties');
+  if (r.key !== undefined && (typeof r.key !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(r.key)))
+    return new TypeError('elicit: the key must be 1 to 64 letters, digits, _, . or -');
   return undefined;
 }
 

