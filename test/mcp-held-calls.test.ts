@@ -11,7 +11,8 @@ import {
 import { Observable } from 'rxjs';
 import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
-import { rawTool, tool, type ToolEvent } from '../index.js';
+import { rawTool, tool, type ElicitRequest, type ToolEvent } from '../index.js';
+import { CallContext } from '../lib/context.js';
 import { serveCli, type ServingCli } from './support/cli.js';
 import { ASKABLE, MODERN, postModern } from './support/modern.js';
 import { exampleSite, findNginx, freePort, startNginx, type Balancer } from './support/nginx.js';
@@ -28,6 +29,7 @@ const deploy = rawTool({
       let done = false;
       void context
         .elicit({
+          key: 'go',
           message: 'Go ahead?',
           schema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] },
         })
@@ -102,9 +104,10 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
     );
     expect(first.resultType).to.equal('input_required');
     const requests = first.inputRequests as Record<string, { method: string; params: Json }>;
-    expect(Object.keys(requests)).to.deep.equal(['q1']);
-    expect(requests.q1!.method).to.equal('elicitation/create');
-    expect(requests.q1!.params).to.deep.include({ mode: 'form', message: 'Go ahead?' });
+    // Under the key the tool named its question.
+    expect(Object.keys(requests)).to.deep.equal(['go']);
+    expect(requests.go!.method).to.equal('elicitation/create');
+    expect(requests.go!.params).to.deep.include({ mode: 'form', message: 'Go ahead?' });
     expect(first.requestState).to.be.a('string');
 
     const second = resultOf(
@@ -115,7 +118,7 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
           {
             name: 'deploy',
             arguments: {},
-            inputResponses: { q1: { action: 'accept', content: { go: true } } },
+            inputResponses: { go: { action: 'accept', content: { go: true } } },
             requestState: first.requestState,
           },
           {},
@@ -153,6 +156,39 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
     expect(cancelled).to.equal(0);
   });
 
+  it('takes an answer the first request gives ahead of the question, and asks nothing', async () => {
+    await serve();
+    const { body } = await postModern(
+      http.url,
+      'tools/call',
+      {
+        name: 'deploy',
+        arguments: {},
+        inputResponses: { go: { action: 'decline' }, unknown: { action: 'accept', content: {} } },
+      },
+      {},
+      ASKABLE,
+    );
+    const result = resultOf(body);
+    expect(result.resultType).to.equal('complete');
+    expect((result.content as { text: string }[])[0]!.text).to.equal('not deployed: decline');
+    expect(effects).to.equal(1);
+  });
+
+  it('refuses a question whose key is not a name', async () => {
+    const context = new CallContext(
+      { id: 'c1', args: '{}' },
+      { elicitor: () => ({ action: 'decline' }) },
+    );
+    for (const key of ['', 'with space', 'x'.repeat(65), 7])
+      await context
+        .elicit({ key, message: 'm', schema: { type: 'object', properties: {} } } as ElicitRequest)
+        .then(
+          () => expect.fail(`key ${JSON.stringify(key)} was taken`),
+          (err: unknown) => expect(String(err)).to.include('the key must be 1 to 64'),
+        );
+  });
+
   it('refuses a state that was altered, or that names another tool, and resumes nothing', async () => {
     await serve();
     const first = resultOf(
@@ -174,7 +210,7 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
         {
           name: 'plain',
           arguments: {},
-          inputResponses: { q1: { action: 'accept', content: { go: true } } },
+          inputResponses: { go: { action: 'accept', content: { go: true } } },
           requestState: forged,
         },
         {},
@@ -211,7 +247,7 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
       {
         name: 'deploy',
         arguments: {},
-        inputResponses: { q1: { action: 'accept', content: { go: true } } },
+        inputResponses: { go: { action: 'accept', content: { go: true } } },
         requestState: first.requestState,
       },
       {},
