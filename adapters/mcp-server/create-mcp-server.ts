@@ -325,7 +325,10 @@ export function createMcpServer(
       // before the validator's depth limit sees them.
       return failure(new ValidationError('', 'arguments are nested too deeply'));
     }
-    if (isModern(server)) {
+    const modern = isModern(server);
+    // A modern client that declared elicitation may be asked: its calls are held while it answers.
+    // Any other call runs as below, its questions declined at once.
+    if (modern && (clientElicits(server) || ctx.mcpReq.requestState() !== undefined)) {
       const signing = stateSigningOf(server);
       const state = ctx.mcpReq.requestState<unknown>();
       if (state !== undefined) {
@@ -360,8 +363,7 @@ export function createMcpServer(
         signal: call.signal,
         progressToken: call.progressToken,
         notify: call.notify,
-        // Asked through input_required: only of a client that declared elicitation.
-        elicitor: clientElicits(server) ? call.elicitor : undefined,
+        elicitor: call.elicitor,
         report,
         passThrough: entry.tool.remote !== undefined,
         recorder: options.recorder,
@@ -376,11 +378,12 @@ export function createMcpServer(
       tool: entry.tool,
       validator: entry.validator,
       call: { id: String(ctx.mcpReq.id), args: text },
-      session: sessionOf(ctx.sessionId),
+      // MCP 2026-07-28 has no sessions.
+      session: modern ? undefined : sessionOf(ctx.sessionId),
       signal: ctx.mcpReq.signal,
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: ctx.mcpReq.notify,
-      elicitor: clientElicitor(server, ctx, report, request.params._meta),
+      elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
       report,
       passThrough: entry.tool.remote !== undefined,
       recorder: options.recorder,

@@ -6,8 +6,9 @@
  *   SDK's `Client.callTool`: bare, asked for what our client asks (progress and a signal), and
  *   with a progress token alone (what asking for progress costs the SDK's server); all call the
  *   same server (the SDK's `McpServer`, one instance per connection, serving a read-only `echo`).
- * - Server: our adapter (`createMcpServer` serving a `tool()`) against the SDK's
- *   `McpServer.registerTool` serving the same function, both called by the SDK's `Client`.
+ * - Server: our adapter (`createMcpServer` serving a `tool()`) against the SDK's v2
+ *   `McpServer.registerTool` serving the same function, both called by the SDK's v2 `Client`,
+ *   each served by the SDK's era-picking entry: once in MCP 2025-11-25, once in 2026-07-28.
  *
  * The tool is read-only on purpose: after a call of a tool that is not, our client waits up to
  * `notificationGrace` (50 ms) for a list-changed notification, by design, once the server has
@@ -19,6 +20,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import {
+  InMemoryTransport as InMemoryTransportV2,
+  McpServer as McpServerV2,
+} from '@modelcontextprotocol/server';
+import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { connectMcp, type McpRemote } from '../../adapters/mcp-client/index.js';
 import { createMcpServer } from '../../adapters/mcp-server/index.js';
@@ -34,6 +41,55 @@ const ARGS = { text: 'hello' };
 
 function echo(text: string): string {
   return text;
+}
+
+/** The SDK's own server (v2, the line our server runs on) with the SDK's own registration. */
+function sdkServerV2(): McpServerV2 {
+  const server = new McpServerV2(INFO);
+  server.registerTool(
+    'echo',
+    {
+      description: 'Echo the text.',
+      inputSchema: z.object({ text: z.string() }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ text }) => ({ content: [{ type: 'text', text: echo(text) }] }),
+  );
+  return server;
+}
+
+/**
+ * The SDK's v2 client, over an in-memory pair whose server side is served by the SDK's stdio entry
+ * (`serveStdio` with our transport), which picks the era from the client's opening: `modern`
+ * negotiates 2026-07-28 (`server/discover`), otherwise 2025-11-25 (`initialize`).
+ */
+async function v2ClientOf(
+  factory: () => McpServerV2 | ReturnType<typeof createMcpServer>,
+  modern: boolean,
+): Promise<{ client: ClientV2; close: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransportV2.createLinkedPair();
+  const handle = serveEras(factory, { transport: serverSide });
+  const client = new ClientV2(
+    { name: 'bench-client', version: '1.0.0' },
+    modern ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
+  await client.connect(clientSide);
+  if ((client.getProtocolEra() === 'modern') !== modern)
+    throw new Error('the era was not the one asked');
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await handle.close();
+    },
+  };
+}
+
+async function v2Calls(client: ClientV2, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const result = await client.callTool({ name: 'echo', arguments: ARGS });
+    if (result.isError === true) throw new Error('echo failed');
+  }
 }
 
 /** The SDK's own server with the SDK's own registration. */
@@ -159,23 +215,38 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   );
   await Promise.all([ours.close(), plain.close(), alike.close(), tokened.close()]);
 
-  const [toOurs, toSdk] = await Promise.all([
-    sdkClientOf((transport) => createMcpServer(INFO, [echoTool]).connect(transport)),
-    sdkClientOf((transport) => sdkServer().connect(transport)),
-  ]);
-  const [server, sdkServed] = await interleave(
-    [
-      { name: 'createMcpServer', calls: count, clock: 'wall', run: () => sdkCalls(toOurs, count) },
-      {
-        name: 'McpServer.registerTool',
-        calls: count,
-        clock: 'wall',
-        run: () => sdkCalls(toSdk, count),
-      },
-    ],
-    { rounds, warmup },
-  );
-  await Promise.all([toOurs.close(), toSdk.close()]);
+  // The server: ours and the SDK's v2 McpServer, both called by the SDK's v2 client, in each era.
+  const eras = [];
+  for (const modern of [false, true]) {
+    const [toOurs, toSdk] = await Promise.all([
+      v2ClientOf(() => createMcpServer(INFO, [echoTool]), modern),
+      v2ClientOf(sdkServerV2, modern),
+    ]);
+    eras.push(
+      await interleave(
+        [
+          {
+            name: 'createMcpServer',
+            calls: count,
+            clock: 'wall',
+            run: () => v2Calls(toOurs.client, count),
+          },
+          {
+            name: 'McpServer.registerTool',
+            calls: count,
+            clock: 'wall',
+            run: () => v2Calls(toSdk.client, count),
+          },
+        ],
+        { rounds, warmup },
+      ),
+    );
+    await Promise.all([toOurs.close(), toSdk.close()]);
+  }
+  const [[server, sdkServed], [modernServer, sdkModern]] = eras as [
+    [typeof client, typeof client],
+    [typeof client, typeof client],
+  ];
 
   const scenario = '5 MCP in memory';
   const target = { on: 'ratio', max: 1.2, text: '<= 1.2x' } as const;
@@ -185,7 +256,8 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   const rows: Row[] = [];
   for (const [side, ours, base, sideTarget] of [
     ['client', client, sdkClient, bareTarget],
-    ['server', server, sdkServed, target],
+    ['server (2025-11-25)', server, sdkServed, target],
+    ['server (2026-07-28)', modernServer, sdkModern, target],
   ] as const) {
     rows.push(
       row({
