@@ -28,23 +28,38 @@ function messageOf(answer: Answer): {
 }
 
 /** One MCP session over HTTP. */
+/** The per-request `_meta` of MCP 2026-07-28. */
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench-load', version: '1.0.0' },
+};
+
 export class HttpMcpClient {
   private sessionId: string | undefined = undefined;
-  private protocolVersion = '2025-06-18';
+  private protocolVersion: string;
   private nextId = 1;
 
+  /**
+   * `modern`: MCP 2026-07-28, no initialize and no session; every call carries the per-request
+   * `_meta` and the `Mcp-Method`/`Mcp-Name` headers. Otherwise 2025-06-18 in a session.
+   */
   constructor(
     private readonly url: URL,
     private readonly agent: Agent,
-  ) {}
+    private readonly modern = false,
+  ) {
+    this.protocolVersion = modern ? '2026-07-28' : '2025-06-18';
+  }
 
-  private post(message: object): Promise<Answer> {
+  private post(message: object, extra: Record<string, string> = {}): Promise<Answer> {
     const body = JSON.stringify(message);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'content-length': String(Buffer.byteLength(body)),
       'mcp-protocol-version': this.protocolVersion,
+      ...extra,
     };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     return new Promise((resolve, reject) => {
@@ -68,6 +83,7 @@ export class HttpMcpClient {
 
   /** Opens the session: initialize, then the initialized notification. */
   async initialize(): Promise<void> {
+    if (this.modern) return;
     const answer = await this.post({
       jsonrpc: '2.0',
       id: this.nextId++,
@@ -89,12 +105,22 @@ export class HttpMcpClient {
 
   /** Calls a tool; rejects on an HTTP error, a JSON-RPC error or an isError result. */
   async call(name: string, args: object): Promise<void> {
-    const answer = await this.post({
-      jsonrpc: '2.0',
-      id: this.nextId++,
-      method: 'tools/call',
-      params: { name, arguments: args },
-    });
+    const answer = this.modern
+      ? await this.post(
+          {
+            jsonrpc: '2.0',
+            id: this.nextId++,
+            method: 'tools/call',
+            params: { name, arguments: args, _meta: MODERN_META },
+          },
+          { 'mcp-method': 'tools/call', 'mcp-name': name },
+        )
+      : await this.post({
+          jsonrpc: '2.0',
+          id: this.nextId++,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        });
     if (answer.status !== 200) throw new Error(`tools/call: HTTP ${answer.status}`);
     const message = messageOf(answer);
     if (

@@ -4,6 +4,9 @@
  *
  *   node --import tsx bench/http-server.ts adapter   # serveHttp + createMcpServer(exampleTools)
  *   node --import tsx bench/http-server.ts sdk       # McpServer + StreamableHTTPServerTransport
+ *   node --import tsx bench/http-server.ts sdk-modern  # McpServer behind createMcpHandler (2026-07-28)
+ *
+ * The SDK's servers are its v2 line (`@modelcontextprotocol/server`), which our server runs on.
  *
  * Prints `READY <url>` once listening; exits when its stdin closes (its parent went away).
  *
@@ -12,9 +15,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport,
+  toNodeHandler,
+} from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { exampleTools, TINY_PNG } from '../examples/mcp-tools.js';
@@ -29,7 +34,7 @@ function sdkExampleServer(): McpServer {
     {
       title: 'Upper case',
       description: 'Return the text in upper case.',
-      inputSchema: { text: z.string().describe('The text to convert') },
+      inputSchema: z.object({ text: z.string().describe('The text to convert') }),
       annotations: { title: 'Upper case', readOnlyHint: true, idempotentHint: true },
     },
     ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }),
@@ -38,10 +43,10 @@ function sdkExampleServer(): McpServer {
     'add',
     {
       description: 'Add two numbers.',
-      inputSchema: {
+      inputSchema: z.object({
         a: z.number().describe('The first number'),
         b: z.number().describe('The second number'),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     ({ a, b }) => ({ content: [{ type: 'text', text: JSON.stringify({ sum: a + b }) }] }),
@@ -114,8 +119,14 @@ if (mode === 'adapter') {
   const server = sdkHttpServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+} else if (mode === 'sdk-modern') {
+  // The SDK's entry for MCP 2026-07-28: each request answered by a server of its own.
+  const handler = toNodeHandler(createMcpHandler(() => sdkExampleServer()));
+  const server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 } else {
-  throw new Error('usage: http-server.ts adapter|sdk');
+  throw new Error('usage: http-server.ts adapter|sdk|sdk-modern');
 }
 process.stdout.write(`READY ${url}\n`);
 process.stdin.resume();

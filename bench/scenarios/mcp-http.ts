@@ -1,8 +1,9 @@
 /**
- * Scenario 6, Streamable HTTP on loopback: 16 clients, each in its own session, call the example
- * tools (`upper` and `add` in turn) one call at a time for a fixed time, against the served
- * example tools (`serveHttp` + `createMcpServer`) and against the same tools registered on the
- * SDK's `McpServer` behind its `StreamableHTTPServerTransport`. Each server runs in a child
+ * Scenario 6, Streamable HTTP on loopback: 16 clients call the example tools (`upper` and `add` in
+ * turn) one call at a time for a fixed time, against the served example tools (`serveHttp` +
+ * `createMcpServer`) and against the same tools registered on the SDK's v2 `McpServer`: in MCP
+ * 2025-11-25 each client in its own session (the SDK behind its `StreamableHTTPServerTransport`),
+ * in 2026-07-28 without sessions (the SDK behind `createMcpHandler`). Each server runs in a child
  * process; both run for the whole scenario and are driven in alternate rounds. Reports calls per
  * second and the median and p99 latency of each.
  *
@@ -29,7 +30,7 @@ interface Running {
   readonly child: ChildProcess;
 }
 
-function start(mode: 'adapter' | 'sdk'): Promise<Running> {
+function start(mode: 'adapter' | 'sdk' | 'sdk-modern'): Promise<Running> {
   const loader = COMPILED ? [] : ['--import', 'tsx'];
   const child = spawn(process.execPath, [...loader, SERVER, mode], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -57,9 +58,12 @@ function stop(running: Running): Promise<void> {
   });
 }
 
-async function clientsOf(url: URL): Promise<{ clients: HttpMcpClient[]; agent: Agent }> {
+async function clientsOf(
+  url: URL,
+  modern: boolean,
+): Promise<{ clients: HttpMcpClient[]; agent: Agent }> {
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const clients = Array.from({ length: CLIENTS }, () => new HttpMcpClient(url, agent));
+  const clients = Array.from({ length: CLIENTS }, () => new HttpMcpClient(url, agent, modern));
   await Promise.all(clients.map((client) => client.initialize()));
   return { clients, agent };
 }
@@ -72,13 +76,18 @@ function merge(results: readonly LoadResult[]): LoadResult {
   };
 }
 
-/** Runs scenario 6 and returns its rows. */
-export async function mcpHttpScenario(scale: Scale): Promise<Row[]> {
+/** One era: ours and the SDK's server driven in alternate rounds; the rows of the comparison. */
+async function compare(
+  scale: Scale,
+  era: '2025-11-25' | '2026-07-28',
+  baseline: 'sdk' | 'sdk-modern',
+): Promise<Row[]> {
   const seconds = scale.httpSeconds;
   const rounds = Math.max(1, Math.round(seconds / 2.5));
-  const servers = await Promise.all([start('adapter'), start('sdk')]);
+  const modern = era === '2026-07-28';
+  const servers = await Promise.all([start('adapter'), start(baseline)]);
   try {
-    const sides = await Promise.all(servers.map((server) => clientsOf(server.url)));
+    const sides = await Promise.all(servers.map((server) => clientsOf(server.url, modern)));
     // A short warm-up of each, untimed, so neither side's first round pays its JIT.
     for (const side of sides) await drive(side.clients, Math.min(1, seconds / 4));
     const results: LoadResult[][] = [[], []];
@@ -91,29 +100,39 @@ export async function mcpHttpScenario(scale: Scale): Promise<Row[]> {
     for (const side of sides) side.agent.destroy();
     const [adapter, sdk] = results.map(merge);
     const scenario = '6 MCP over HTTP';
-    const name = `${CLIENTS} clients, ${seconds} s each`;
+    const name = `${era}, ${CLIENTS} ${modern ? 'clients without sessions' : 'sessions'}, ${seconds} s each`;
     const rate = (r: LoadResult) => r.calls / r.seconds;
+    const label = modern ? 'McpServer (createMcpHandler)' : 'McpServer';
     return [
       row({
         scenario,
         name: `${name}: throughput`,
         ours: { label: 'serveHttp', value: rate(adapter), unit: 'calls/s' },
-        baseline: { label: 'McpServer', value: rate(sdk), unit: 'calls/s' },
+        baseline: { label, value: rate(sdk), unit: 'calls/s' },
+        ...(modern ? { target: { on: 'ratio', max: 1.2, text: '<= 1.2x' } as const } : {}),
       }),
       row({
         scenario,
         name: `${name}: median latency`,
         ours: { label: 'serveHttp', value: quantile(adapter.latencies, 0.5), unit: 'ms' },
-        baseline: { label: 'McpServer', value: quantile(sdk.latencies, 0.5), unit: 'ms' },
+        baseline: { label, value: quantile(sdk.latencies, 0.5), unit: 'ms' },
       }),
       row({
         scenario,
         name: `${name}: p99 latency`,
         ours: { label: 'serveHttp', value: quantile(adapter.latencies, 0.99), unit: 'ms' },
-        baseline: { label: 'McpServer', value: quantile(sdk.latencies, 0.99), unit: 'ms' },
+        baseline: { label, value: quantile(sdk.latencies, 0.99), unit: 'ms' },
       }),
     ];
   } finally {
     await Promise.all(servers.map(stop));
   }
+}
+
+/** Runs scenario 6 and returns its rows: MCP 2025-11-25 in sessions, then 2026-07-28 without. */
+export async function mcpHttpScenario(scale: Scale): Promise<Row[]> {
+  return [
+    ...(await compare(scale, '2025-11-25', 'sdk')),
+    ...(await compare(scale, '2026-07-28', 'sdk-modern')),
+  ];
 }
