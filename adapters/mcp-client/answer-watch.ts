@@ -4,12 +4,8 @@
  *
  * @module
  */
-import type {
-  FetchLike,
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import { oneLine } from '../../lib/errors.js';
 
 /** The JSON-RPC error code of a request whose response ended before its answer. */

@@ -7,15 +7,13 @@
  *
  * @module
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  LoggingMessageNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type Implementation,
-  type LoggingMessageNotification,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
+import type {
+  Implementation,
+  LoggingMessageNotification,
+  Tool as McpTool,
+} from '@modelcontextprotocol/client';
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
@@ -193,10 +191,10 @@ export class McpRemote {
       report: (error) => options.onerror?.(error),
     };
     // A notification that came before this point is reflected by the first list, fetched after.
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (!this.closed) this.refreshes.notified();
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
+    client.setNotificationHandler('notifications/message', (notification) =>
       this.log(notification.params),
     );
     if (options.elicitor !== false) answerQuestions(client, this.inFlight, options.elicitor);
@@ -306,7 +304,11 @@ export class McpRemote {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
+      // One page a request: the SDK's listTools() without a cursor would walk every page itself.
+      const page = await this.client.request({
+        method: 'tools/list',
+        params: cursor === undefined ? {} : { cursor },
+      });
       pages++;
       if (found.length + page.tools.length > maxTools)
         throw new Error(`tools/list: more than ${maxTools} tools (maxTools)`);

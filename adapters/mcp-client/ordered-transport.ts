@@ -4,11 +4,8 @@
  *
  * @module
  */
-import type {
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
 import { repaired } from './response-faults.js';
 
 /**
@@ -131,11 +128,26 @@ export class OrderedTransport implements Transport {
     return this.inner.start();
   }
 
+  /** Calls cancelled before their request was sent, by token: the reason of each. */
+  private readonly withdrawn = new Map<string, string>();
+
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.routed.size > 0) {
+    if (this.routed.size > 0 || this.withdrawn.size > 0) {
       const token = callToken(message);
       const call = typeof token === 'string' ? this.routed.get(token) : undefined;
       if (call !== undefined) call.requestId = (message as { id: string | number }).id;
+      const reason = typeof token === 'string' ? this.withdrawn.get(token) : undefined;
+      if (reason !== undefined) {
+        // Cancelled before it went out: it never does, and the SDK's request settles at once.
+        this.withdrawn.delete(token as string);
+        const id = (message as { id: string | number }).id;
+        this.deliver({
+          kind: 'message',
+          message: { jsonrpc: '2.0', id, error: { code: -32800, message: reason } },
+          extra: undefined,
+        });
+        return Promise.resolve();
+      }
     }
     return this.inner.send(message, options);
   }
@@ -159,13 +171,17 @@ export class OrderedTransport implements Transport {
   /**
    * Cancels the routed call given `token`: stops routing its progress, tells the server (MCP's
    * `notifications/cancelled` with `reason`) and settles the SDK's request with an error, which
-   * the caller ignores. A call whose request has not been sent is only unrouted.
+   * the caller ignores. A call whose request has not been sent yet is withdrawn: it is never sent.
    */
   cancel(token: string, reason: string): void {
     const call = this.routed.get(token);
     this.routed.delete(token);
     const requestId = call?.requestId;
-    if (requestId === undefined) return;
+    if (requestId === undefined) {
+      // Not sent yet (the SDK sends a request after some work of its own): it never will be.
+      if (call !== undefined) this.withdrawn.set(token, reason);
+      return;
+    }
     const notice: JSONRPCMessage = {
       jsonrpc: '2.0',
       method: 'notifications/cancelled',

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   CallToolResult,
   LoggingMessageNotification,
   Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { Observable, type Subscriber } from 'rxjs';
 import { CancelledError, RecordError, ValidationError } from '../../lib/errors.js';
 import type { Recordable } from '../../lib/records.js';
@@ -251,7 +251,6 @@ class RemoteCall implements InFlightCall, RoutedCall {
     connection.client
       .callTool(
         { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
-        undefined,
         SDK_OPTIONS,
       )
       .then(
@@ -296,7 +295,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
   timeOut(): void {
     if (this.done) return;
     const timeout = this.connection.deadlines.timeout;
-    const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout });
+    const error = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
     this.connection.router.cancel(this.token, String(error));
     this.fail(callError(this.tool, error));
   }

@@ -45,15 +45,39 @@ export function closedError(tool = ''): McpCallError {
   return new McpCallError(tool, 'mcp: connection closed');
 }
 
-/** The first issue of a schema error (the SDK's check of a result), as one short phrase. */
+/** The issues of a schema error (the SDK's check of a result): on it, or in its message. */
+function issuesOf(cause: unknown): unknown {
+  const own = (cause as { issues?: unknown } | null)?.issues;
+  if (own !== undefined) return own;
+  const message = (cause as { message?: unknown } | null)?.message;
+  // The SDK's v2 line writes them into its message: `Invalid result for tools/call: [...]`.
+  const listed =
+    typeof message === 'string' ? /^Invalid result for [^:]+: (\[[\s\S]*\])$/.exec(message) : null;
+  if (listed === null) return undefined;
+  try {
+    return JSON.parse(listed[1]!) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A cause as one short phrase: the first issue of a schema error (`invalid result: <path>:
+ * <problem>`), a JSON-RPC error with its code (`MCP error <code>: <message>`), else its message.
+ */
 function describeCause(cause: unknown): string {
-  const issues = (cause as { issues?: unknown } | null)?.issues;
+  const issues = issuesOf(cause);
   if (Array.isArray(issues) && issues.length > 0) {
     const issue = issues[0] as { path?: unknown; message?: unknown };
     const path = Array.isArray(issue.path) ? issue.path.join('.') : '';
     return `invalid result: ${path === '' ? '' : `${path}: `}${String(issue.message)}`;
   }
-  return oneLine(describeThrown(cause));
+  const text = oneLine(describeThrown(cause));
+  const code = (cause as { code?: unknown } | null)?.code;
+  // The peer's JSON-RPC error (the SDK's ProtocolError): its code says what kind.
+  if (typeof code === 'number' && !text.startsWith('MCP error '))
+    return `MCP error ${code}: ${text}`;
+  return text;
 }
 
 /**
