@@ -22,7 +22,7 @@ import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
-import { OrderedTransport } from './ordered-transport.js';
+import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
@@ -332,7 +332,7 @@ export class McpRemote {
       const named = remoteNameProblem(definition.name);
       const problem =
         named === undefined
-          ? valueDeeperThan(definition, MAX_SCHEMA_DEPTH)
+          ? definition._meta?.[TOO_DEEP] === true || valueDeeperThan(definition, MAX_SCHEMA_DEPTH)
             ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
             : undefined
           : `its name ${named}`;

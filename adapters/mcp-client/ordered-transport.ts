@@ -6,6 +6,7 @@
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
+import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { repaired } from './response-faults.js';
 
 /**
@@ -58,6 +59,34 @@ function isResponse(message: JSONRPCMessage): boolean {
   return !('method' in message);
 }
 
+/** The `_meta` key of a listed tool that stands in for one nested too deep to read. */
+export const TOO_DEEP = 'io.agenttool/too-deep';
+
+/**
+ * A tools/list result whose tools nest deeper than {@link MAX_SCHEMA_DEPTH} levels, with each such
+ * tool replaced by a shallow stand-in that keeps its name and says why (`_meta[TOO_DEEP]`): the
+ * SDK checks a result against MCP's schema by recursion, which a definition thousands of levels
+ * deep overflows, failing the whole listing. The stand-in is left out of the list, and reported
+ * (see `McpRemote`).
+ */
+function shallowTools(message: JSONRPCMessage): JSONRPCMessage {
+  const result = (message as { result?: unknown }).result;
+  if (typeof result !== 'object' || result === null) return message;
+  const tools = (result as { tools?: unknown }).tools;
+  if (!Array.isArray(tools) || !tools.some((tool) => valueDeeperThan(tool, MAX_SCHEMA_DEPTH)))
+    return message;
+  const shallow = tools.map((tool: unknown) => {
+    if (!valueDeeperThan(tool, MAX_SCHEMA_DEPTH)) return tool;
+    const name = (tool as { name?: unknown } | null)?.name;
+    return {
+      name: typeof name === 'string' ? name : '',
+      inputSchema: { type: 'object' },
+      _meta: { [TOO_DEEP]: true },
+    };
+  });
+  return { ...message, result: { ...result, tools: shallow } } as JSONRPCMessage;
+}
+
 /**
  * Delivers the inner transport's messages in order, and routes the progress of the calls it was
  * given ({@link OrderedTransport.route}) itself.
@@ -108,7 +137,7 @@ export class OrderedTransport implements Transport {
   constructor(readonly inner: Transport) {
     inner.onmessage = (message, extra) => {
       if (this.routed.size > 0 && this.routeProgress(message)) return;
-      this.receive({ kind: 'message', message: repaired(message), extra });
+      this.receive({ kind: 'message', message: shallowTools(repaired(message)), extra });
     };
     inner.onclose = () => this.receive({ kind: 'close' });
     inner.onerror = (error) => {
