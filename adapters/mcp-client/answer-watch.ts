@@ -166,7 +166,12 @@ export class AnswerWatch {
         return inner.sessionId;
       },
       setProtocolVersion: (version: string) => inner.setProtocolVersion?.(version),
-    };
+      // MCP 2026-07-28: a request ends by closing its own stream, which the SDK does only for a
+      // transport that says it has one.
+      get hasPerRequestStream() {
+        return (inner as { hasPerRequestStream?: boolean }).hasPerRequestStream;
+      },
+    } as Transport & { hasPerRequestStream?: boolean | undefined };
     const terminate = (inner as { terminateSession?: () => Promise<void> }).terminateSession;
     if (typeof terminate === 'function') outer.terminateSession = () => terminate.call(inner);
     inner.onmessage = (message, extra) => {

@@ -13,6 +13,7 @@ import type {
   Implementation,
   LoggingMessageNotification,
   Tool as McpTool,
+  VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
@@ -120,6 +121,15 @@ export interface McpClientOptions {
    * default; Infinity, no bound.
    */
   maxTools?: number;
+  /**
+   * Which revision of MCP to speak, as the SDK's client takes it: `{ mode: 'auto' }` asks the
+   * server with `server/discover` and speaks 2026-07-28 to one that offers it, 2025-11-25 to any
+   * other; `{ mode: 'legacy' }` opens with `initialize` (2025-11-25); `{ mode: { pin: '2026-07-28' } }`
+   * speaks that revision or fails. Default: `auto`, except over stdio (a child process), where it
+   * is `legacy`: every server that serves 2025-11-25 answers it, while a server that ignores an
+   * unknown first request would keep an `auto` client waiting for its probe's timeout.
+   */
+  versionNegotiation?: VersionNegotiationOptions;
 }
 
 const DEFAULT_GRACE = 50;
@@ -141,6 +151,11 @@ export class McpRemote {
   readonly serverInfo: Implementation;
   /** The server's instructions for the model, if it gave any. */
   readonly instructions: string | undefined;
+  /**
+   * The revision of MCP this connection speaks: `2026-07-28` with a server that offers it
+   * (`server/discover`), else the one `initialize` agreed (`2025-11-25` or earlier).
+   */
+  readonly protocolVersion: string;
   /**
    * The tool list: the current list on subscription, then each refreshed list (after a
    * tools/list_changed notification, or {@link McpRemote.refresh}). A tool whose definition did
@@ -169,6 +184,7 @@ export class McpRemote {
     this.client = client;
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
     this.instructions = client.getInstructions();
+    this.protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
     this.tools$ = this.list.asObservable();
     this.sequential = new Set(options.sequential ?? []);
     const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
@@ -189,6 +205,7 @@ export class McpRemote {
       settle: (readOnly) => this.refreshes.afterCall(readOnly),
       serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
       report: (error) => options.onerror?.(error),
+      modern: client.getProtocolEra() === 'modern',
     };
     // A notification that came before this point is reflected by the first list, fetched after.
     client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -425,6 +442,11 @@ function given(value: unknown): string {
   return 'an object without start, send and close';
 }
 
+/** Whether `transport` talks to a child process over stdio (the SDK's stdio transport has a pid). */
+function isStdio(transport: Transport): boolean {
+  return 'pid' in transport;
+}
+
 /**
  * Opens one MCP session over `transport` and lists the server's tools. Resolves with the
  * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
@@ -465,6 +487,9 @@ export async function connectMcp(
   const ordered = new OrderedTransport(transport);
   const client = new Client(options.clientInfo ?? CLIENT_INFO, {
     capabilities: options.elicitor === false ? {} : { ...ELICITATION_CAPABILITY },
+    versionNegotiation: options.versionNegotiation ?? {
+      mode: isStdio(transport) ? 'legacy' : 'auto',
+    },
   });
   if (options.onerror !== undefined) client.onerror = options.onerror;
   let roots: ReturnType<typeof offerRoots> | undefined;

@@ -153,6 +153,14 @@ export class OrderedTransport implements Transport {
     return this.inner.sessionId;
   }
 
+  /**
+   * Whether each request has a stream of its own (Streamable HTTP): in MCP 2026-07-28 the SDK then
+   * ends a cancelled request by closing its stream rather than sending `notifications/cancelled`.
+   */
+  get hasPerRequestStream(): boolean | undefined {
+    return (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream;
+  }
+
   start(): Promise<void> {
     return this.inner.start();
   }
