@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { AnswerWatch } from '../adapters/mcp-client/answer-watch.js';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import type { Tool } from '../index.js';

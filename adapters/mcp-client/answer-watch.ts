@@ -169,9 +169,9 @@ export class AnswerWatch {
       // MCP 2026-07-28: a request ends by closing its own stream, which the SDK does only for a
       // transport that says it has one.
       get hasPerRequestStream() {
-        return (inner as { hasPerRequestStream?: boolean }).hasPerRequestStream;
+        return (inner as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
       },
-    } as Transport & { hasPerRequestStream?: boolean | undefined };
+    } as Transport & { hasPerRequestStream: boolean };
     const terminate = (inner as { terminateSession?: () => Promise<void> }).terminateSession;
     if (typeof terminate === 'function') outer.terminateSession = () => terminate.call(inner);
     inner.onmessage = (message, extra) => {

@@ -157,8 +157,8 @@ export class OrderedTransport implements Transport {
    * Whether each request has a stream of its own (Streamable HTTP): in MCP 2026-07-28 the SDK then
    * ends a cancelled request by closing its stream rather than sending `notifications/cancelled`.
    */
-  get hasPerRequestStream(): boolean | undefined {
-    return (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream;
+  get hasPerRequestStream(): boolean {
+    return (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
   }
 
   start(): Promise<void> {

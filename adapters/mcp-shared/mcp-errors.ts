@@ -61,6 +61,17 @@ function issuesOf(cause: unknown): unknown {
   }
 }
 
+/** The message of the JSON-RPC error a response body holds, if it holds one. */
+function jsonRpcMessageOf(body: string): string | undefined {
+  if (body.length > 65_536) return undefined;
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } } | null)?.error?.message;
+    return typeof message === 'string' ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A cause as one short phrase: the first issue of a schema error (`invalid result: <path>:
  * <problem>`), a JSON-RPC error with its code (`MCP error <code>: <message>`), else its message.
@@ -72,7 +83,12 @@ function describeCause(cause: unknown): string {
     const path = Array.isArray(issue.path) ? issue.path.join('.') : '';
     return `invalid result: ${path === '' ? '' : `${path}: `}${String(issue.message)}`;
   }
-  const text = oneLine(describeThrown(cause));
+  let text = oneLine(describeThrown(cause));
+  // An HTTP error the SDK read the body of (a 401, a 503): the server's own words, when it gave a
+  // JSON-RPC error there.
+  const body = (cause as { data?: { text?: unknown } } | null)?.data?.text;
+  const said = typeof body === 'string' ? jsonRpcMessageOf(body) : undefined;
+  if (said !== undefined && !text.includes(said)) text = `${text}: ${oneLine(said)}`;
   const code = (cause as { code?: unknown } | null)?.code;
   // The peer's JSON-RPC error (the SDK's ProtocolError): its code says what kind.
   if (typeof code === 'number' && !text.startsWith('MCP error '))
