@@ -55,7 +55,9 @@ function countingFetch(counts: Map<string, number>): FetchLike {
 async function open(url: URL, counts: Map<string, number>): Promise<Slot> {
   const watch = new AnswerWatch(countingFetch(counts));
   const transport = watch.wrap(new StreamableHTTPClientTransport(url, { fetch: watch.fetch }));
-  return { remote: await connectMcp(transport), transport };
+  // Sessions (what the affine configuration routes by) are MCP 2025-11-25's.
+  const remote = await connectMcp(transport, { versionNegotiation: { mode: 'legacy' } });
+  return { remote, transport };
 }
 
 function slowCount(slot: Slot): Tool {

@@ -19,7 +19,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
-import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
+import { closedError, describeCause, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
@@ -503,6 +503,6 @@ export async function connectMcp(
   } catch (err) {
     roots?.close();
     await client.close().catch(() => undefined);
-    throw new McpCallError('', `mcp: connect: ${oneLine(describeThrown(err))}`, err);
+    throw new McpCallError('', `mcp: connect: ${describeCause(err)}`, err);
   }
 }

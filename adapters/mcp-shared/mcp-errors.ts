@@ -76,7 +76,7 @@ function jsonRpcMessageOf(body: string): string | undefined {
  * A cause as one short phrase: the first issue of a schema error (`invalid result: <path>:
  * <problem>`), a JSON-RPC error with its code (`MCP error <code>: <message>`), else its message.
  */
-function describeCause(cause: unknown): string {
+export function describeCause(cause: unknown): string {
   const issues = issuesOf(cause);
   if (Array.isArray(issues) && issues.length > 0) {
     const issue = issues[0] as { path?: unknown; message?: unknown };
