@@ -10,7 +10,7 @@ import { UsageError } from './usage-error.js';
 export const MCP_SERVER_SDK = '@modelcontextprotocol/server';
 
 /** The SDK's package the MCP client adapter (`--mcp`, `--mcp-url`) is built on. */
-export const MCP_CLIENT_SDK = '@modelcontextprotocol/sdk';
+export const MCP_CLIENT_SDK = '@modelcontextprotocol/client';
 
 /** Whether `err` is Node's failure to find a package of the SDK. */
 function sdkMissing(err: unknown): boolean {

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { AnswerWatch } from '../adapters/mcp-client/answer-watch.js';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import type { Tool } from '../index.js';
@@ -52,7 +55,9 @@ function countingFetch(counts: Map<string, number>): FetchLike {
 async function open(url: URL, counts: Map<string, number>): Promise<Slot> {
   const watch = new AnswerWatch(countingFetch(counts));
   const transport = watch.wrap(new StreamableHTTPClientTransport(url, { fetch: watch.fetch }));
-  return { remote: await connectMcp(transport), transport };
+  // Sessions (what the affine configuration routes by) are MCP 2025-11-25's.
+  const remote = await connectMcp(transport, { versionNegotiation: { mode: 'legacy' } });
+  return { remote, transport };
 }
 
 function slowCount(slot: Slot): Tool {

@@ -148,7 +148,10 @@ describe('agenttool serve: limits and schemas from elsewhere', function () {
     const served = serveCli(['--max-sessions', '1']);
     try {
       const url = await served.url;
-      const remote = await connectMcp(httpTransport(url.href));
+      // A session is MCP 2025-11-25's: this client opens one.
+      const remote = await connectMcp(httpTransport(url.href), {
+        versionNegotiation: { mode: 'legacy' },
+      });
       try {
         const refused = await post(url, initializeRequest).reply;
         expect(refused.status).to.equal(503);

@@ -28,7 +28,7 @@ describe('agenttool without the MCP SDK installed', function () {
   });
 
   const server = '@modelcontextprotocol/server';
-  const client = '@modelcontextprotocol/sdk';
+  const client = '@modelcontextprotocol/client';
   for (const [what, sdk, args] of [
     ['agenttool serve', server, ['serve']],
     ['agenttool serve', server, ['serve', '--http', '0']],

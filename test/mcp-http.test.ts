@@ -40,8 +40,10 @@ describe('MCP over Streamable HTTP on loopback', function () {
   let http: McpHttpServer;
   const opened: McpRemote[] = [];
   const open = async (name: string): Promise<McpRemote> => {
+    // Sessions are MCP 2025-11-25's: these clients open one (MCP 2026-07-28 has none).
     const remote = await connectMcp(httpTransport(http.url), {
       clientInfo: { name, version: '1.0.0' },
+      versionNegotiation: { mode: 'legacy' },
     });
     opened.push(remote);
     return remote;

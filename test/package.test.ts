@@ -124,11 +124,17 @@ describe('the package', function () {
       peerDependencies: Record<string, string>;
       peerDependenciesMeta: Record<string, { optional?: boolean }>;
     };
-    for (const peer of ['zod', 'rxjs', '@modelcontextprotocol/sdk']) {
+    const sdk = [
+      '@modelcontextprotocol/client',
+      '@modelcontextprotocol/server',
+      '@modelcontextprotocol/core',
+      '@modelcontextprotocol/node',
+    ];
+    for (const peer of ['zod', 'rxjs', ...sdk]) {
       expect(pkg.dependencies, peer).to.not.have.property(peer);
       expect(pkg.peerDependencies, peer).to.have.property(peer);
     }
-    expect(pkg.peerDependenciesMeta['@modelcontextprotocol/sdk']?.optional).to.equal(true);
+    for (const peer of sdk) expect(pkg.peerDependenciesMeta[peer]?.optional, peer).to.equal(true);
     expect(pkg.peerDependenciesMeta['zod']).to.equal(undefined);
   });
 });

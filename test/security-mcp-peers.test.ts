@@ -110,7 +110,10 @@ async function hostilePeer(): Promise<Peer> {
     } else if (m.method === 'tools/call') {
       const params = m.params as { name: string; _meta?: { progressToken?: unknown } };
       behaviours[params.name]!(m.id!, params._meta?.progressToken, send);
-    }
+    } else if (m.id !== undefined)
+      // Hostile in its answers to calls, not in its handshake: it knows no other method (the
+      // client's server/discover included), as JSON-RPC says.
+      send({ id: m.id, error: { code: -32601, message: 'Method not found' } });
   };
   await serverSide.start();
   const errors: Error[] = [];

@@ -4,12 +4,8 @@
  *
  * @module
  */
-import type {
-  FetchLike,
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import { oneLine } from '../../lib/errors.js';
 
 /** The JSON-RPC error code of a request whose response ended before its answer. */
@@ -170,7 +166,12 @@ export class AnswerWatch {
         return inner.sessionId;
       },
       setProtocolVersion: (version: string) => inner.setProtocolVersion?.(version),
-    };
+      // MCP 2026-07-28: a request ends by closing its own stream, which the SDK does only for a
+      // transport that says it has one.
+      get hasPerRequestStream() {
+        return (inner as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
+      },
+    } as Transport & { hasPerRequestStream: boolean };
     const terminate = (inner as { terminateSession?: () => Promise<void> }).terminateSession;
     if (typeof terminate === 'function') outer.terminateSession = () => terminate.call(inner);
     inner.onmessage = (message, extra) => {

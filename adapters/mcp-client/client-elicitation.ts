@@ -4,11 +4,8 @@
  *
  * @module
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ElicitRequestSchema,
-  type ElicitResult as McpElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { ElicitResult as McpElicitResult } from '@modelcontextprotocol/client';
 import { firstValueFrom, isObservable } from 'rxjs';
 import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from '../../lib/contract.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
@@ -63,7 +60,7 @@ export function answerQuestions(
   inFlight: ReadonlySet<InFlightCall>,
   fallback: Elicitor | undefined,
 ): void {
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params;
     if (params.mode === 'url') return DECLINE;
     const question: ElicitRequest = {

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 
 /** One root: a `file://` URI the server may work in, and a name to show for it. */
@@ -71,7 +70,7 @@ export function offerRoots(client: Client, roots: McpRoots): { connected(): void
     answer = () => Promise.resolve(fixed);
     client.registerCapabilities({ roots: {} });
   }
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: await answer() }));
+  client.setRequestHandler('roots/list', async () => ({ roots: await answer() }));
   return {
     connected: () => {
       open = true;

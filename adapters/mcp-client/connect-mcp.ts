@@ -7,24 +7,23 @@
  *
  * @module
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  LoggingMessageNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type Implementation,
-  type LoggingMessageNotification,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
+import type {
+  Implementation,
+  LoggingMessageNotification,
+  Tool as McpTool,
+  VersionNegotiationOptions,
+} from '@modelcontextprotocol/client';
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
-import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
+import { closedError, describeCause, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
-import { OrderedTransport } from './ordered-transport.js';
+import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
@@ -122,6 +121,15 @@ export interface McpClientOptions {
    * default; Infinity, no bound.
    */
   maxTools?: number;
+  /**
+   * Which revision of MCP to speak, as the SDK's client takes it: `{ mode: 'auto' }` asks the
+   * server with `server/discover` and speaks 2026-07-28 to one that offers it, 2025-11-25 to any
+   * other; `{ mode: 'legacy' }` opens with `initialize` (2025-11-25); `{ mode: { pin: '2026-07-28' } }`
+   * speaks that revision or fails. Default: `auto`, except over stdio (a child process), where it
+   * is `legacy`: every server that serves 2025-11-25 answers it, while a server that ignores an
+   * unknown first request would keep an `auto` client waiting for its probe's timeout.
+   */
+  versionNegotiation?: VersionNegotiationOptions;
 }
 
 const DEFAULT_GRACE = 50;
@@ -143,6 +151,11 @@ export class McpRemote {
   readonly serverInfo: Implementation;
   /** The server's instructions for the model, if it gave any. */
   readonly instructions: string | undefined;
+  /**
+   * The revision of MCP this connection speaks: `2026-07-28` with a server that offers it
+   * (`server/discover`), else the one `initialize` agreed (`2025-11-25` or earlier).
+   */
+  readonly protocolVersion: string;
   /**
    * The tool list: the current list on subscription, then each refreshed list (after a
    * tools/list_changed notification, or {@link McpRemote.refresh}). A tool whose definition did
@@ -171,6 +184,7 @@ export class McpRemote {
     this.client = client;
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
     this.instructions = client.getInstructions();
+    this.protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
     this.tools$ = this.list.asObservable();
     this.sequential = new Set(options.sequential ?? []);
     const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
@@ -191,12 +205,13 @@ export class McpRemote {
       settle: (readOnly) => this.refreshes.afterCall(readOnly),
       serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
       report: (error) => options.onerror?.(error),
+      modern: client.getProtocolEra() === 'modern',
     };
     // A notification that came before this point is reflected by the first list, fetched after.
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (!this.closed) this.refreshes.notified();
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
+    client.setNotificationHandler('notifications/message', (notification) =>
       this.log(notification.params),
     );
     if (options.elicitor !== false) answerQuestions(client, this.inFlight, options.elicitor);
@@ -306,7 +321,11 @@ export class McpRemote {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
+      // One page a request: the SDK's listTools() without a cursor would walk every page itself.
+      const page = await this.client.request({
+        method: 'tools/list',
+        params: cursor === undefined ? {} : { cursor },
+      });
       pages++;
       if (found.length + page.tools.length > maxTools)
         throw new Error(`tools/list: more than ${maxTools} tools (maxTools)`);
@@ -330,7 +349,7 @@ export class McpRemote {
       const named = remoteNameProblem(definition.name);
       const problem =
         named === undefined
-          ? valueDeeperThan(definition, MAX_SCHEMA_DEPTH)
+          ? definition._meta?.[TOO_DEEP] === true || valueDeeperThan(definition, MAX_SCHEMA_DEPTH)
             ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
             : undefined
           : `its name ${named}`;
@@ -423,6 +442,11 @@ function given(value: unknown): string {
   return 'an object without start, send and close';
 }
 
+/** Whether `transport` talks to a child process over stdio (the SDK's stdio transport has a pid). */
+function isStdio(transport: Transport): boolean {
+  return 'pid' in transport;
+}
+
 /**
  * Opens one MCP session over `transport` and lists the server's tools. Resolves with the
  * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
@@ -463,6 +487,9 @@ export async function connectMcp(
   const ordered = new OrderedTransport(transport);
   const client = new Client(options.clientInfo ?? CLIENT_INFO, {
     capabilities: options.elicitor === false ? {} : { ...ELICITATION_CAPABILITY },
+    versionNegotiation: options.versionNegotiation ?? {
+      mode: isStdio(transport) ? 'legacy' : 'auto',
+    },
   });
   if (options.onerror !== undefined) client.onerror = options.onerror;
   let roots: ReturnType<typeof offerRoots> | undefined;
@@ -476,6 +503,6 @@ export async function connectMcp(
   } catch (err) {
     roots?.close();
     await client.close().catch(() => undefined);
-    throw new McpCallError('', `mcp: connect: ${oneLine(describeThrown(err))}`, err);
+    throw new McpCallError('', `mcp: connect: ${describeCause(err)}`, err);
   }
 }

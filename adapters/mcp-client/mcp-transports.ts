@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import { AnswerWatch } from './answer-watch.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */

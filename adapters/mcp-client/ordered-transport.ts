@@ -4,11 +4,9 @@
  *
  * @module
  */
-import type {
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
+import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { repaired } from './response-faults.js';
 
 /**
@@ -61,6 +59,34 @@ function isResponse(message: JSONRPCMessage): boolean {
   return !('method' in message);
 }
 
+/** The `_meta` key of a listed tool that stands in for one nested too deep to read. */
+export const TOO_DEEP = 'io.agenttool/too-deep';
+
+/**
+ * A tools/list result whose tools nest deeper than {@link MAX_SCHEMA_DEPTH} levels, with each such
+ * tool replaced by a shallow stand-in that keeps its name and says why (`_meta[TOO_DEEP]`): the
+ * SDK checks a result against MCP's schema by recursion, which a definition thousands of levels
+ * deep overflows, failing the whole listing. The stand-in is left out of the list, and reported
+ * (see `McpRemote`).
+ */
+function shallowTools(message: JSONRPCMessage): JSONRPCMessage {
+  const result = (message as { result?: unknown }).result;
+  if (typeof result !== 'object' || result === null) return message;
+  const tools = (result as { tools?: unknown }).tools;
+  if (!Array.isArray(tools) || !tools.some((tool) => valueDeeperThan(tool, MAX_SCHEMA_DEPTH)))
+    return message;
+  const shallow = tools.map((tool: unknown) => {
+    if (!valueDeeperThan(tool, MAX_SCHEMA_DEPTH)) return tool;
+    const name = (tool as { name?: unknown } | null)?.name;
+    return {
+      name: typeof name === 'string' ? name : '',
+      inputSchema: { type: 'object' },
+      _meta: { [TOO_DEEP]: true },
+    };
+  });
+  return { ...message, result: { ...result, tools: shallow } } as JSONRPCMessage;
+}
+
 /**
  * Delivers the inner transport's messages in order, and routes the progress of the calls it was
  * given ({@link OrderedTransport.route}) itself.
@@ -111,7 +137,7 @@ export class OrderedTransport implements Transport {
   constructor(readonly inner: Transport) {
     inner.onmessage = (message, extra) => {
       if (this.routed.size > 0 && this.routeProgress(message)) return;
-      this.receive({ kind: 'message', message: repaired(message), extra });
+      this.receive({ kind: 'message', message: shallowTools(repaired(message)), extra });
     };
     inner.onclose = () => this.receive({ kind: 'close' });
     inner.onerror = (error) => {
@@ -127,15 +153,38 @@ export class OrderedTransport implements Transport {
     return this.inner.sessionId;
   }
 
+  /**
+   * Whether each request has a stream of its own (Streamable HTTP): in MCP 2026-07-28 the SDK then
+   * ends a cancelled request by closing its stream rather than sending `notifications/cancelled`.
+   */
+  get hasPerRequestStream(): boolean {
+    return (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
+  }
+
   start(): Promise<void> {
     return this.inner.start();
   }
 
+  /** Calls cancelled before their request was sent, by token: the reason of each. */
+  private readonly withdrawn = new Map<string, string>();
+
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.routed.size > 0) {
+    if (this.routed.size > 0 || this.withdrawn.size > 0) {
       const token = callToken(message);
       const call = typeof token === 'string' ? this.routed.get(token) : undefined;
       if (call !== undefined) call.requestId = (message as { id: string | number }).id;
+      const reason = typeof token === 'string' ? this.withdrawn.get(token) : undefined;
+      if (reason !== undefined) {
+        // Cancelled before it went out: it never does, and the SDK's request settles at once.
+        this.withdrawn.delete(token as string);
+        const id = (message as { id: string | number }).id;
+        this.deliver({
+          kind: 'message',
+          message: { jsonrpc: '2.0', id, error: { code: -32800, message: reason } },
+          extra: undefined,
+        });
+        return Promise.resolve();
+      }
     }
     return this.inner.send(message, options);
   }
@@ -159,13 +208,17 @@ export class OrderedTransport implements Transport {
   /**
    * Cancels the routed call given `token`: stops routing its progress, tells the server (MCP's
    * `notifications/cancelled` with `reason`) and settles the SDK's request with an error, which
-   * the caller ignores. A call whose request has not been sent is only unrouted.
+   * the caller ignores. A call whose request has not been sent yet is withdrawn: it is never sent.
    */
   cancel(token: string, reason: string): void {
     const call = this.routed.get(token);
     this.routed.delete(token);
     const requestId = call?.requestId;
-    if (requestId === undefined) return;
+    if (requestId === undefined) {
+      // Not sent yet (the SDK sends a request after some work of its own): it never will be.
+      if (call !== undefined) this.withdrawn.set(token, reason);
+      return;
+    }
     const notice: JSONRPCMessage = {
       jsonrpc: '2.0',
       method: 'notifications/cancelled',

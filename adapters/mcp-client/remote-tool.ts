@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   CallToolResult,
   LoggingMessageNotification,
   Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { Observable, type Subscriber } from 'rxjs';
 import { CancelledError, RecordError, ValidationError } from '../../lib/errors.js';
 import type { Recordable } from '../../lib/records.js';
@@ -74,6 +74,11 @@ export interface RemoteConnection {
   readonly serverName: string;
   /** Told of a fault that fails no call (`McpClientOptions.onerror`). */
   report(error: Error): void;
+  /**
+   * Whether the connection speaks MCP 2026-07-28, where a call is cancelled by ending its request
+   * (over HTTP, closing its response stream), which the SDK does for a request whose signal aborts.
+   */
+  readonly modern: boolean;
 }
 
 /** The application's claims about a remote tool, which MCP has no field for. */
@@ -226,6 +231,8 @@ const SDK_OPTIONS = { timeout: SDK_TIMEOUT } as const;
 class RemoteCall implements InFlightCall, RoutedCall {
   requestId: string | number | undefined = undefined;
   deadline = Infinity;
+  /** Ends the request in MCP 2026-07-28 (see `RemoteConnection.modern`); none before it. */
+  private controller: AbortController | undefined = undefined;
   /**
    * Its progress token, which an agenttool server also sends back with the call's questions (see
    * `CALL_TOKEN`): unique on its connection, where questions are matched to calls.
@@ -248,11 +255,13 @@ class RemoteCall implements InFlightCall, RoutedCall {
     connection.inFlight.add(this);
     this.token = connection.router.route(this);
     connection.deadlines.start(this);
+    if (connection.modern) this.controller = new AbortController();
     connection.client
       .callTool(
         { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
-        undefined,
-        SDK_OPTIONS,
+        this.controller === undefined
+          ? SDK_OPTIONS
+          : { ...SDK_OPTIONS, signal: this.controller.signal },
       )
       .then(
         (answer) => this.answered(answer as CallToolResult),
@@ -296,16 +305,24 @@ class RemoteCall implements InFlightCall, RoutedCall {
   timeOut(): void {
     if (this.done) return;
     const timeout = this.connection.deadlines.timeout;
-    const error = new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout });
-    this.connection.router.cancel(this.token, String(error));
+    const error = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
+    this.cancel(String(error));
     this.fail(callError(this.tool, error));
   }
 
   /** The subscription's teardown: an unsubscribe before the answer cancels the request. */
   unsubscribe(): void {
     if (this.done) return;
-    this.connection.router.cancel(this.token, String(new CancelledError()));
+    this.cancel(String(new CancelledError()));
     this.end();
+  }
+
+  /** Ends the request: by its signal in MCP 2026-07-28, else by `notifications/cancelled`. */
+  private cancel(reason: string): void {
+    if (this.controller !== undefined) {
+      this.connection.router.unroute(this.token);
+      this.controller.abort(new Error(reason));
+    } else this.connection.router.cancel(this.token, reason);
   }
 
   private end(): void {

@@ -12,7 +12,7 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { cancelledId } from './answer-watch.js';
 
 /** JSON-RPC's code for text that does not parse as JSON. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingMessageNotification } from '@modelcontextprotocol/client';
 
 /** One log message from the server. */
 export interface McpLogMessage {

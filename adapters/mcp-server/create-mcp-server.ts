@@ -23,6 +23,7 @@ import {
 } from '../../lib/validation/validation.js';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
+import { callTokenOf } from '../mcp-shared/call-token.js';
 import { clientElicitor, clientElicits } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
@@ -354,6 +355,7 @@ export function createMcpServer(
         name,
         options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT,
         ctx.mcpReq.inputResponses,
+        callTokenOf(request.params._meta),
       );
       const served: ServedCall = {
         tool: entry.tool,

@@ -15,6 +15,7 @@ import type {
 import { Observable } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
+import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { signState, type StateSigning } from './request-state.js';
 
 /** The default {@link McpServerOptions.retryTimeout}: 5 minutes, in ms. */
@@ -87,6 +88,8 @@ export class HeldCall {
      * retry would say). Unknown keys are ignored.
      */
     preset: Readonly<Record<string, unknown>> | undefined = undefined,
+    /** The call's token (see `callTokenOf`), sent with each question so a client knows the call. */
+    private readonly token: string | undefined = undefined,
   ) {
     this.preset = new Map(preset === undefined ? [] : Object.entries(preset));
   }
@@ -128,6 +131,7 @@ export class HeldCall {
           mode: 'form',
           message: request.message,
           requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
+          ...(this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } }),
         },
         answer: (result) => {
           subscriber.next(result);

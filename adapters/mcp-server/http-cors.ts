@@ -12,6 +12,9 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze([
   'Content-Type',
   'Mcp-Session-Id',
   'Mcp-Protocol-Version',
+  // MCP 2026-07-28's request headers.
+  'Mcp-Method',
+  'Mcp-Name',
   'Last-Event-ID',
 ]);
 

@@ -78,7 +78,7 @@ export interface McpHttpHandlerOptions {
    * The listed origins (and only they: not loopback ones) are also answered CORS, so that a page
    * served from one can call the server with its token: a preflight gets 204 with
    * `Access-Control-Allow-Headers: Authorization, Content-Type, Mcp-Session-Id,
-   * Mcp-Protocol-Version, Last-Event-ID`, and every answer `Access-Control-Allow-Origin` with that
+   * Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID`, and every answer `Access-Control-Allow-Origin` with that
    * origin and `Access-Control-Expose-Headers: Mcp-Session-Id, WWW-Authenticate`. Each entry is an
    * http(s) origin (`https://app.example`, `http://localhost:4200`); `*` is refused, and no
    * cookie is ever allowed (`Access-Control-Allow-Credentials` is never sent).

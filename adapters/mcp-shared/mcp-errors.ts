@@ -45,15 +45,55 @@ export function closedError(tool = ''): McpCallError {
   return new McpCallError(tool, 'mcp: connection closed');
 }
 
-/** The first issue of a schema error (the SDK's check of a result), as one short phrase. */
-function describeCause(cause: unknown): string {
-  const issues = (cause as { issues?: unknown } | null)?.issues;
+/** The issues of a schema error (the SDK's check of a result): on it, or in its message. */
+function issuesOf(cause: unknown): unknown {
+  const own = (cause as { issues?: unknown } | null)?.issues;
+  if (own !== undefined) return own;
+  const message = (cause as { message?: unknown } | null)?.message;
+  // The SDK's v2 line writes them into its message: `Invalid result for tools/call: [...]`.
+  const listed =
+    typeof message === 'string' ? /^Invalid result for [^:]+: (\[[\s\S]*\])$/.exec(message) : null;
+  if (listed === null) return undefined;
+  try {
+    return JSON.parse(listed[1]!) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The message of the JSON-RPC error a response body holds, if it holds one. */
+function jsonRpcMessageOf(body: string): string | undefined {
+  if (body.length > 65_536) return undefined;
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } } | null)?.error?.message;
+    return typeof message === 'string' ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A cause as one short phrase: the first issue of a schema error (`invalid result: <path>:
+ * <problem>`), a JSON-RPC error with its code (`MCP error <code>: <message>`), else its message.
+ */
+export function describeCause(cause: unknown): string {
+  const issues = issuesOf(cause);
   if (Array.isArray(issues) && issues.length > 0) {
     const issue = issues[0] as { path?: unknown; message?: unknown };
     const path = Array.isArray(issue.path) ? issue.path.join('.') : '';
     return `invalid result: ${path === '' ? '' : `${path}: `}${String(issue.message)}`;
   }
-  return oneLine(describeThrown(cause));
+  let text = oneLine(describeThrown(cause));
+  // An HTTP error the SDK read the body of (a 401, a 503): the server's own words, when it gave a
+  // JSON-RPC error there.
+  const body = (cause as { data?: { text?: unknown } } | null)?.data?.text;
+  const said = typeof body === 'string' ? jsonRpcMessageOf(body) : undefined;
+  if (said !== undefined && !text.includes(said)) text = `${text}: ${oneLine(said)}`;
+  const code = (cause as { code?: unknown } | null)?.code;
+  // The peer's JSON-RPC error (the SDK's ProtocolError): its code says what kind.
+  if (typeof code === 'number' && !text.startsWith('MCP error '))
+    return `MCP error ${code}: ${text}`;
+  return text;
 }
 
 /**

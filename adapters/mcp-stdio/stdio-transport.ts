@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/client';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { McpTransport } from '../mcp-client/mcp-transports.js';
 import { PendingRequests, repaired } from '../mcp-client/response-faults.js';
 

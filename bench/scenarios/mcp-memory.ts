@@ -3,7 +3,7 @@
  * 250 calls, 120 rounds, every side once per round in rotating order):
  *
  * - Client: our adapter (`connectMcp`, each call through the remote tool's `execute`) against the
- *   SDK's `Client.callTool`: bare, asked for what our client asks (progress and a signal), and
+ *   SDK's (v2) `Client.callTool`, in MCP 2025-11-25: bare, asked for what our client asks (progress and a signal), and
  *   with a progress token alone (what asking for progress costs the SDK's server); all call the
  *   same server (the SDK's `McpServer`, one instance per connection, serving a read-only `echo`).
  * - Server: our adapter (`createMcpServer` serving a `tool()`) against the SDK's v2
@@ -16,15 +16,8 @@
  *
  * @module
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ClientV2 } from '@modelcontextprotocol/client';
-import {
-  InMemoryTransport as InMemoryTransportV2,
-  McpServer as McpServerV2,
-} from '@modelcontextprotocol/server';
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { connectMcp, type McpRemote } from '../../adapters/mcp-client/index.js';
@@ -43,33 +36,18 @@ function echo(text: string): string {
   return text;
 }
 
-/** The SDK's own server (v2, the line our server runs on) with the SDK's own registration. */
-function sdkServerV2(): McpServerV2 {
-  const server = new McpServerV2(INFO);
-  server.registerTool(
-    'echo',
-    {
-      description: 'Echo the text.',
-      inputSchema: z.object({ text: z.string() }),
-      annotations: { readOnlyHint: true },
-    },
-    ({ text }) => ({ content: [{ type: 'text', text: echo(text) }] }),
-  );
-  return server;
-}
-
 /**
  * The SDK's v2 client, over an in-memory pair whose server side is served by the SDK's stdio entry
  * (`serveStdio` with our transport), which picks the era from the client's opening: `modern`
  * negotiates 2026-07-28 (`server/discover`), otherwise 2025-11-25 (`initialize`).
  */
 async function v2ClientOf(
-  factory: () => McpServerV2 | ReturnType<typeof createMcpServer>,
+  factory: () => McpServer | ReturnType<typeof createMcpServer>,
   modern: boolean,
-): Promise<{ client: ClientV2; close: () => Promise<void> }> {
-  const [clientSide, serverSide] = InMemoryTransportV2.createLinkedPair();
+): Promise<{ client: Client; close: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const handle = serveEras(factory, { transport: serverSide });
-  const client = new ClientV2(
+  const client = new Client(
     { name: 'bench-client', version: '1.0.0' },
     modern ? { versionNegotiation: { mode: 'auto' } } : {},
   );
@@ -85,7 +63,7 @@ async function v2ClientOf(
   };
 }
 
-async function v2Calls(client: ClientV2, count: number): Promise<void> {
+async function v2Calls(client: Client, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const result = await client.callTool({ name: 'echo', arguments: ARGS });
     if (result.isError === true) throw new Error('echo failed');
@@ -99,7 +77,7 @@ function sdkServer(): McpServer {
     'echo',
     {
       description: 'Echo the text.',
-      inputSchema: { text: z.string() },
+      inputSchema: z.object({ text: z.string() }),
       annotations: { readOnlyHint: true },
     },
     ({ text }): CallToolResult => ({ content: [{ type: 'text', text: echo(text) }] }),
@@ -137,11 +115,14 @@ function ignoreProgress(): void {}
 /** What our client asks of the SDK on every call: progress (so the timeout restarts) and a signal. */
 async function sdkCallsLikeOurs(client: Client, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const result = (await client.callTool({ name: 'echo', arguments: ARGS }, undefined, {
-      onprogress: ignoreProgress,
-      resetTimeoutOnProgress: true,
-      signal: new AbortController().signal,
-    })) as CallToolResult;
+    const result = (await client.callTool(
+      { name: 'echo', arguments: ARGS },
+      {
+        onprogress: ignoreProgress,
+        resetTimeoutOnProgress: true,
+        signal: new AbortController().signal,
+      },
+    )) as CallToolResult;
     if (result.isError === true) throw new Error('echo failed');
   }
 }
@@ -220,7 +201,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   for (const modern of [false, true]) {
     const [toOurs, toSdk] = await Promise.all([
       v2ClientOf(() => createMcpServer(INFO, [echoTool]), modern),
-      v2ClientOf(sdkServerV2, modern),
+      v2ClientOf(sdkServer, modern),
     ]);
     eras.push(
       await interleave(
