@@ -80,7 +80,12 @@ export interface McpServerOptions {
    * 'private' }`: ask every time. Give a longer time when the tool set is fixed for the server's
    * life; a proxy's tool set follows its upstream's, so keep it short there.
    */
-  listCache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+  listCache?: {
+    /** How long (ms) the list may be kept. */
+    ttlMs?: number;
+    /** Who may keep it: the client alone (`private`) or shared caches too (`public`). */
+    cacheScope?: 'public' | 'private';
+  };
   /**
    * How long (ms) a call of MCP 2026-07-28 that asked its client a question is held, running, for
    * the client's retry with the answer (default {@link DEFAULT_RETRY_TIMEOUT}, 5 minutes); past it

@@ -4,6 +4,7 @@
  * @module agenttool/mcp/server
  */
 export { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
+export { DEFAULT_RETRY_TIMEOUT } from './held-calls.js';
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_INIT_TIMEOUT,
