@@ -9,19 +9,12 @@ import { expect } from 'chai';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { lastValueFrom, Observable, toArray } from 'rxjs';
+import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
-import {
-  executeBatch,
-  rawTool,
-  tool,
-  type ElicitResult,
-  type ExecutionEvent,
-  type Tool,
-  type ToolEvent,
-} from '../index.js';
+import { hangTool } from './support/tools.js';
+import { executeBatch, tool, type ElicitResult, type ExecutionEvent, type Tool } from '../index.js';
 
 const MODERN = '2026-07-28';
 
@@ -41,17 +34,8 @@ const colour = tool({
   },
 });
 
-let unsubscribed: (() => void) | undefined;
-let started: (() => void) | undefined;
-const hang = rawTool({
-  name: 'hang',
-  description: 'Runs until cancelled.',
-  execute: () =>
-    new Observable<ToolEvent>(() => {
-      started?.();
-      return () => unsubscribed?.();
-    }),
-});
+const hanging = hangTool();
+const hang = hanging.tool;
 
 function find(remote: McpRemote, name: string): Tool {
   const found = remote.tools.find((t) => t.name === name);
@@ -133,8 +117,7 @@ describe('connectMcp: MCP 2026-07-28', function () {
   it('unsubscribing closes the call on the server', async () => {
     const remote = await connectMcp(httpTransport(http.url));
     opened.push(remote);
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const cancelled = new Promise<void>((resolve) => (unsubscribed = resolve));
+    const { started: running, cancelled } = hanging.watch();
     const call = { id: 'h', args: '{}' };
     const subscription = executeBatch([{ tool: find(remote, 'hang'), call }]).subscribe();
     await running;

@@ -16,6 +16,7 @@ import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-
 import { rawTool, tool, type ToolEvent } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
 import { ENVELOPE, MODERN, postModern } from './support/modern.js';
+import { hangTool } from './support/tools.js';
 
 const steps = tool({
   name: 'steps',
@@ -43,17 +44,8 @@ const whoAmI = rawTool({
     }),
 });
 
-let started: (() => void) | undefined;
-let unsubscribed: (() => void) | undefined;
-const hang = rawTool({
-  name: 'hang',
-  description: 'Runs until cancelled.',
-  execute: () =>
-    new Observable<ToolEvent>(() => {
-      started?.();
-      return () => unsubscribed?.();
-    }),
-});
+const hanging = hangTool();
+const hang = hanging.tool;
 
 const ask = rawTool({
   name: 'ask',
@@ -86,8 +78,6 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
     });
   });
   afterEach(async () => {
-    started = undefined;
-    unsubscribed = undefined;
     await http.close();
   });
 
@@ -182,7 +172,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
 
   it('refuses a request whose Mcp-Name disagrees with its body (-32020), running nothing', async () => {
     let ran = false;
-    started = () => (ran = true);
+    void hanging.watch().started.then(() => (ran = true));
     const { status, body } = await postModern(
       http.url,
       'tools/call',
@@ -215,8 +205,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
   });
 
   it('cancels the call when the client closes the response stream', async () => {
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const cancelled = new Promise<void>((resolve) => (unsubscribed = resolve));
+    const { started: running, cancelled } = hanging.watch();
     const abort = new AbortController();
     const posted = fetch(http.url, {
       method: 'POST',

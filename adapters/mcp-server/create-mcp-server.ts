@@ -317,6 +317,18 @@ export function createMcpServer(
   };
 
   server.setRequestHandler('tools/list', () => list);
+  /** What a call of `entry` needs whichever request speaks for it. */
+  const servedOf = (entry: Entry, text: string, id: string) => ({
+    tool: entry.tool,
+    validator: entry.validator,
+    call: { id, args: text },
+    report,
+    passThrough: entry.tool.remote !== undefined,
+    recorder: options.recorder,
+    maxRecords: options.maxRecords,
+    maxRecordBytes: options.maxRecordBytes,
+    maxQuestions: options.maxQuestions,
+  });
   server.setRequestHandler('tools/call', (request, ctx) => {
     const name = request.params.name;
     const entry = entries.get(name);
@@ -363,40 +375,24 @@ export function createMcpServer(
         callTokenOf(request.params._meta),
       );
       const served: ServedCall = {
-        tool: entry.tool,
-        validator: entry.validator,
-        call: { id: String(ctx.mcpReq.id), args: text },
+        ...servedOf(entry, text, String(ctx.mcpReq.id)),
         session: undefined,
         signal: call.signal,
         progressToken: call.progressToken,
         notify: call.notify,
         elicitor: call.elicitor,
-        report,
-        passThrough: entry.tool.remote !== undefined,
-        recorder: options.recorder,
-        maxRecords: options.maxRecords,
-        maxRecordBytes: options.maxRecordBytes,
-        maxQuestions: options.maxQuestions,
       };
       void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
       return call.answer(ctx, signing);
     }
     const served: ServedCall = {
-      tool: entry.tool,
-      validator: entry.validator,
-      call: { id: String(ctx.mcpReq.id), args: text },
+      ...servedOf(entry, text, String(ctx.mcpReq.id)),
       // MCP 2026-07-28 has no sessions.
       session: modern ? undefined : sessionOf(ctx.sessionId),
       signal: ctx.mcpReq.signal,
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: ctx.mcpReq.notify,
       elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
-      report,
-      passThrough: entry.tool.remote !== undefined,
-      recorder: options.recorder,
-      maxRecords: options.maxRecords,
-      maxRecordBytes: options.maxRecordBytes,
-      maxQuestions: options.maxQuestions,
     };
     return runServedCall(served);
   });

@@ -1,5 +1,6 @@
+import { Observable } from 'rxjs';
 import { z } from 'zod';
-import { tool } from '../../index.js';
+import { rawTool, tool, type Tool, type ToolEvent } from '../../index.js';
 
 /** A typed tool that answers its `text` argument: the plainest call a server can serve. */
 export const echo = tool({
@@ -8,3 +9,31 @@ export const echo = tool({
   parameters: z.object({ text: z.string() }),
   execute: ({ text }) => text,
 });
+
+/**
+ * A tool that runs until cancelled, and what a test waits on: `started` once a call runs,
+ * `cancelled` once it is unsubscribed. `watch()` starts watching the next call.
+ */
+export function hangTool(): {
+  tool: Tool;
+  watch(): { started: Promise<void>; cancelled: Promise<void> };
+} {
+  let onStart: (() => void) | undefined;
+  let onCancel: (() => void) | undefined;
+  const hang = rawTool({
+    name: 'hang',
+    description: 'Runs until cancelled.',
+    execute: () =>
+      new Observable<ToolEvent>(() => {
+        onStart?.();
+        return () => onCancel?.();
+      }),
+  });
+  return {
+    tool: hang,
+    watch: () => ({
+      started: new Promise<void>((resolve) => (onStart = resolve)),
+      cancelled: new Promise<void>((resolve) => (onCancel = resolve)),
+    }),
+  };
+}
