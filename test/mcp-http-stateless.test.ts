@@ -7,20 +7,8 @@ import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, tool, type ToolEvent } from '../index.js';
 import { runCli } from './support/cli.js';
+import { whoAmI } from './support/tools.js';
 import { postCall } from './support/post-call.js';
-
-const whoAmI = rawTool({
-  name: 'who_am_i',
-  description: 'Says which session the call belongs to.',
-  execute: (_call, context) =>
-    new Observable<ToolEvent>((subscriber) => {
-      subscriber.next({
-        final: true,
-        result: { output: JSON.stringify({ session: context.session ?? null }) },
-      });
-      subscriber.complete();
-    }),
-});
 
 const steps = tool({
   name: 'steps',

@@ -16,7 +16,7 @@ import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-
 import { rawTool, tool, type ToolEvent } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
 import { ENVELOPE, MODERN, postModern } from './support/modern.js';
-import { hangTool } from './support/tools.js';
+import { hangTool, whoAmI } from './support/tools.js';
 
 const steps = tool({
   name: 'steps',
@@ -29,19 +29,6 @@ const steps = tool({
     }
     return `${label} done`;
   },
-});
-
-const whoAmI = rawTool({
-  name: 'who_am_i',
-  description: 'Says which session the call belongs to.',
-  execute: (_call, context) =>
-    new Observable<ToolEvent>((subscriber) => {
-      subscriber.next({
-        final: true,
-        result: { output: JSON.stringify({ session: context.session ?? null }) },
-      });
-      subscriber.complete();
-    }),
 });
 
 const hanging = hangTool();

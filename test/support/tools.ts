@@ -37,3 +37,17 @@ export function hangTool(): {
     }),
   };
 }
+
+/** A tool that answers with the session its call belongs to (`null` for none). */
+export const whoAmI = rawTool({
+  name: 'who_am_i',
+  description: 'Says which session the call belongs to.',
+  execute: (_call, context) =>
+    new Observable<ToolEvent>((subscriber) => {
+      subscriber.next({
+        final: true,
+        result: { output: JSON.stringify({ session: context.session ?? null }) },
+      });
+      subscriber.complete();
+    }),
+});
