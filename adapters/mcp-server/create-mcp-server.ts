@@ -317,11 +317,23 @@ export function createMcpServer(
   };
 
   server.setRequestHandler('tools/list', () => list);
-  /** What a call of `entry` needs whichever request speaks for it. */
-  const servedOf = (entry: Entry, text: string, id: string) => ({
+  /**
+   * What a call of `entry` needs, with what the request that speaks for it gives: one object, made
+   * once per call.
+   */
+  const servedOf = (
+    entry: Entry,
+    call: ServedCall['call'],
+    speaker: Pick<ServedCall, 'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor'>,
+  ): ServedCall => ({
     tool: entry.tool,
     validator: entry.validator,
-    call: { id, args: text },
+    call,
+    session: speaker.session,
+    signal: speaker.signal,
+    progressToken: speaker.progressToken,
+    notify: speaker.notify,
+    elicitor: speaker.elicitor,
     report,
     passThrough: entry.tool.remote !== undefined,
     recorder: options.recorder,
@@ -374,26 +386,32 @@ export function createMcpServer(
         ctx.mcpReq.inputResponses,
         callTokenOf(request.params._meta),
       );
-      const served: ServedCall = {
-        ...servedOf(entry, text, String(ctx.mcpReq.id)),
-        session: undefined,
-        signal: call.signal,
-        progressToken: call.progressToken,
-        notify: call.notify,
-        elicitor: call.elicitor,
-      };
+      const served = servedOf(
+        entry,
+        { id: String(ctx.mcpReq.id), args: text },
+        {
+          session: undefined,
+          signal: call.signal,
+          progressToken: call.progressToken,
+          notify: call.notify,
+          elicitor: call.elicitor,
+        },
+      );
       void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
       return call.answer(ctx, signing);
     }
-    const served: ServedCall = {
-      ...servedOf(entry, text, String(ctx.mcpReq.id)),
-      // MCP 2026-07-28 has no sessions.
-      session: modern ? undefined : sessionOf(ctx.sessionId),
-      signal: ctx.mcpReq.signal,
-      progressToken: ctx.mcpReq._meta?.progressToken,
-      notify: ctx.mcpReq.notify,
-      elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
-    };
+    const served = servedOf(
+      entry,
+      { id: String(ctx.mcpReq.id), args: text },
+      {
+        // MCP 2026-07-28 has no sessions.
+        session: modern ? undefined : sessionOf(ctx.sessionId),
+        signal: ctx.mcpReq.signal,
+        progressToken: ctx.mcpReq._meta?.progressToken,
+        notify: ctx.mcpReq.notify,
+        elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
+      },
+    );
     return runServedCall(served);
   });
   return server;

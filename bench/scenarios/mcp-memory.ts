@@ -196,6 +196,37 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   );
   await Promise.all([ours.close(), plain.close(), alike.close(), tokened.close()]);
 
+  // The client in MCP 2026-07-28: ours and the SDK's v2 client, both against the SDK's server served
+  // by its era-picking entry, both negotiating the modern era.
+  const [modernOurs, modernSdk] = await Promise.all([
+    (async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const handle = serveEras(sdkServer, { transport: serverSide });
+      const remote = await connectMcp(clientSide);
+      if (remote.protocolVersion !== '2026-07-28') throw new Error('connectMcp did not go modern');
+      return { remote, close: async () => (await remote.close(), await handle.close()) };
+    })(),
+    v2ClientOf(sdkServer, true),
+  ]);
+  const [modernClient, sdkModernClient] = await interleave(
+    [
+      {
+        name: 'connectMcp',
+        calls: count,
+        clock: 'wall',
+        run: () => remoteCalls(modernOurs.remote, count),
+      },
+      {
+        name: 'Client.callTool',
+        calls: count,
+        clock: 'wall',
+        run: () => v2Calls(modernSdk.client, count),
+      },
+    ],
+    { rounds, warmup },
+  );
+  await Promise.all([modernOurs.close(), modernSdk.close()]);
+
   // The server: ours and the SDK's v2 McpServer, both called by the SDK's v2 client, in each era.
   const eras = [];
   for (const modern of [false, true]) {
@@ -237,6 +268,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   const rows: Row[] = [];
   for (const [side, ours, base, sideTarget] of [
     ['client', client, sdkClient, bareTarget],
+    ['client (2026-07-28)', modernClient, sdkModernClient, bareTarget],
     ['server (2025-11-25)', server, sdkServed, target],
     ['server (2026-07-28)', modernServer, sdkModern, target],
   ] as const) {
