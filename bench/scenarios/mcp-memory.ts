@@ -198,7 +198,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
 
   // The client in MCP 2026-07-28: ours and the SDK's v2 client, both against the SDK's server served
   // by its era-picking entry, both negotiating the modern era.
-  const [modernOurs, modernSdk] = await Promise.all([
+  const [modernOurs, modernSdk, modernAlike] = await Promise.all([
     (async () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const handle = serveEras(sdkServer, { transport: serverSide });
@@ -207,8 +207,9 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
       return { remote, close: async () => (await remote.close(), await handle.close()) };
     })(),
     v2ClientOf(sdkServer, true),
+    v2ClientOf(sdkServer, true),
   ]);
-  const [modernClient, sdkModernClient] = await interleave(
+  const [modernClient, sdkModernClient, sdkModernAlike] = await interleave(
     [
       {
         name: 'connectMcp',
@@ -222,10 +223,16 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
         clock: 'wall',
         run: () => v2Calls(modernSdk.client, count),
       },
+      {
+        name: 'callTool+progress+signal',
+        calls: count,
+        clock: 'wall',
+        run: () => sdkCallsLikeOurs(modernAlike.client, count),
+      },
     ],
     { rounds, warmup },
   );
-  await Promise.all([modernOurs.close(), modernSdk.close()]);
+  await Promise.all([modernOurs.close(), modernSdk.close(), modernAlike.close()]);
 
   // The server: ours and the SDK's v2 McpServer, both called by the SDK's v2 client, in each era.
   const eras = [];
@@ -296,6 +303,14 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
       name: `client: calls in turn, latency`,
       ours: { label: client.name, value: client.wallMedian, unit: 'ns/call' },
       baseline: { label: sdkAlike.name, value: sdkAlike.wallMedian, unit: 'ns/call' },
+      target,
+      note: 'the SDK asked for what our client asks on every call: progress and a signal',
+    }),
+    row({
+      scenario,
+      name: `client (2026-07-28): calls in turn, latency`,
+      ours: { label: modernClient.name, value: modernClient.wallMedian, unit: 'ns/call' },
+      baseline: { label: sdkModernAlike.name, value: sdkModernAlike.wallMedian, unit: 'ns/call' },
       target,
       note: 'the SDK asked for what our client asks on every call: progress and a signal',
     }),
