@@ -114,7 +114,8 @@ const CLIENT: Record<string, Verdict> = {
   'sse-retry': 'pass',
   'request-metadata': 'pass',
   'sep-2322-client-request-state': {
-    notYet: "test/conformance/everything-client.ts does not call this scenario's tools yet",
+    notYet:
+      "the SDK's v2 client refuses a 2026-07-28 result without resultType (test_mrtr_no_result_type), which the scenario says a client must take as complete; its four other checks pass",
   },
   'http-standard-headers': 'pass',
   'http-custom-headers': { notYet: HEADERS_CACHE },

@@ -14,6 +14,11 @@ const ARGUMENTS: Record<string, object> = {
   add_numbers: { a: 5, b: 3 },
   test_reconnection: {},
   test_client_elicitation_defaults: {},
+  // MCP 2026-07-28: tools that answer input_required (their questions accepted as they stand).
+  test_mrtr_echo_state: {},
+  test_mrtr_no_state: {},
+  test_mrtr_unrelated: {},
+  test_mrtr_no_result_type: {},
 };
 
 /** The person: accepts every question as the form stands, so each field keeps its default. */
