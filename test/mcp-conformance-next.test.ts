@@ -113,10 +113,7 @@ const CLIENT: Record<string, Verdict> = {
   'elicitation-sep1034-client-defaults': 'pass',
   'sse-retry': 'pass',
   'request-metadata': 'pass',
-  'sep-2322-client-request-state': {
-    notYet:
-      "the SDK's v2 client refuses a 2026-07-28 result without resultType (test_mrtr_no_result_type), which the scenario says a client must take as complete; its four other checks pass",
-  },
+  'sep-2322-client-request-state': 'pass',
   'http-standard-headers': 'pass',
   'http-custom-headers': { notYet: HEADERS_CACHE },
   'http-invalid-tool-headers': { notYet: HEADERS_CACHE },

@@ -59,6 +59,16 @@ function isResponse(message: JSONRPCMessage): boolean {
   return !('method' in message);
 }
 
+/**
+ * A result of MCP 2026-07-28 without its `resultType`, marked `complete`: the revision says a client
+ * takes an absent one so, where the SDK's check would refuse the result.
+ */
+function completeByDefault(message: JSONRPCMessage): JSONRPCMessage {
+  const result = (message as { result?: unknown }).result;
+  if (typeof result !== 'object' || result === null || 'resultType' in result) return message;
+  return { ...message, result: { ...result, resultType: 'complete' } } as JSONRPCMessage;
+}
+
 /** The `_meta` key of a listed tool that stands in for one nested too deep to read. */
 export const TOO_DEEP = 'io.agenttool/too-deep';
 
@@ -137,7 +147,12 @@ export class OrderedTransport implements Transport {
   constructor(readonly inner: Transport) {
     inner.onmessage = (message, extra) => {
       if (this.routed.size > 0 && this.routeProgress(message)) return;
-      this.receive({ kind: 'message', message: shallowTools(repaired(message)), extra });
+      const fixed = shallowTools(repaired(message));
+      this.receive({
+        kind: 'message',
+        message: this.modern ? completeByDefault(fixed) : fixed,
+        extra,
+      });
     };
     inner.onclose = () => this.receive({ kind: 'close' });
     inner.onerror = (error) => {
@@ -145,8 +160,10 @@ export class OrderedTransport implements Transport {
       this.onerror?.(error);
     };
     const setVersion = inner.setProtocolVersion;
-    if (setVersion !== undefined)
-      this.setProtocolVersion = (version) => setVersion.call(inner, version);
+    this.setProtocolVersion = (version) => {
+      this.modern = version >= '2026-07-28';
+      setVersion?.call(inner, version);
+    };
   }
 
   get sessionId(): string | undefined {
@@ -164,6 +181,9 @@ export class OrderedTransport implements Transport {
   start(): Promise<void> {
     return this.inner.start();
   }
+
+  /** Whether the connection speaks MCP 2026-07-28 (told through `setProtocolVersion`). */
+  private modern = false;
 
   /** Calls cancelled before their request was sent, by token: the reason of each. */
   private readonly withdrawn = new Map<string, string>();
