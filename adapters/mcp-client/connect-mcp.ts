@@ -26,7 +26,7 @@ import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
-import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
+import { MAX_SCHEMA_DEPTH } from '../../lib/validation/json.js';
 import {
   RemoteTool,
   type InFlightCall,
@@ -349,7 +349,8 @@ export class McpRemote {
       const named = remoteNameProblem(definition.name);
       const problem =
         named === undefined
-          ? definition._meta?.[TOO_DEEP] === true || valueDeeperThan(definition, MAX_SCHEMA_DEPTH)
+          ? // Measured once, as the listing arrived (see OrderedTransport).
+            definition._meta?.[TOO_DEEP] === true
             ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
             : undefined
           : `its name ${named}`;

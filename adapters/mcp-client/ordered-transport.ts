@@ -83,18 +83,23 @@ function shallowTools(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: unknown }).result;
   if (typeof result !== 'object' || result === null) return message;
   const tools = (result as { tools?: unknown }).tools;
-  if (!Array.isArray(tools) || !tools.some((tool) => valueDeeperThan(tool, MAX_SCHEMA_DEPTH)))
-    return message;
-  const shallow = tools.map((tool: unknown) => {
-    if (!valueDeeperThan(tool, MAX_SCHEMA_DEPTH)) return tool;
+  if (!Array.isArray(tools)) return message;
+  // One walk a tool: the copy is made only once a deep one is met.
+  let shallow: unknown[] | undefined;
+  for (let i = 0; i < tools.length; i++) {
+    const tool: unknown = tools[i];
+    if (!valueDeeperThan(tool, MAX_SCHEMA_DEPTH)) continue;
+    shallow ??= tools.slice();
     const name = (tool as { name?: unknown } | null)?.name;
-    return {
+    shallow[i] = {
       name: typeof name === 'string' ? name : '',
       inputSchema: { type: 'object' },
       _meta: { [TOO_DEEP]: true },
     };
-  });
-  return { ...message, result: { ...result, tools: shallow } } as JSONRPCMessage;
+  }
+  return shallow === undefined
+    ? message
+    : ({ ...message, result: { ...result, tools: shallow } } as JSONRPCMessage);
 }
 
 /**
