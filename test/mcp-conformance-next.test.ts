@@ -23,8 +23,6 @@ type Verdict = 'pass' | { readonly notYet: string } | { readonly outOfScope: str
 const SAMPLING = 'agenttool tools ask people (elicitation), never a model (sampling) or roots';
 const PROMPTS = 'agenttool serves tools: no prompts, resources or completion';
 const TASKS = 'MCP tasks are not served yet';
-const HEADERS_CACHE =
-  "connectMcp lists tools page by page (to hold maxListPages and maxTools), outside the SDK's cache that mirrors and checks x-mcp-header";
 
 /** Every server scenario of the suite, and what agenttool's server does with it. */
 const SERVER: Record<string, Verdict> = {
@@ -75,9 +73,7 @@ const SERVER: Record<string, Verdict> = {
     outOfScope: `${PROMPTS}; tools/list carries ttlMs and cacheScope (test/mcp-modern.test.ts)`,
   },
   'http-header-validation': 'pass',
-  'http-custom-header-server-validation': {
-    notYet: 'no tool mirrors an argument into an Mcp-Param-* header (x-mcp-header) yet',
-  },
+  'http-custom-header-server-validation': 'pass',
   'tasks-lifecycle': { outOfScope: TASKS },
   'tasks-capability-negotiation': { outOfScope: TASKS },
   'tasks-wire-fields': { outOfScope: TASKS },
@@ -115,8 +111,8 @@ const CLIENT: Record<string, Verdict> = {
   'request-metadata': 'pass',
   'sep-2322-client-request-state': 'pass',
   'http-standard-headers': 'pass',
-  'http-custom-headers': { notYet: HEADERS_CACHE },
-  'http-invalid-tool-headers': { notYet: HEADERS_CACHE },
+  'http-custom-headers': 'pass',
+  'http-invalid-tool-headers': 'pass',
   'json-schema-ref-no-deref': 'pass',
   'json-schema-2020-12-preservation': {
     notYet: 'the conformance client does not call json_schema_echo with the listed schema',

@@ -27,6 +27,7 @@ import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
 import { MAX_SCHEMA_DEPTH } from '../../lib/validation/json.js';
+import { headerDeclarations } from '../mcp-shared/mcp-param-headers.js';
 import {
   RemoteTool,
   type InFlightCall,
@@ -206,6 +207,7 @@ export class McpRemote {
       serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
       report: (error) => options.onerror?.(error),
       modern: client.getProtocolEra() === 'modern',
+      mirrorsHeaders: client.getProtocolEra() === 'modern' && transport.hasPerRequestStream,
     };
     // A notification that came before this point is reflected by the first list, fetched after.
     client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -352,7 +354,7 @@ export class McpRemote {
           ? // Measured once, as the listing arrived (see OrderedTransport).
             definition._meta?.[TOO_DEEP] === true
             ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
-            : undefined
+            : this.headersProblem(definition)
           : `its name ${named}`;
       if (problem === undefined) return true;
       if (!this.refused.has(definition.name)) {
@@ -362,6 +364,13 @@ export class McpRemote {
       }
       return false;
     });
+  }
+
+  /** What breaks the tool's `x-mcp-header` declarations, where calls mirror them (see RemoteTool). */
+  private headersProblem(definition: McpTool): string | undefined {
+    if (!this.connection.mirrorsHeaders) return undefined;
+    const declared = headerDeclarations(definition.inputSchema);
+    return typeof declared === 'string' ? `its x-mcp-header: ${declared}` : undefined;
   }
 
   private publish(found: readonly McpTool[]): void {

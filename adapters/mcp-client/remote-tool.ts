@@ -34,6 +34,11 @@ import { recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
+import {
+  headerDeclarations,
+  paramHeaders,
+  type HeaderDeclaration,
+} from '../mcp-shared/mcp-param-headers.js';
 
 /** A call waiting for its answer, which the connection fails when it closes. */
 export interface InFlightCall extends TimedCall {
@@ -79,6 +84,11 @@ export interface RemoteConnection {
    * (over HTTP, closing its response stream), which the SDK does for a request whose signal aborts.
    */
   readonly modern: boolean;
+  /**
+   * Whether calls mirror their `x-mcp-header` arguments into `Mcp-Param-*` headers: MCP
+   * 2026-07-28 over Streamable HTTP (see docs/mcp.md, "Routing on an argument").
+   */
+  readonly mirrorsHeaders: boolean;
 }
 
 /** The application's claims about a remote tool, which MCP has no field for. */
@@ -163,6 +173,8 @@ export class RemoteTool implements Tool {
   /** The same definition, as the Tool property that marks a tool standing for a remote one. */
   readonly remote: McpTool;
   private readonly readOnly: boolean;
+  /** Its arguments mirrored into headers, when the connection mirrors them. */
+  private readonly headers: readonly HeaderDeclaration[];
 
   /** @internal Made by the remote for each tool the server lists. */
   constructor(
@@ -183,6 +195,9 @@ export class RemoteTool implements Tool {
     if (claims.resource !== '') this.resource = claims.resource;
     const by = claims.confinedBy;
     if (by !== undefined) this.confined = () => ({ confined: true, by });
+    // A listing whose declarations are broken never gets here (McpRemote leaves it out).
+    const declared = connection.mirrorsHeaders ? headerDeclarations(definition.inputSchema) : [];
+    this.headers = typeof declared === 'string' ? [] : declared;
   }
 
   /**
@@ -213,7 +228,11 @@ export class RemoteTool implements Tool {
         return undefined;
       }
       const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context);
-      running.start(this.definition.name, args);
+      running.start(
+        this.definition.name,
+        args,
+        this.headers.length === 0 ? undefined : paramHeaders(this.headers, args),
+      );
       return running;
     });
   }
@@ -250,7 +269,8 @@ class RemoteCall implements InFlightCall, RoutedCall {
     private readonly context: ToolContext,
   ) {}
 
-  start(remoteName: string, args: Record<string, unknown>): void {
+  /** Sends the call; `headers`: its `Mcp-Param-*` headers, if any. */
+  start(remoteName: string, args: Record<string, unknown>, headers?: Record<string, string>): void {
     const connection = this.connection;
     connection.inFlight.add(this);
     this.token = connection.router.route(this);
@@ -259,9 +279,13 @@ class RemoteCall implements InFlightCall, RoutedCall {
     connection.client
       .callTool(
         { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
-        this.controller === undefined
+        this.controller === undefined && headers === undefined
           ? SDK_OPTIONS
-          : { ...SDK_OPTIONS, signal: this.controller.signal },
+          : {
+              ...SDK_OPTIONS,
+              ...(this.controller === undefined ? {} : { signal: this.controller.signal }),
+              ...(headers === undefined ? {} : { headers }),
+            },
       )
       .then(
         (answer) => this.answered(answer as CallToolResult),

@@ -23,6 +23,7 @@ import {
 } from '../../lib/validation/validation.js';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
+import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-param-headers.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { clientElicitor, clientElicits } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
@@ -99,6 +100,34 @@ interface Entry {
   readonly validator: ArgumentValidator | undefined;
 }
 
+/**
+ * The `x-mcp-header` declarations of each served tool that has any, by server: what the HTTP
+ * handler checks a 2026-07-28 call's `Mcp-Param-*` headers against (see {@link paramHeaderRules}).
+ */
+const headerRules = new WeakMap<Server, ReadonlyMap<string, readonly HeaderDeclaration[]>>();
+
+/**
+ * The `x-mcp-header` declarations of the tool `name` as `server` (from {@link createMcpServer})
+ * serves it; undefined when it has none, or is not served.
+ */
+export function paramHeaderRules(
+  server: Server,
+  name: string,
+): readonly HeaderDeclaration[] | undefined {
+  return headerRules.get(server)?.get(name);
+}
+
+/** The declarations of a listing's input schema, once per tool value; a SchemaError when broken. */
+const declared = new WeakMap<Tool, readonly HeaderDeclaration[]>();
+function declarationsOf(tool: Tool, listing: McpTool): readonly HeaderDeclaration[] {
+  const hit = declared.get(tool);
+  if (hit !== undefined) return hit;
+  const found = headerDeclarations(listing.inputSchema);
+  if (typeof found === 'string') throw new SchemaError(tool.name, found);
+  declared.set(tool, found);
+  return found;
+}
+
 /** A tool ready to serve (its listing and the validator the server runs), or why it is not. */
 type Prepared =
   { readonly listing: McpTool; readonly entry: Entry } | { readonly problem: SchemaError };
@@ -124,7 +153,9 @@ function prepare(tool: Tool, limits: ArgumentLimits | undefined, report: (e: Err
     const validator = own
       ? undefined
       : compileValidator(tool.parameters, { tool: tool.name, limits });
-    prepared = { listing: listingOf(tool), entry: { tool, validator } };
+    const listing = listingOf(tool);
+    declarationsOf(tool, listing);
+    prepared = { listing, entry: { tool, validator } };
   } catch (err) {
     if (!(err instanceof SchemaError)) throw err;
     prepared = { problem: err };
@@ -275,6 +306,7 @@ export function createMcpServer(
       let listing: McpTool;
       try {
         listing = listingOf(tool);
+        declarationsOf(tool, listing);
       } catch (err) {
         if (!(err instanceof SchemaError)) throw err;
         report(err);
@@ -290,6 +322,11 @@ export function createMcpServer(
     entries.set(tool.name, prepared.entry);
   }
   const list = { tools: listings };
+  const rules = new Map<string, readonly HeaderDeclaration[]>();
+  for (const [name, entry] of entries) {
+    const found = declared.get(entry.tool);
+    if (found !== undefined && found.length > 0) rules.set(name, found);
+  }
 
   const server = new Server(info, {
     capabilities: { tools: {} },
@@ -316,6 +353,7 @@ export function createMcpServer(
     return made;
   };
 
+  if (rules.size > 0) headerRules.set(server, rules);
   server.setRequestHandler('tools/list', () => list);
   /**
    * What a call of `entry` needs, with what the request that speaks for it gives: one object, made

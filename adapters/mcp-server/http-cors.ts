@@ -101,9 +101,15 @@ export class HttpCors {
       res.end('Forbidden: origin not allowed for cross-origin requests');
       return;
     }
+    // A tool's arguments mirrored into headers (x-mcp-header) are named by the tool: any
+    // `Mcp-Param-*` the page asks for is allowed beside the fixed list.
+    const asked = req.headers['access-control-request-headers'];
+    const params = (typeof asked === 'string' ? asked.split(',') : [])
+      .map((name) => name.trim())
+      .filter((name) => /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/i.test(name));
     res.writeHead(204, {
       'Access-Control-Allow-Methods': 'GET, POST, DELETE',
-      'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '),
+      'Access-Control-Allow-Headers': [...CORS_ALLOWED_HEADERS, ...params].join(', '),
       'Access-Control-Max-Age': '600',
     });
     res.end();

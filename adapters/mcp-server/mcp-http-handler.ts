@@ -17,6 +17,8 @@ import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './ses
 import { HttpCors, isPreflight } from './http-cors.js';
 import { markStateless } from './stateless-servers.js';
 import { CallAdmission, type Release } from './call-admission.js';
+import { paramHeaderRules } from './create-mcp-server.js';
+import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
 import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
 
 /**
@@ -375,6 +377,8 @@ export class McpHttpHandler {
   private readonly newSessionId: () => string;
   /** The SDK's handler of MCP 2026-07-28 requests: each one on its own, by a Server of its own. */
   private readonly modern: ReturnType<typeof createMcpHandler>;
+  /** The Server made for a modern call's Request, before the SDK's handler asks for one. */
+  private readonly made = new WeakMap<Request, Server>();
   /** How this endpoint's Servers sign held calls' states, and where they say the calls are. */
   private readonly signing: StateSigning | undefined;
 
@@ -417,8 +421,11 @@ export class McpHttpHandler {
           };
     this.signing = signing;
     this.modern = createMcpHandler(
-      () => {
-        const server = options.factory();
+      (context) => {
+        // A call's Server was made before, to check its headers (see postModern).
+        const made =
+          context?.requestInfo === undefined ? undefined : this.made.get(context.requestInfo);
+        const server = made ?? options.factory();
         markStateless(server);
         if (signing !== undefined) setStateSigning(server, signing);
         return server;
@@ -724,6 +731,22 @@ export class McpHttpHandler {
       this.refuseDraining(res, ids[0]);
       return;
     }
+    // A call's Mcp-Param-* headers say what its arguments say, or it is refused before it waits
+    // for a slot: a balancer may have routed it on them (see docs/mcp.md).
+    const server = calls === 1 && !Array.isArray(body) ? this.options.factory() : undefined;
+    if (server !== undefined) {
+      const { name, arguments: args } = ((body as { params?: unknown }).params ?? {}) as {
+        name?: unknown;
+        arguments?: unknown;
+      };
+      const rules = typeof name === 'string' ? paramHeaderRules(server, name) : undefined;
+      const mismatch =
+        rules === undefined ? undefined : headerMismatch(rules, args, (h) => headerOf(req, h));
+      if (mismatch !== undefined) {
+        sendError(res, 400, HEADER_MISMATCH, mismatch, undefined, ids[0] ?? null);
+        return;
+      }
+    }
     if (!(await this.admit(res, calls, ids))) return;
     const gone = new AbortController();
     const leave = (): void => {
@@ -741,6 +764,7 @@ export class McpHttpHandler {
       body: text,
       signal: gone.signal,
     });
+    if (server !== undefined) this.made.set(request, server);
     const response = await this.modern.fetch(request, { parsedBody: body });
     await sendResponse(res, response);
   }

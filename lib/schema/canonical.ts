@@ -58,6 +58,7 @@ class Canonicaliser {
     for (const key of numberKeys) if (typeof input[key] === 'number') out[key] = input[key];
     if (input.uniqueItems === true) out.uniqueItems = true;
     if (typeof input.pattern === 'string') out.pattern = input.pattern;
+    if (typeof input['x-mcp-header'] === 'string') out['x-mcp-header'] = input['x-mcp-header'];
     if ('default' in input && !this.options.strict && jsonValue(input.default) !== undefined)
       out.default = jsonValue(input.default);
     const types = input.type === undefined ? literalTypes(out) : typesOf(input);

@@ -9,14 +9,15 @@ import type { JsonSchema } from '../open-responses.js';
 /**
  * The members of every canonical schema object, in the order they are written. Nothing else is
  * written: no `$schema`, `$ref`/`$defs`, `title`, `examples`, `readOnly`, `contentEncoding` or
- * custom metadata.
+ * custom metadata, except `x-mcp-header` (an argument mirrored into an HTTP header over MCP; see
+ * docs/mcp.md).
  */
 export const memberOrder = [
   'type', 'description', 'format', 'enum', 'const',
   'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
   'minLength', 'maxLength', 'pattern',
   'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
-  'default',
+  'default', 'x-mcp-header',
   'properties', 'required', 'prefixItems', 'items', 'propertyNames', 'additionalProperties',
   'anyOf', 'oneOf', 'allOf', 'not',
 ] as const; // prettier-ignore

@@ -21,6 +21,32 @@ const ARGUMENTS: Record<string, object> = {
   test_mrtr_no_result_type: {},
 };
 
+/** The calls a scenario asks for by name (`MCP_CONFORMANCE_CONTEXT`'s `toolCalls`), if any. */
+const asked = new Map<string, object>();
+const context = process.env.MCP_CONFORMANCE_CONTEXT;
+if (context !== undefined) {
+  const { toolCalls = [] } = JSON.parse(context) as {
+    toolCalls?: { name: string; arguments: object }[];
+  };
+  for (const { name, arguments: args } of toolCalls) asked.set(name, args);
+}
+
+/**
+ * Arguments for any tool, made from its schema's required properties: what the scenario that
+ * lists tools with broken `x-mcp-header` declarations needs, since it checks which tools are
+ * called (every tool `connectMcp` keeps is).
+ */
+function sampleArguments(schema: { properties?: object; required?: string[] }): object {
+  const samples: Record<string, unknown> = {
+    string: 'us-west1', integer: 1, number: 1.5, boolean: true, object: {}, array: [], null: null,
+  }; // prettier-ignore
+  const properties = (schema.properties ?? {}) as Record<string, { type?: string }>;
+  return Object.fromEntries(
+    (schema.required ?? []).map((key) => [key, samples[properties[key]?.type ?? 'string']]),
+  );
+}
+const callsEveryTool = process.env.MCP_CONFORMANCE_SCENARIO === 'http-invalid-tool-headers';
+
 /** The person: accepts every question as the form stands, so each field keeps its default. */
 const acceptAsIs: Elicitor = () => ({ action: 'accept', content: {} });
 
@@ -28,7 +54,10 @@ const url = process.argv.at(-1)!;
 const remote = await connectMcp(httpTransport(url));
 let status = 0;
 for (const tool of remote.tools) {
-  const args = ARGUMENTS[tool.name];
+  const args =
+    asked.get(tool.name) ??
+    ARGUMENTS[tool.name] ??
+    (callsEveryTool ? sampleArguments(tool.parameters as object) : undefined);
   if (args === undefined) continue;
   const call = { id: tool.name, args: JSON.stringify(args) };
   try {

@@ -288,6 +288,15 @@ export const conformanceTools = [
     parameters: z.object({}),
     execute: () => 'done',
   }),
+  tool({
+    name: 'test_custom_header',
+    description: 'Runs a query in a region, mirrored into the Mcp-Param-Region header.',
+    parameters: z.object({
+      region: z.string().meta({ 'x-mcp-header': 'Region' }),
+      query: z.string(),
+    }),
+    execute: ({ region, query }) => `${query} in ${region}`,
+  }),
   rawTool({
     name: 'echo_args',
     description: 'Echoes its arguments.',
