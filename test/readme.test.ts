@@ -1,12 +1,12 @@
 /**
- * The README's TypeScript runs as written. Every ```ts block of README.md is written to a file of
- * its own (under test-output/readme/), compiled against this package with the project's compiler
+ * The README's TypeScript runs as written, and the guides' in docs/ too. Every ```ts block of
+ * README.md and docs/*.md is written to a file of its own (under test-output/readme/), compiled against this package with the project's compiler
  * options, and then run, one after another, in this process.
  *
  * The rule for a block:
  * - `agenttool` and its subpaths (`agenttool/mcp/server`, ...) resolve to this repository's
  *   sources, as package.json's `exports` map them; a relative import (`./examples/mcp-tools.js`)
- *   resolves from the README's folder; anything else from node_modules.
+ *   resolves from the folder of the file the block is in; anything else from node_modules.
  * - Every block is compiled, on its own: it imports what it uses, and declares what it takes from
  *   outside (`declare const response: OpenAI.Responses.Response; // the model's turn`).
  * - Every block is run, unless its fence says `no_run` (```ts no_run), as rustdoc has it: for a
@@ -14,27 +14,38 @@
  *   another process or listens beyond loopback. A block that runs ends on its own: it closes what
  *   it opens. Its console output is kept, and shown only when it fails.
  *
- * A failure names the README line it is about: `README.md:123: ...`.
+ * A failure names the line it is about: `README.md:123: ...`, `docs/mcp.md:45: ...`.
  */
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+/** The files whose blocks run: the README, then each guide in docs/. */
+const sources = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const outDir = join(root, 'test-output', 'readme');
 
 interface Block {
-  /** The README line of the block's first line of code (1-based). */
+  /** The file it is in, from the repository's root. */
+  source: string;
+  /** The line of the block's first line of code (1-based). */
   line: number;
   code: string;
   run: boolean;
   file: string;
 }
 
-function readBlocks(text: string): Block[] {
+function readBlocks(source: string): Block[] {
+  const text = readFileSync(join(root, source), 'utf8');
+  const stem = source.replace(/\.md$/, '').replace(/\//g, '-');
   const blocks: Block[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -46,7 +57,8 @@ function readBlocks(text: string): Block[] {
     const code = lines.slice(start, end).join('\n');
     const line = start + 1;
     const run = !(open[1] ?? '').split(/[\s,]+/).includes('no_run');
-    blocks.push({ line, code, run, file: join(outDir, `readme-line-${line}.ts`) });
+    const file = join(outDir, `${stem.toLowerCase()}-line-${line}.ts`);
+    blocks.push({ source, line, code, run, file });
     i = end;
   }
   return blocks;
@@ -68,26 +80,27 @@ const packageEntries: Map<string, string> = (() => {
 })();
 
 /** The block with its imports pointing at files, line for line. */
-function rewriteImports(code: string): string {
+function rewriteImports(code: string, source: string): string {
+  const base = dirname(join(root, source));
   return code.replace(/(from\s+|import\s*\(\s*)(['"])([^'"]+)\2/g, (all, head, quote, spec) => {
     let target: string | undefined;
     const entry = packageEntries.get(spec as string);
     if (entry !== undefined) target = join(root, entry);
-    else if ((spec as string).startsWith('.')) target = resolve(root, spec as string);
+    else if ((spec as string).startsWith('.')) target = resolve(base, spec as string);
     if (target === undefined) return all as string;
     const path = relative(outDir, target).split('\\').join('/');
     return `${head}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
   });
 }
 
-const blocks = readBlocks(readme);
+const blocks = sources.flatMap(readBlocks);
 const diagnostics = new Map<string, string[]>();
 
 function where(block: Block, offsetLine: number): string {
-  return `README.md:${block.line + offsetLine}`;
+  return `${block.source}:${block.line + offsetLine}`;
 }
 
-describe('README: every TypeScript block compiles and the runnable ones run', function () {
+describe('README and docs/: every TypeScript block compiles and the runnable ones run', function () {
   this.timeout(180_000);
 
   before(function () {
@@ -95,7 +108,7 @@ describe('README: every TypeScript block compiles and the runnable ones run', fu
     mkdirSync(outDir, { recursive: true });
     // `export {}` keeps each block a module of its own, as a file of a user's would be.
     for (const block of blocks)
-      writeFileSync(block.file, `${rewriteImports(block.code)}\nexport {};\n`);
+      writeFileSync(block.file, `${rewriteImports(block.code, block.source)}\nexport {};\n`);
     const config = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
     const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
     const program = ts.createProgram(

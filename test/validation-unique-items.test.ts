@@ -33,10 +33,13 @@ function counted(n: number, reads: { count: number }): { v: object[] } {
     has: (target, key) => (reads.count++, Reflect.has(target, key)),
     ownKeys: (target) => (reads.count++, Reflect.ownKeys(target)),
     getOwnPropertyDescriptor: (target, key) => (
-      reads.count++, Reflect.getOwnPropertyDescriptor(target, key)
+      reads.count++,
+      Reflect.getOwnPropertyDescriptor(target, key)
     ),
   };
-  return { v: Array.from({ length: n }, (_, i) => new Proxy({ id: i, name: `item ${i}` }, handler)) };
+  return {
+    v: Array.from({ length: n }, (_, i) => new Proxy({ id: i, name: `item ${i}` }, handler)),
+  };
 }
 
 // ajv as it comes, comparing every pair: the reference for which pair is reported.

@@ -38,7 +38,7 @@ export function freePort(): Promise<number> {
  * into the `location` block (a test's `add_header`).
  */
 export function exampleSite(
-  name: 'stateless' | 'affine',
+  name: 'stateless' | 'affine' | 'by-resource',
   listen: number,
   upstreams: readonly number[],
   addHeader: readonly string[] = [],
