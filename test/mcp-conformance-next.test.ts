@@ -28,10 +28,7 @@ const TASKS = 'MCP tasks are not served yet';
 const SERVER: Record<string, Verdict> = {
   'server-initialize': 'pass',
   'server-session-lifecycle': 'pass',
-  'server-stateless': {
-    notYet:
-      'test_missing_capability: a tool cannot require a client capability, so -32021 is never sent (a question of a client without elicitation is declined instead)',
-  },
+  'server-stateless': 'pass',
   'logging-set-level': {
     outOfScope: 'agenttool sends no log messages (logging is gone in 2026-07-28)',
   },

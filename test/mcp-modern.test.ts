@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, tool, type ToolEvent } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
-import { ENVELOPE, MODERN, postModern } from './support/modern.js';
+import { ASKABLE, ENVELOPE, MODERN, postModern } from './support/modern.js';
 import { hangTool, whoAmI } from './support/tools.js';
 
 const steps = tool({
@@ -259,6 +259,59 @@ describe('agenttool serve: MCP 2026-07-28 over stdio', function () {
       expect(names).to.include('list_dir');
       const result = await client.callTool({ name: 'list_dir', arguments: { path: 'examples' } });
       expect(textOf(result)).to.include('turn.json');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('createMcpServer requiredCapabilities: a tool that needs a client capability', function () {
+  this.timeout(20_000);
+  let http: McpHttpServer;
+  const needy = tool({
+    name: 'needy',
+    description: 'Needs a client that answers form questions.',
+    parameters: z.object({}),
+    execute: () => 'ran',
+  });
+  before(async () => {
+    http = await serveHttp({
+      port: 0,
+      factory: () =>
+        createMcpServer({ name: 'needs', version: '1' }, [needy, whoAmI], {
+          requiredCapabilities: { needy: { elicitation: { form: {} } } },
+        }),
+    });
+  });
+  after(() => http.close());
+
+  it('refuses a 2026-07-28 client that did not declare it: HTTP 400, -32021 naming what is missing', async () => {
+    const { status, body } = await postModern(http.url, 'tools/call', { name: 'needy' });
+    expect(status).to.equal(400);
+    const error = body.error as { code: number; message: string; data: unknown };
+    expect(error.code).to.equal(-32021);
+    expect(error.data).to.deep.equal({ requiredCapabilities: { elicitation: { form: {} } } });
+    expect(error.message).to.contain('tool "needy" needs the client capabilities');
+  });
+
+  it('runs the call of a client that declared it, and every other tool for anyone', async () => {
+    const asked = await postModern(http.url, 'tools/call', { name: 'needy' }, {}, ASKABLE);
+    expect(asked.status).to.equal(200);
+    expect((asked.body.result as { content: { text: string }[] }).content[0]!.text).to.equal('ran');
+    const other = await postModern(http.url, 'tools/call', { name: 'who_am_i' });
+    expect(other.status).to.equal(200);
+  });
+
+  it('refuses a 2025-11-25 client that did not declare it with the same error', async () => {
+    const client = new LegacyClient({ name: 'legacy', version: '1' });
+    await client.connect(new LegacyHttpTransport(http.url));
+    try {
+      const refused = await client.callTool({ name: 'needy', arguments: {} }).then(
+        () => undefined,
+        (err: unknown) => err as { code?: number; message: string },
+      );
+      expect(refused?.code).to.equal(-32021);
+      expect(refused?.message).to.contain('did not declare');
     } finally {
       await client.close();
     }

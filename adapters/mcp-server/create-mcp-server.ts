@@ -5,8 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  MissingRequiredClientCapabilityError,
   ProtocolErrorCode,
   Server,
+  type ClientCapabilities,
   type Implementation,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
@@ -93,6 +95,36 @@ export interface McpServerOptions {
    * the call is cancelled and a late retry is told to call the tool again. See docs/mcp.md.
    */
   retryTimeout?: number;
+  /**
+   * The client capabilities a tool's calls need, by tool name (`{ ask_user: { elicitation: {} } }`):
+   * a call from a client that did not declare them is refused before the tool runs, with JSON-RPC
+   * error `-32021` (MissingRequiredClientCapability; HTTP 400 in MCP 2026-07-28) whose
+   * `data.requiredCapabilities` names what is missing. A capability's members count too
+   * (`{ elicitation: { url: {} } }` needs URL-mode elicitation). Without it, a tool that asks a
+   * client that cannot answer has its question declined (see `context.elicit`), which suits a
+   * tool that can go on without the answer.
+   */
+  requiredCapabilities?: Readonly<Record<string, ClientCapabilities>>;
+}
+
+/** What of `required` the client's `declared` capabilities lack, or undefined when nothing. */
+function missingCapabilities(
+  required: ClientCapabilities,
+  declared: ClientCapabilities | undefined,
+): ClientCapabilities | undefined {
+  const missing: Record<string, unknown> = {};
+  for (const [key, wanted] of Object.entries(required)) {
+    const has = (declared as Record<string, unknown> | undefined)?.[key];
+    if (typeof has !== 'object' || has === null) {
+      missing[key] = wanted;
+      continue;
+    }
+    const lacking = Object.entries((wanted ?? {}) as Record<string, unknown>).filter(
+      ([member]) => (has as Record<string, unknown>)[member] === undefined,
+    );
+    if (lacking.length > 0) missing[key] = Object.fromEntries(lacking);
+  }
+  return Object.keys(missing).length === 0 ? undefined : (missing as ClientCapabilities);
 }
 
 interface Entry {
@@ -384,6 +416,17 @@ export function createMcpServer(
     const entry = entries.get(name);
     if (entry === undefined)
       throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
+    const needs = options.requiredCapabilities;
+    const required = needs !== undefined && Object.hasOwn(needs, name) ? needs[name] : undefined;
+    const missing =
+      required === undefined
+        ? undefined
+        : missingCapabilities(required, server.getClientCapabilities());
+    if (missing !== undefined)
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: missing },
+        `tool "${name}" needs the client capabilities ${JSON.stringify(missing)}, which this client did not declare`,
+      );
     const args = request.params.arguments;
     let text: string;
     try {

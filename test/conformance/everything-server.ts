@@ -297,6 +297,12 @@ export const conformanceTools = [
     }),
     execute: ({ region, query }) => `${query} in ${region}`,
   }),
+  tool({
+    name: 'test_missing_capability',
+    description: 'Needs a client that declared sampling (requiredCapabilities): refused otherwise.',
+    parameters: z.object({}),
+    execute: () => 'ran with a client that declared sampling',
+  }),
   rawTool({
     name: 'echo_args',
     description: 'Echoes its arguments.',
@@ -311,7 +317,9 @@ export function serveConformance(): Promise<McpHttpServer> {
     port: 0,
     host: '127.0.0.1',
     factory: () =>
-      createMcpServer({ name: 'agenttool-conformance', version: '1.0.0' }, conformanceTools),
+      createMcpServer({ name: 'agenttool-conformance', version: '1.0.0' }, conformanceTools, {
+        requiredCapabilities: { test_missing_capability: { sampling: {} } },
+      }),
   });
 }
 
