@@ -23,6 +23,21 @@ export interface ToolCall {
    * See `idempotencyKeyOf`.
    */
   readonly idempotencyKey?: string;
+  /**
+   * The W3C trace context the call runs under, as `traceparent` and `tracestate` carry it: an MCP
+   * server sets it from the request's `_meta`, and a remote tool (`connectMcp`) sends it on in
+   * its own request's `_meta`, so a trace crosses each hop. Set it on a job to continue the
+   * application's trace. Optional; nothing in the engine reads it.
+   */
+  readonly trace?: TraceContext;
+}
+
+/** A W3C trace context (https://www.w3.org/TR/trace-context/): where a call sits in a trace. */
+export interface TraceContext {
+  /** `00-<trace id, 32 hex>-<parent id, 16 hex>-<flags, 2 hex>`. */
+  readonly traceparent: string;
+  /** Vendors' entries (`congo=t61rcWkgMzE,rojo=00f067aa0ba902b7`), when there are any. */
+  readonly tracestate?: string;
 }
 
 /** What a tool produced. */

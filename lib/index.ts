@@ -20,6 +20,7 @@ export type {
   Session,
   Tool,
   ToolCall,
+  TraceContext,
   ToolContext,
   ToolEvent,
   ToolResult,

@@ -57,5 +57,7 @@ export function withIdempotencyKey(
     return call as ToolCall & { readonly idempotencyKey: string };
   const derived = session === undefined ? call.id : `${session}/${call.id}`;
   // A literal, not a spread: under tsx a spread that adds a key costs microseconds per call.
-  return { id: call.id, args: call.args, idempotencyKey: derived };
+  return call.trace === undefined
+    ? { id: call.id, args: call.args, idempotencyKey: derived }
+    : { id: call.id, args: call.args, idempotencyKey: derived, trace: call.trace };
 }

@@ -23,6 +23,7 @@ import type {
   ResourceFunction,
   Tool,
   ToolCall,
+  TraceContext,
   ToolContext,
   ToolEvent,
   ToolResult,
@@ -34,6 +35,7 @@ import { recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
+import { traceMeta } from '../mcp-shared/trace-context.js';
 import {
   headerDeclarations,
   paramHeaders,
@@ -232,6 +234,7 @@ export class RemoteTool implements Tool {
         this.definition.name,
         args,
         this.headers.length === 0 ? undefined : paramHeaders(this.headers, args),
+        call.trace,
       );
       return running;
     });
@@ -269,8 +272,13 @@ class RemoteCall implements InFlightCall, RoutedCall {
     private readonly context: ToolContext,
   ) {}
 
-  /** Sends the call; `headers`: its `Mcp-Param-*` headers, if any. */
-  start(remoteName: string, args: Record<string, unknown>, headers?: Record<string, string>): void {
+  /** Sends the call; `headers`: its `Mcp-Param-*` headers, if any; `trace`: its trace context. */
+  start(
+    remoteName: string,
+    args: Record<string, unknown>,
+    headers?: Record<string, string>,
+    trace?: TraceContext,
+  ): void {
     const connection = this.connection;
     connection.inFlight.add(this);
     this.token = connection.router.route(this);
@@ -278,7 +286,14 @@ class RemoteCall implements InFlightCall, RoutedCall {
     if (connection.modern) this.controller = new AbortController();
     connection.client
       .callTool(
-        { name: remoteName, arguments: args, _meta: { progressToken: this.token } },
+        {
+          name: remoteName,
+          arguments: args,
+          _meta:
+            trace === undefined
+              ? { progressToken: this.token }
+              : { progressToken: this.token, ...traceMeta(trace) },
+        },
         this.controller === undefined && headers === undefined
           ? SDK_OPTIONS
           : {

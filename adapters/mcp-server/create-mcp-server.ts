@@ -27,6 +27,7 @@ import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js'
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-param-headers.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
+import { traceOf } from '../mcp-shared/trace-context.js';
 import { clientElicitor, clientElicits } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
@@ -105,6 +106,12 @@ export interface McpServerOptions {
    * tool that can go on without the answer.
    */
   requiredCapabilities?: Readonly<Record<string, ClientCapabilities>>;
+}
+
+/** The served call: its id, its arguments' text, and the trace context its request carries. */
+function callOf(id: string, args: string, meta: unknown): ServedCall['call'] {
+  const trace = traceOf(meta);
+  return trace === undefined ? { id, args } : { id, args, trace };
 }
 
 /** What of `required` the client's `declared` capabilities lack, or undefined when nothing. */
@@ -467,32 +474,24 @@ export function createMcpServer(
         ctx.mcpReq.inputResponses,
         callTokenOf(request.params._meta),
       );
-      const served = servedOf(
-        entry,
-        { id: String(ctx.mcpReq.id), args: text },
-        {
-          session: undefined,
-          signal: call.signal,
-          progressToken: call.progressToken,
-          notify: call.notify,
-          elicitor: call.elicitor,
-        },
-      );
+      const served = servedOf(entry, callOf(String(ctx.mcpReq.id), text, request.params._meta), {
+        session: undefined,
+        signal: call.signal,
+        progressToken: call.progressToken,
+        notify: call.notify,
+        elicitor: call.elicitor,
+      });
       void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
       return call.answer(ctx, signing);
     }
-    const served = servedOf(
-      entry,
-      { id: String(ctx.mcpReq.id), args: text },
-      {
-        // MCP 2026-07-28 has no sessions.
-        session: modern ? undefined : sessionOf(ctx.sessionId),
-        signal: ctx.mcpReq.signal,
-        progressToken: ctx.mcpReq._meta?.progressToken,
-        notify: ctx.mcpReq.notify,
-        elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
-      },
-    );
+    const served = servedOf(entry, callOf(String(ctx.mcpReq.id), text, request.params._meta), {
+      // MCP 2026-07-28 has no sessions.
+      session: modern ? undefined : sessionOf(ctx.sessionId),
+      signal: ctx.mcpReq.signal,
+      progressToken: ctx.mcpReq._meta?.progressToken,
+      notify: ctx.mcpReq.notify,
+      elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
+    });
     return runServedCall(served);
   });
   return server;
