@@ -78,9 +78,10 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
   this.timeout(20_000);
   let http: McpHttpServer;
 
-  async function serve(retryTimeout?: number): Promise<void> {
+  async function serve(retryTimeout?: number, maxConcurrentCalls?: number): Promise<void> {
     http = await serveHttp({
       port: 0,
+      ...(maxConcurrentCalls === undefined ? {} : { maxConcurrentCalls }),
       factory: () =>
         createMcpServer({ name: 's', version: '1' }, TOOLS, {
           ...(retryTimeout === undefined ? {} : { retryTimeout }),
@@ -256,6 +257,49 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
     expect((body.error as { message: string }).message).to.match(
       /has ended or expired: call "deploy" again|has expired/,
     );
+  });
+
+  it('a held call keeps its slot of maxConcurrentCalls while its client answers; its retries take none', async () => {
+    await serve(undefined, 1);
+    const plain = () => postModern(http.url, 'tools/call', { name: 'plain', arguments: {} });
+    const first = resultOf(
+      (await postModern(http.url, 'tools/call', { name: 'deploy', arguments: {} }, {}, ASKABLE))
+        .body,
+    );
+    expect(first.resultType).to.equal('input_required');
+    // The one slot is the held call's: another call is answered busy.
+    const busy = await plain();
+    expect(busy.status).to.equal(503);
+    expect((busy.body.error as { message: string }).message).to.match(/Server busy: 1 calls/);
+    // The retries carry the call on without a slot of their own.
+    const retry = (state: unknown, responses: Json) =>
+      postModern(
+        http.url,
+        'tools/call',
+        { name: 'deploy', arguments: {}, inputResponses: responses, requestState: state },
+        {},
+        ASKABLE,
+      );
+    const second = resultOf(
+      (await retry(first.requestState, { go: { action: 'accept', content: { go: true } } })).body,
+    );
+    expect(second.resultType).to.equal('input_required');
+    expect((await plain()).status).to.equal(503);
+    const third = resultOf(
+      (await retry(second.requestState, { q2: { action: 'accept', content: {} } })).body,
+    );
+    expect(third.resultType).to.equal('complete');
+    // Ended: the slot is free again.
+    expect((await plain()).status).to.equal(200);
+  });
+
+  it('a held call whose retry does not come gives its slot back when it is cancelled', async () => {
+    await serve(50, 1);
+    await postModern(http.url, 'tools/call', { name: 'deploy', arguments: {} }, {}, ASKABLE);
+    for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(cancelled).to.equal(1);
+    const after = await postModern(http.url, 'tools/call', { name: 'plain', arguments: {} });
+    expect(after.status).to.equal(200);
   });
 
   it('the SDK v2 client answers through its elicitation handler and gets the result', async () => {

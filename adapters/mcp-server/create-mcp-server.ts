@@ -156,6 +156,18 @@ export function paramHeaderRules(
   return headerRules.get(server)?.get(name);
 }
 
+/** The call of MCP 2026-07-28 each server (one per request in that era) started, if it asked. */
+const heldCalls = new WeakMap<Server, HeldCall>();
+
+/**
+ * The call `server` started for its 2026-07-28 request, when it is held for its client's retry
+ * (see held-calls.ts); the HTTP handler gives it the request's admission slot to keep.
+ */
+export function heldCallOf(server: Server): HeldCall | undefined {
+  const call = heldCalls.get(server);
+  return call?.isHeld === true ? call : undefined;
+}
+
 /** The declarations of a listing's input schema, once per tool value; a SchemaError when broken. */
 const declared = new WeakMap<Tool, readonly HeaderDeclaration[]>();
 function declarationsOf(tool: Tool, listing: McpTool): readonly HeaderDeclaration[] {
@@ -481,6 +493,7 @@ export function createMcpServer(
         notify: call.notify,
         elicitor: call.elicitor,
       });
+      heldCalls.set(server, call);
       void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
       return call.answer(ctx, signing);
     }

@@ -142,9 +142,37 @@ export class HeldCall {
       return () => this.open.delete(key);
     });
 
+  /** The admission slot the call holds between its client's requests (see `keepSlot`). */
+  private slot: (() => void) | undefined = undefined;
+  private ended = false;
+
+  /**
+   * Keeps the admission slot of the request that answered `input_required` (see
+   * `maxConcurrentCalls`) until the call ends: the call runs on while its client answers, and its
+   * retries take no slot of their own. Given back at once when the call has ended already.
+   */
+  keepSlot(release: () => void): void {
+    if (this.ended) release();
+    else this.slot = release;
+  }
+
+  /** Whether the call waits, running, for its client's retry. */
+  get isHeld(): boolean {
+    return held.get(this.id) === this;
+  }
+
+  /** The call has ended (its result, or cancelled): its slot, if it keeps one, is given back. */
+  private end(): void {
+    this.ended = true;
+    const slot = this.slot;
+    this.slot = undefined;
+    slot?.();
+  }
+
   /** The served call's result (cancelled ones included). */
   finish(result: CallToolResult): void {
     this.result = result;
+    this.end();
     this.wake?.();
   }
 
@@ -212,5 +240,6 @@ export class HeldCall {
     clearTimeout(this.timer);
     held.delete(this.id);
     if (!this.signal.aborted) this.controller.abort(new CancelledError());
+    this.end();
   }
 }

@@ -17,7 +17,7 @@ import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './ses
 import { HttpCors, isPreflight } from './http-cors.js';
 import { markStateless } from './stateless-servers.js';
 import { CallAdmission, type Release } from './call-admission.js';
-import { paramHeaderRules } from './create-mcp-server.js';
+import { heldCallOf, paramHeaderRules } from './create-mcp-server.js';
 import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
 import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
 
@@ -285,6 +285,17 @@ function callCountOf(body: unknown): number {
     if (typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call')
       count++;
   return count;
+}
+
+/** Whether a POST body is one request carrying a `requestState` (a retry of MCP 2026-07-28). */
+function hasRequestState(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const params = (body as { params?: unknown }).params;
+  return (
+    typeof params === 'object' &&
+    params !== null &&
+    (params as { requestState?: unknown }).requestState !== undefined
+  );
 }
 
 /** Whether a POST body holds anything besides initialize and notifications/initialized. */
@@ -747,7 +758,15 @@ export class McpHttpHandler {
         return;
       }
     }
-    if (!(await this.admit(res, calls, ids))) return;
+    // A retry carries on a call that holds its slot already (see HeldCall.keepSlot); a state that
+    // names no call held here runs nothing.
+    const retry = calls === 1 && hasRequestState(body);
+    const admitted = await this.admit(res, retry ? 0 : calls, ids, (release) => {
+      const held = server === undefined ? undefined : heldCallOf(server);
+      if (held === undefined) release();
+      else held.keepSlot(release);
+    });
+    if (!admitted) return;
     const gone = new AbortController();
     const leave = (): void => {
       if (!res.writableFinished) gone.abort();
@@ -826,6 +845,7 @@ export class McpHttpHandler {
     res: ServerResponse,
     calls: number,
     ids: readonly RequestId[],
+    giveBack: (release: Release) => void = (release) => release(),
   ): Promise<boolean> {
     if (calls === 0) return true;
     const granted = this.admission.acquire(calls, (leave) => res.once('close', leave));
@@ -838,7 +858,7 @@ export class McpHttpHandler {
       release();
       return false;
     }
-    res.once('close', release);
+    res.once('close', () => giveBack(release));
     return true;
   }
 
