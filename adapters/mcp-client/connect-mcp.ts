@@ -16,7 +16,7 @@ import type {
   VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { BehaviorSubject, type Observable } from 'rxjs';
-import type { Elicitor, ResourceFunction, Tool } from '../../lib/contract.js';
+import type { Elicitor, Replay, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
 import { closedError, describeCause, McpCallError } from '../mcp-shared/mcp-errors.js';
@@ -53,6 +53,15 @@ export interface McpClientOptions {
   resources?: Readonly<Record<string, readonly string[] | ResourceFunction>>;
   /** Tools the application says run confined: name (remote or local) → what confines them. */
   confined?: Readonly<Record<string, string>>;
+  /**
+   * What running a call again does, by tool (remote or local name); see {@link Tool.replay}. A
+   * call of a tool said to be `'safe'` whose response broke before its answer (the connection
+   * dropped, a balancer lost the instance) is sent again, up to twice, and its events go on; the
+   * call of any other tool fails with one line (`... connection lost: ...; not sent again: its
+   * replay is not safe`), since it may have run. Default: none is safe, as `replayOf` reads a
+   * remote tool.
+   */
+  replay?: Readonly<Record<string, Replay>>;
   /**
    * How long (ms) a call of a tool that is not read-only waits, after its answer, for a
    * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Only a
@@ -411,7 +420,13 @@ export class McpRemote {
         ? confined[remoteName]
         : undefined;
     const sequential = this.sequential.has(local) || this.sequential.has(remoteName);
-    return { sequential, resource, confinedBy: by };
+    const replays = this.options.replay ?? {};
+    const replay = Object.hasOwn(replays, local)
+      ? replays[local]
+      : Object.hasOwn(replays, remoteName)
+        ? replays[remoteName]
+        : undefined;
+    return { sequential, resource, confinedBy: by, ...(replay === undefined ? {} : { replay }) };
   }
 }
 

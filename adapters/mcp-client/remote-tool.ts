@@ -20,6 +20,7 @@ import type {
   ElicitRequest,
   ElicitResult,
   ProgressInfo,
+  Replay,
   ResourceFunction,
   Tool,
   ToolCall,
@@ -100,6 +101,8 @@ export interface RemoteClaims {
   resource: string | ResourceFunction;
   /** What confines every call of the tool, or undefined when the application claims nothing. */
   confinedBy: string | undefined;
+  /** What running a call again does, when the application says (`McpClientOptions.replay`). */
+  replay?: Replay;
 }
 
 function describeValue(value: unknown): string {
@@ -170,6 +173,7 @@ export class RemoteTool implements Tool {
   readonly sequential?: boolean;
   readonly resource?: string | ResourceFunction;
   readonly confined?: (args: string, context: ToolContext) => Confinement;
+  readonly replay?: Replay;
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
   /** The same definition, as the Tool property that marks a tool standing for a remote one. */
@@ -197,6 +201,7 @@ export class RemoteTool implements Tool {
     if (claims.resource !== '') this.resource = claims.resource;
     const by = claims.confinedBy;
     if (by !== undefined) this.confined = () => ({ confined: true, by });
+    if (claims.replay !== undefined) this.replay = claims.replay;
     // A listing whose declarations are broken never gets here (McpRemote leaves it out).
     const declared = connection.mirrorsHeaders ? headerDeclarations(definition.inputSchema) : [];
     this.headers = typeof declared === 'string' ? [] : declared;
@@ -229,13 +234,14 @@ export class RemoteTool implements Tool {
         subscriber.error(err);
         return undefined;
       }
-      const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context);
-      running.start(
-        this.definition.name,
+      const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context, {
+        remoteName: this.definition.name,
         args,
-        this.headers.length === 0 ? undefined : paramHeaders(this.headers, args),
-        call.trace,
-      );
+        headers: this.headers.length === 0 ? undefined : paramHeaders(this.headers, args),
+        trace: call.trace,
+        reissues: this.replay === 'safe' ? MAX_REISSUES : 0,
+      });
+      running.start();
       return running;
     });
   }
@@ -243,6 +249,27 @@ export class RemoteTool implements Tool {
 
 /** The SDK's own timeout is never reached: the call's deadline (CallDeadlines) comes first. */
 const SDK_OPTIONS = { timeout: SDK_TIMEOUT } as const;
+
+/** How many times a call of a tool whose replay is safe is sent again after its response broke. */
+const MAX_REISSUES = 2;
+
+/** What one call sends, each time it is sent. */
+interface CallRequest {
+  readonly remoteName: string;
+  readonly args: Record<string, unknown>;
+  /** Its `Mcp-Param-*` headers, if any. */
+  readonly headers: Record<string, string> | undefined;
+  /** Its trace context, sent in `_meta`. */
+  readonly trace: TraceContext | undefined;
+  /** How many times it may be sent again after its response broke (see `MAX_REISSUES`). */
+  readonly reissues: number;
+}
+
+/** Whether `err` says the call's response broke before its answer (see AnswerWatch). */
+function isConnectionLost(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : undefined;
+  return message !== undefined && /\bconnection lost: /.test(message);
+}
 
 /**
  * One call of a remote tool, from its request to its end; the teardown of its subscription.
@@ -270,15 +297,17 @@ class RemoteCall implements InFlightCall, RoutedCall {
     private readonly readOnly: boolean,
     private readonly subscriber: Subscriber<ToolEvent>,
     private readonly context: ToolContext,
-  ) {}
+    private readonly request: CallRequest,
+  ) {
+    this.reissues = request.reissues;
+  }
 
-  /** Sends the call; `headers`: its `Mcp-Param-*` headers, if any; `trace`: its trace context. */
-  start(
-    remoteName: string,
-    args: Record<string, unknown>,
-    headers?: Record<string, string>,
-    trace?: TraceContext,
-  ): void {
+  /** How many more times the call may be sent again when its response breaks. */
+  private reissues: number;
+
+  /** Sends the call (again, after a response that broke: see `failed`). */
+  start(): void {
+    const { remoteName, args, headers, trace } = this.request;
     const connection = this.connection;
     connection.inFlight.add(this);
     this.token = connection.router.route(this);
@@ -425,6 +454,21 @@ class RemoteCall implements InFlightCall, RoutedCall {
   private failed(err: unknown): void {
     const connection = this.connection;
     connection.inFlight.delete(this);
-    this.fail(connection.isClosed() ? connection.lostError(this.tool) : callError(this.tool, err));
+    if (connection.isClosed()) {
+      this.fail(connection.lostError(this.tool));
+      return;
+    }
+    const lost = !this.done && isConnectionLost(err);
+    if (lost && this.reissues > 0) {
+      // Its response broke before the answer, and running it again is safe: send it again.
+      this.reissues--;
+      connection.router.unroute(this.token);
+      this.start();
+      return;
+    }
+    const error = callError(this.tool, err);
+    if (lost && this.request.reissues === 0)
+      error.message += '; not sent again: its replay is not safe';
+    this.fail(error);
   }
 }
