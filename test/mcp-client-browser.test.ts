@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { builtinModules } from 'node:module';
+import { resolve } from 'node:path';
+import { MCP_CLIENT_BUDGET, mcpClientAdded } from '../bench/scenarios/bundle-size.js';
 import { bundle } from './support/bundle.js';
+import { root } from './support/cli.js';
 
 describe('agenttool/mcp/client in the browser', function () {
   this.timeout(60_000);
@@ -18,6 +21,16 @@ describe('agenttool/mcp/client in the browser', function () {
     expect(
       Object.keys(metafile.inputs).filter((path) => path.includes('client/stdio')),
     ).to.deep.equal([]);
+  });
+
+  it(`connectMcp adds at most ${MCP_CLIENT_BUDGET / 1024} KB min+gzip over the SDK's own client, in a page that runs batches`, async () => {
+    const { added, sdk } = await mcpClientAdded(
+      resolve(root, 'browser.ts'),
+      resolve(root, 'adapters/mcp-client/index.ts'),
+      root,
+    );
+    expect(sdk).to.be.above(50 * 1024); // the SDK's client is in both pages
+    expect(added).to.be.at.most(MCP_CLIENT_BUDGET);
   });
 
   it('the stdio transport is an entry point of its own', async () => {

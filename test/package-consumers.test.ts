@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publint } from 'publint';
 import { root } from './support/cli.js';
@@ -100,5 +101,59 @@ export const uses = [executeBatch, toOutputItems, connectMcp, httpTransport, std
     const { code, out } = run('tsc', ['-p', join(dir, 'tsconfig.json')], dir);
     expect(out).to.equal('');
     expect(code).to.equal(0);
+  });
+
+  it("a module exporting what the MCP adapters return emits declarations where the SDK is not the application's to name (pnpm)", () => {
+    // pnpm's layout: the application's node_modules holds its own dependencies alone (agenttool,
+    // zod); agenttool's peers (the SDK) sit beside agenttool, out of the application's reach.
+    const dir = mkdtempSync(join(tmpdir(), 'agenttool-pnpm-like-'));
+    try {
+      mkdirSync(join(dir, 'node_modules'));
+      consumerFolder('pnpm-like-build'); // builds the package
+      symlinkSync(root, join(dir, 'node_modules', 'agenttool'), 'dir');
+      symlinkSync(join(root, 'node_modules', 'zod'), join(dir, 'node_modules', 'zod'), 'dir');
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            declaration: true,
+            emitDeclarationOnly: true,
+            skipLibCheck: true,
+            types: [],
+            outDir: 'out',
+          },
+          files: ['app.ts'],
+        }),
+      );
+      writeFileSync(
+        join(dir, 'app.ts'),
+        `import { createMcpServer, serveHttp } from 'agenttool/mcp/server';
+import { connectMcp, httpTransport, RemoteTool, RemoteToolError, type McpRemote } from 'agenttool/mcp/client';
+export const server = createMcpServer({ name: 'app', version: '1' }, []);
+export const serving = () => serveHttp({ port: 0, factory: () => server });
+export const transport = httpTransport('http://127.0.0.1:3000/mcp');
+export const connect = () => connectMcp(transport);
+export const client = (remote: McpRemote) => remote.client;
+export const info = (remote: McpRemote) => remote.serverInfo;
+export const definition = (tool: RemoteTool) => tool.definition;
+export const details = (error: RemoteToolError) => error.details;
+`,
+      );
+      const { code, out } = run('tsc', ['-p', join(dir, 'tsconfig.json')], dir);
+      // Before the SDK's types were re-exported: TS2742, "cannot be named without a reference to
+      // 'agenttool/node_modules/@modelcontextprotocol/server'".
+      expect(out).to.equal('');
+      expect(code).to.equal(0);
+      const emitted = readFileSync(join(dir, 'out', 'app.d.ts'), 'utf8');
+      expect(emitted).to.contain('import("agenttool/mcp/server").Server');
+      expect(emitted).to.contain('import("agenttool/mcp/client").Transport');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -20,3 +20,6 @@ export {
 } from './serve-http.js';
 export { serveStdio, type McpStdioServer } from './serve-stdio.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
+// The SDK's types this API uses, so that a module exporting what it returns names them through
+// `agenttool/mcp/server` (under pnpm the SDK is not the application's to name).
+export type { ClientCapabilities, Implementation, Server } from '@modelcontextprotocol/server';

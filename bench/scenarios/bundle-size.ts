@@ -69,9 +69,60 @@ function included(metafile: Metafile): string[] {
   );
 }
 
+/** The most `connectMcp` may add, min+gzip, over the SDK's own client used by hand. */
+export const MCP_CLIENT_BUDGET = 15 * 1024;
+
+/** A page that runs batches and calls an MCP server's tool with the SDK's client by hand. */
+function bySdk(engine: string): string {
+  return `
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { executeBatch } from ${JSON.stringify(engine)};
+export async function run(url, tool) {
+  const client = new Client({ name: 'page', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { tools } = await client.listTools();
+  await client.callTool({ name: tools[0].name, arguments: {} });
+  return executeBatch([{ tool, call: { id: 'a', args: '{}' } }]);
+}`;
+}
+
+/** The same page calling the tool through `connectMcp`. */
+function byConnectMcp(engine: string, client: string): string {
+  return `
+import { connectMcp, httpTransport } from ${JSON.stringify(client)};
+import { executeBatch } from ${JSON.stringify(engine)};
+export async function run(url) {
+  const remote = await connectMcp(httpTransport(url));
+  return executeBatch([{ tool: remote.tools[0], call: { id: 'a', args: '{}' } }]);
+}`;
+}
+
+/**
+ * What `connectMcp` adds to a page that runs batches, over the SDK's own client used by hand,
+ * min+gzip; agenttool's entries from `engine` and `client` (sources or the built package).
+ */
+export async function mcpClientAdded(
+  engine: string,
+  client: string,
+  resolveDir: string,
+): Promise<{ sdk: number; ours: number; added: number }> {
+  const build = (contents: string) =>
+    bundle(contents, { stdin: { contents, resolveDir, loader: 'js' } });
+  const [sdk, ours] = await Promise.all([
+    build(bySdk(engine)),
+    build(byConnectMcp(engine, client)),
+  ]);
+  return { sdk: sdk.gzipped, ours: ours.gzipped, added: ours.gzipped - sdk.gzipped };
+}
+
 /** Runs scenario 7 on the sources (the browser entry) and returns its row. */
 export async function bundleSizeScenario(): Promise<Row[]> {
   const { base, app: withTools, added } = await addedBytes(resolve(root, 'browser.ts'), root);
+  const mcp = await mcpClientAdded(
+    resolve(root, 'browser.ts'),
+    resolve(root, 'adapters/mcp-client/index.ts'),
+    root,
+  );
   return [
     row({
       scenario: 'bundle size',
@@ -79,6 +130,21 @@ export async function bundleSizeScenario(): Promise<Row[]> {
       ours: { label: `added to ${(base / 1024).toFixed(0)} KB`, value: added / 1024, unit: 'KB' },
       target: { on: 'ours', max: BUDGET / 1024, text: `<= ${BUDGET / 1024} KB` },
       note: `zod + rxjs alone ${(base / 1024).toFixed(1)} KB, with agenttool ${(withTools / 1024).toFixed(1)} KB`,
+    }),
+    row({
+      scenario: 'bundle size',
+      name: 'connectMcp in a page that runs batches, over the SDK client by hand, min+gzip',
+      ours: {
+        label: `added to ${(mcp.sdk / 1024).toFixed(0)} KB`,
+        value: mcp.added / 1024,
+        unit: 'KB',
+      },
+      target: {
+        on: 'ours',
+        max: MCP_CLIENT_BUDGET / 1024,
+        text: `<= ${MCP_CLIENT_BUDGET / 1024} KB`,
+      },
+      note: `SDK client by hand ${(mcp.sdk / 1024).toFixed(1)} KB, through connectMcp ${(mcp.ours / 1024).toFixed(1)} KB`,
     }),
   ];
 }
