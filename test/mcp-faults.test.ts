@@ -107,6 +107,7 @@ describe('MCP client faults (a misbehaving stdio server)', function () {
 
   const malformed: [string, string][] = [
     ['null_result', 'MCP error -32603: invalid response: the result is null'],
+    ['meta_not_object', 'MCP error -32603: invalid response: not a JSON-RPC 2.0 response'],
     ['broken_answer', 'MCP error -32700: invalid response: a line that is not JSON'],
     ['broken_no_id', 'MCP error -32700: invalid response: a line that is not JSON'],
   ];
@@ -121,6 +122,13 @@ describe('MCP client faults (a misbehaving stdio server)', function () {
       expect((await run(remote, 'quick')).events.at(-1)?.result.output).to.equal('quick');
       expect(remote.closed).to.equal(false);
     });
+
+  it("a result with a _meta object is taken as it is (MCP 2026-07-28's results carry one)", async () => {
+    const { remote } = await open();
+    const { events, error } = await run(remote, 'meta_result');
+    expect(error).to.equal(undefined);
+    expect(events.at(-1)?.result.output).to.equal('with meta');
+  });
 
   it('a broken answer fails only the call whose id it names; with no id, every call waiting', async () => {
     const { remote } = await open();

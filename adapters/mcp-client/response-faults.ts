@@ -22,13 +22,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The common well-formed result, checked without a schema: most responses take this path. */
+/**
+ * The common well-formed result, checked without a schema: most responses take this path. A
+ * result's `_meta` is any JSON object to the SDK's schema (its one named member, the server's
+ * info, is dropped when malformed rather than failing the result), as MCP 2026-07-28 results
+ * carry one.
+ */
 function plainResult(message: Record<string, unknown>): boolean {
   const result = message.result;
   return (
     message.jsonrpc === '2.0' &&
     isObject(result) &&
-    result._meta === undefined &&
+    (result._meta === undefined || isObject(result._meta)) &&
     ownKeyCount(message) === 3
   );
 }

@@ -44,12 +44,18 @@ function echo(text: string): string {
 async function v2ClientOf(
   factory: () => McpServer | ReturnType<typeof createMcpServer>,
   modern: boolean,
+  answers = false,
 ): Promise<{ client: Client; close: () => Promise<void> }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const handle = serveEras(factory, { transport: serverSide });
   const client = new Client(
     { name: 'bench-client', version: '1.0.0' },
-    modern ? { versionNegotiation: { mode: 'auto' } } : {},
+    {
+      ...(modern ? { versionNegotiation: { mode: 'auto' } } : {}),
+      // What connectMcp declares, since it answers a server's questions: in 2026-07-28 the
+      // capabilities travel, and are read, on every request.
+      ...(answers ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {}),
+    },
   );
   await client.connect(clientSide);
   if ((client.getProtocolEra() === 'modern') !== modern)
@@ -207,7 +213,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
       return { remote, close: async () => (await remote.close(), await handle.close()) };
     })(),
     v2ClientOf(sdkServer, true),
-    v2ClientOf(sdkServer, true),
+    v2ClientOf(sdkServer, true, true),
   ]);
   const [modernClient, sdkModernClient, sdkModernAlike] = await interleave(
     [
@@ -224,7 +230,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
         run: () => v2Calls(modernSdk.client, count),
       },
       {
-        name: 'callTool+progress+signal',
+        name: 'callTool+progress+signal+elicitation',
         calls: count,
         clock: 'wall',
         run: () => sdkCallsLikeOurs(modernAlike.client, count),
