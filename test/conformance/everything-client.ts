@@ -46,12 +46,21 @@ function sampleArguments(schema: { properties?: object; required?: string[] }): 
   );
 }
 const callsEveryTool = process.env.MCP_CONFORMANCE_SCENARIO === 'http-invalid-tool-headers';
+/**
+ * The scenario that checks a listed schema is kept as listed: the schema `connectMcp` holds for
+ * its focal tool (every other tool of the list), sent back verbatim to its echo tool.
+ */
+const echoesSchema = process.env.MCP_CONFORMANCE_SCENARIO === 'json-schema-2020-12-preservation';
 
 /** The person: accepts every question as the form stands, so each field keeps its default. */
 const acceptAsIs: Elicitor = () => ({ action: 'accept', content: {} });
 
 const url = process.argv.at(-1)!;
 const remote = await connectMcp(httpTransport(url));
+if (echoesSchema) {
+  const focal = remote.tools.find((tool) => tool.name !== 'json_schema_echo');
+  if (focal !== undefined) ARGUMENTS.json_schema_echo = { schema: focal.parameters };
+}
 let status = 0;
 for (const tool of remote.tools) {
   const args =
