@@ -263,6 +263,34 @@ describe('agenttool serve: MCP 2026-07-28 over stdio', function () {
       await client.close();
     }
   });
+
+  it('asks a client that declared elicitation on its request (ask_user): one server serves every request, each with its own capabilities', async () => {
+    const [command, ...args] = [process.execPath, ...cliArgs(), 'serve'];
+    const client = new ModernClient(
+      { name: 'modern-stdio', version: '1' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { answer: 'blue' } };
+    });
+    await client.connect(
+      new ModernStdioTransport({ command: command!, args, cwd: root, stderr: 'ignore' }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).to.equal(MODERN);
+      const result = await client.callTool({
+        name: 'ask_user',
+        arguments: { question: 'Which colour?' },
+      });
+      // Before: the Server's capabilities were the initialize-era ones (none), so it declined.
+      expect(asked).to.deep.equal(['Which colour?']);
+      expect(textOf(result)).to.equal('the user answered: blue');
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('createMcpServer requiredCapabilities: a tool that needs a client capability', function () {

@@ -4,6 +4,7 @@
  * @module
  */
 import type {
+  ClientCapabilities,
   ElicitRequestFormParams,
   ElicitResult as McpElicitResult,
   Server,
@@ -17,10 +18,16 @@ import { CALL_TOKEN, callTokenOf } from '../mcp-shared/call-token.js';
 /** A question waits for a person: no timeout but the call's own end (the longest a timer waits). */
 const NO_TIMEOUT = 2_147_483_647;
 
-/** Whether the client declared form elicitation (an empty `elicitation: {}` means form). */
-export function clientElicits(server: Server): boolean {
-  const elicitation = server.getClientCapabilities()?.elicitation as
-    { form?: unknown; url?: unknown } | undefined;
+/**
+ * Whether the client declared form elicitation (an empty `elicitation: {}` means form), in
+ * `capabilities`: by default those it gave on initialize; a request of MCP 2026-07-28 carries its
+ * own (see `clientCapabilitiesOf`).
+ */
+export function clientElicits(
+  server: Server,
+  capabilities: ClientCapabilities | undefined = server.getClientCapabilities(),
+): boolean {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (elicitation === undefined || elicitation === null) return false;
   return elicitation.form !== undefined || elicitation.url === undefined;
 }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   MissingRequiredClientCapabilityError,
   ProtocolErrorCode,
   Server,
@@ -112,6 +113,22 @@ export interface McpServerOptions {
 function callOf(id: string, args: string, meta: unknown): ServedCall['call'] {
   const trace = traceOf(meta);
   return trace === undefined ? { id, args } : { id, args, trace };
+}
+
+/**
+ * The capabilities the client declared for the request `ctx` serves: in MCP 2026-07-28 those its
+ * request carries (`_meta`), read from the request itself, since one Server may serve many
+ * requests (stdio), each with its own; otherwise those it gave on initialize.
+ */
+function clientCapabilitiesOf(
+  server: Server,
+  ctx: { mcpReq: unknown },
+): ClientCapabilities | undefined {
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  const own = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  return typeof own === 'object' && own !== null
+    ? (own as ClientCapabilities)
+    : server.getClientCapabilities();
 }
 
 /** What of `required` the client's `declared` capabilities lack, or undefined when nothing. */
@@ -440,7 +457,7 @@ export function createMcpServer(
     const missing =
       required === undefined
         ? undefined
-        : missingCapabilities(required, server.getClientCapabilities());
+        : missingCapabilities(required, clientCapabilitiesOf(server, ctx));
     if (missing !== undefined)
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: missing },
@@ -458,7 +475,11 @@ export function createMcpServer(
     const modern = isModern(server);
     // A modern client that declared elicitation may be asked: its calls are held while it answers.
     // Any other call runs as below, its questions declined at once.
-    if (modern && (clientElicits(server) || ctx.mcpReq.requestState() !== undefined)) {
+    if (
+      modern &&
+      (clientElicits(server, clientCapabilitiesOf(server, ctx)) ||
+        ctx.mcpReq.requestState() !== undefined)
+    ) {
       const signing = stateSigningOf(server);
       const state = ctx.mcpReq.requestState<unknown>();
       if (state !== undefined) {
