@@ -13,8 +13,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectMcp, httpTransport } from '../../adapters/mcp-client/index.js';
+import { CallContext } from '../../lib/context.js';
+import type { Tool } from '../../lib/contract.js';
 import { drive, HttpMcpClient, type LoadResult } from '../http-load.js';
-import { quantile } from '../harness.js';
+import { interleave, quantile } from '../harness.js';
 import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
 
@@ -129,10 +133,113 @@ async function compare(
   }
 }
 
+/** One call of `upper` through a Tool's execute, resolved at its final event. */
+function upperOnce(upper: Tool, i: number): Promise<void> {
+  const call = { id: `c${i}`, args: '{"text":"hello"}' };
+  return new Promise((resolve, reject) => {
+    upper.execute(call, new CallContext(call)).subscribe({
+      next: (event) => {
+        if (event.final) resolve();
+      },
+      error: reject,
+    });
+  });
+}
+
+function ignoreProgress(): void {}
+
+/**
+ * The client over HTTP in MCP 2026-07-28: `connectMcp` and the SDK's v2 `Client`, one call at a
+ * time, against the same `serveHttp` server; the SDK asked for what `connectMcp` asks on every
+ * call (progress, a signal) and declaring what it declares (elicitation), and bare.
+ */
+async function compareClients(scale: Scale): Promise<Row[]> {
+  const server = await start('adapter');
+  const count = Math.round(100 * scale.size);
+  try {
+    const remote = await connectMcp(httpTransport(server.url.href));
+    const sdkClient = async (answers: boolean) => {
+      const client = new Client(
+        { name: 'bench-client', version: '1.0.0' },
+        {
+          versionNegotiation: { mode: 'auto' },
+          ...(answers ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {}),
+        },
+      );
+      await client.connect(new StreamableHTTPClientTransport(server.url));
+      return client;
+    };
+    const [alike, bare] = await Promise.all([sdkClient(true), sdkClient(false)]);
+    if (remote.protocolVersion !== '2026-07-28' || alike.getProtocolEra() !== 'modern')
+      throw new Error('the clients did not go modern');
+    const upper = remote.tools.find((tool) => tool.name === 'upper')!;
+    const args = { text: 'hello' };
+    const [ours, sdkAlike, sdkBare] = await interleave(
+      [
+        {
+          name: 'connectMcp',
+          calls: count,
+          clock: 'wall',
+          run: async () => {
+            for (let i = 0; i < count; i++) await upperOnce(upper, i);
+          },
+        },
+        {
+          name: 'callTool+progress+signal+elicitation',
+          calls: count,
+          clock: 'wall',
+          run: async () => {
+            for (let i = 0; i < count; i++)
+              await alike.callTool(
+                { name: 'upper', arguments: args },
+                {
+                  onprogress: ignoreProgress,
+                  resetTimeoutOnProgress: true,
+                  signal: new AbortController().signal,
+                },
+              );
+          },
+        },
+        {
+          name: 'Client.callTool',
+          calls: count,
+          clock: 'wall',
+          run: async () => {
+            for (let i = 0; i < count; i++) await bare.callTool({ name: 'upper', arguments: args });
+          },
+        },
+      ],
+      { rounds: scale.rounds(30), warmup: scale.size < 1 ? 1 : 3 },
+    );
+    await Promise.all([remote.close(), alike.close(), bare.close()]);
+    const scenario = '6 MCP over HTTP';
+    const name = 'client (2026-07-28): calls in turn, latency';
+    return [
+      row({
+        scenario,
+        name,
+        ours: { label: ours!.name, value: ours!.wallMedian, unit: 'ns/call' },
+        baseline: { label: sdkAlike!.name, value: sdkAlike!.wallMedian, unit: 'ns/call' },
+        target: { on: 'ratio', max: 1.2, text: '<= 1.2x' },
+        note: 'the SDK asked for what connectMcp asks on every call, declaring what it declares',
+      }),
+      row({
+        scenario,
+        name,
+        ours: { label: ours!.name, value: ours!.wallMedian, unit: 'ns/call' },
+        baseline: { label: sdkBare!.name, value: sdkBare!.wallMedian, unit: 'ns/call' },
+      }),
+    ];
+  } finally {
+    await stop(server);
+  }
+}
+
 /** Runs scenario 6 and returns its rows: MCP 2025-11-25 in sessions, then 2026-07-28 without. */
 export async function mcpHttpScenario(scale: Scale): Promise<Row[]> {
   return [
     ...(await compare(scale, '2025-11-25', 'sdk')),
     ...(await compare(scale, '2026-07-28', 'sdk-modern')),
+    ...(await compareClients(scale)),
   ];
 }
