@@ -44,6 +44,77 @@ function requestFailed(err: unknown): unknown {
   );
 }
 
+/** How many times a request refused busy is sent again by default (see `httpTransport`). */
+export const DEFAULT_BUSY_RETRIES = 3;
+/** The longest wait for one retry (ms): a server asking for longer is not waited for. */
+const MAX_BUSY_WAIT = 10_000;
+/** The statuses that say the server ran nothing and asks to be tried later. */
+const BUSY = new Set([429, 503]);
+
+/** The wait (ms) a busy answer asks for before a retry, or undefined when it is not one. */
+function busyWait(res: Response): number | undefined {
+  if (!BUSY.has(res.status)) return undefined;
+  const header = res.headers.get('retry-after')?.trim();
+  if (header === undefined || header === '') return undefined;
+  const ms = /^\d+$/.test(header) ? Number(header) * 1000 : Date.parse(header) - Date.now();
+  if (!Number.isFinite(ms)) return undefined;
+  const wait = Math.max(0, ms);
+  return wait <= MAX_BUSY_WAIT ? wait : undefined;
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * A busy refusal whose body is a JSON-RPC error, as an answer the SDK reads as that error: its
+ * message one line, with the status and the retries made (`Server busy: 4 calls running; retry
+ * later (HTTP 503, after 3 retries)`), instead of the SDK's `Error POSTing to endpoint` with the
+ * raw body.
+ */
+async function busyAnswer(res: Response, retries: number): Promise<Response> {
+  const text = await res.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const status = `HTTP ${res.status}${retries > 0 ? `, after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : ''}`;
+  const answers = (Array.isArray(body) ? body : [body]).map((m: unknown) => {
+    const { id, error } = (m ?? {}) as {
+      id?: unknown;
+      error?: { code?: unknown; message?: unknown };
+    };
+    if (typeof error !== 'object' || error === null) return undefined;
+    const code = typeof error.code === 'number' ? error.code : -32000;
+    const message = typeof error.message === 'string' ? oneLine(error.message) : 'server busy';
+    return { jsonrpc: '2.0', id: id ?? null, error: { code, message: `${message} (${status})` } };
+  });
+  if (body === undefined || answers.some((a) => a === undefined))
+    return new Response(text, {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
+  return new Response(JSON.stringify(Array.isArray(body) ? answers : answers[0]), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
 /** The id a notifications/cancelled names, if `message` is one. */
 export function cancelledId(message: JSONRPCMessage): RequestId | undefined {
   if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
@@ -71,7 +142,15 @@ export class AnswerWatch {
   private readonly live = new Set<AbortController>();
   private followed: AbortSignal | undefined;
 
-  constructor(private readonly base: FetchLike = (url, init) => fetch(url, init)) {}
+  /**
+   * @param base The fetch the requests go through.
+   * @param busyRetries How many times a request refused busy (HTTP 503 or 429 with `Retry-After`)
+   *   is sent again, after the wait the server asks for; see {@link DEFAULT_BUSY_RETRIES}.
+   */
+  constructor(
+    private readonly base: FetchLike = (url, init) => fetch(url, init),
+    private readonly busyRetries = DEFAULT_BUSY_RETRIES,
+  ) {}
 
   readonly fetch: FetchLike = async (url, init) => {
     // Each request gets a signal of its own, aborted with the transport's: fetch lets go of a
@@ -89,15 +168,28 @@ export class AnswerWatch {
       }
       init = { ...init, signal: own.signal };
     }
+    const ids = init?.method === 'POST' ? requestIds(init.body) : [];
     let res: Response;
+    let retries = 0;
     try {
       res = await this.base(url, init);
+      // Refused busy: the server ran nothing, so the same requests go again once it has room.
+      for (; retries < this.busyRetries && ids.length > 0; retries++) {
+        const wait = busyWait(res);
+        if (wait === undefined) break;
+        await res.body?.cancel().catch(() => undefined);
+        await pause(wait, init?.signal ?? undefined);
+        res = await this.base(url, init);
+      }
     } catch (err) {
       release();
       throw init?.signal?.aborted === true ? err : requestFailed(err);
     }
-    const ids = init?.method === 'POST' ? requestIds(init.body) : [];
     const type = res.headers.get('content-type') ?? '';
+    if (ids.length > 0 && BUSY.has(res.status) && type.includes('json')) {
+      release();
+      return busyAnswer(res, retries);
+    }
     if (!res.ok && !type.includes('json')) {
       release();
       await res.body?.cancel().catch(() => undefined);

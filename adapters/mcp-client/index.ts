@@ -5,7 +5,7 @@
  */
 export { connectMcp, McpRemote, type McpClientOptions } from './connect-mcp.js';
 export { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
-export { httpTransport, type McpTransport } from './mcp-transports.js';
+export { httpTransport, type HttpTransportOptions, type McpTransport } from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';
 export type { McpRoot, McpRoots } from './client-roots.js';
 export type { McpLogMessage } from './server-log.js';

@@ -6,26 +6,44 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
-import { AnswerWatch } from './answer-watch.js';
+import { AnswerWatch, DEFAULT_BUSY_RETRIES } from './answer-watch.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */
 export type McpTransport = Transport;
 
+/** Options of {@link httpTransport}. */
+export interface HttpTransportOptions {
+  /** Headers sent with every request (an `Authorization`, say). */
+  headers?: Record<string, string>;
+  /**
+   * How many times a request the server refuses busy (HTTP 503 or 429 with `Retry-After`: it ran
+   * nothing) is sent again, each after the wait the server asks for (at most 10 s; a longer one is
+   * not waited for). Default 3; 0 sends nothing again. A call cancelled while it waits is not sent
+   * again.
+   */
+  busyRetries?: number;
+}
+
 /**
  * A Streamable HTTP transport for the server at `url` (e.g. `http://127.0.0.1:3000/mcp`), with
  * `headers` on every request (an `Authorization`, say).
+ *
+ * A request refused busy is sent again after the server's `Retry-After` (see
+ * {@link HttpTransportOptions.busyRetries}); when the retries run out, its call fails with the
+ * server's one-line message and the status (`Server busy: 4 calls running; retry later (HTTP 503,
+ * after 3 retries)`).
  *
  * A request whose response ends before its answer (the server died mid-call, or the load balancer
  * in front lost it) fails at once with `connection lost: ...`, instead of waiting for its timeout;
  * an error page in place of an answer (a balancer's 502) fails the request as `HTTP 502 Bad
  * Gateway`, one line.
  */
-export function httpTransport(
-  url: string | URL,
-  options: { headers?: Record<string, string> } = {},
-): McpTransport {
+export function httpTransport(url: string | URL, options: HttpTransportOptions = {}): McpTransport {
   const requestInit = options.headers === undefined ? undefined : { headers: options.headers };
-  const watch = new AnswerWatch();
+  const retries = options.busyRetries ?? DEFAULT_BUSY_RETRIES;
+  if (!(Number.isInteger(retries) && retries >= 0))
+    throw new RangeError(`busyRetries must be a whole number, at least 0, got ${String(retries)}`);
+  const watch = new AnswerWatch(undefined, retries);
   return watch.wrap(
     new StreamableHTTPClientTransport(new URL(url), {
       fetch: watch.fetch,
