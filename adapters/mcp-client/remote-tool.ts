@@ -37,6 +37,7 @@ import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadline
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 import { traceMeta } from '../mcp-shared/trace-context.js';
+import { logDetails } from '../mcp-shared/server-logs.js';
 import {
   headerDeclarations,
   paramHeaders,
@@ -346,8 +347,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   log(params: LoggingMessageNotification['params']): boolean {
     if (this.done) return false;
-    const details: Record<string, unknown> = { level: params.level, data: params.data };
-    if (params.logger !== undefined) details.logger = params.logger;
+    const details = logDetails(params);
     this.subscriber.next({ final: false, result: { output: logText(params.data), details } });
     return true;
   }

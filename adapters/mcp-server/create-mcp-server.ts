@@ -396,8 +396,11 @@ export function createMcpServer(
     if (found !== undefined && found.length > 0) rules.set(name, found);
   }
 
+  // A proxy passes its upstream servers' log messages on (see served-call.ts), so it declares
+  // logging (and answers logging/setLevel); a server of local tools sends none.
+  const proxies = [...entries.values()].some((entry) => entry.tool.remote !== undefined);
   const server = new Server(info, {
-    capabilities: { tools: {} },
+    capabilities: proxies ? { tools: {}, logging: {} } : { tools: {} },
     ...(options.listCache === undefined ? {} : { cacheHints: { 'tools/list': options.listCache } }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
@@ -430,7 +433,10 @@ export function createMcpServer(
   const servedOf = (
     entry: Entry,
     call: ServedCall['call'],
-    speaker: Pick<ServedCall, 'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor'>,
+    speaker: Pick<
+      ServedCall,
+      'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log'
+    >,
   ): ServedCall => ({
     tool: entry.tool,
     validator: entry.validator,
@@ -440,6 +446,7 @@ export function createMcpServer(
     progressToken: speaker.progressToken,
     notify: speaker.notify,
     elicitor: speaker.elicitor,
+    log: speaker.log,
     report,
     passThrough: entry.tool.remote !== undefined,
     recorder: options.recorder,
@@ -513,6 +520,7 @@ export function createMcpServer(
         progressToken: call.progressToken,
         notify: call.notify,
         elicitor: call.elicitor,
+        log: call.log,
       });
       heldCalls.set(server, call);
       void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
@@ -525,6 +533,7 @@ export function createMcpServer(
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: ctx.mcpReq.notify,
       elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
+      log: (params) => ctx.mcpReq.log(params.level, params.data, params.logger),
     });
     return runServedCall(served);
   });

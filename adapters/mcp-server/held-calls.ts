@@ -9,6 +9,7 @@ import type {
   CallToolResult,
   ElicitRequestFormParams,
   InputRequiredResult,
+  LoggingMessageNotification,
   ServerContext,
   ServerNotification,
 } from '@modelcontextprotocol/server';
@@ -141,6 +142,10 @@ export class HeldCall {
       this.wake?.();
       return () => this.open.delete(key);
     });
+
+  /** A log message to the client, through the request that speaks for the call now, if any. */
+  readonly log = (params: LoggingMessageNotification['params']): Promise<void> =>
+    this.ctx?.mcpReq.log(params.level, params.data, params.logger) ?? Promise.resolve();
 
   /** The admission slot the call holds between its client's requests (see `keepSlot`). */
   private slot: (() => void) | undefined = undefined;

@@ -5,6 +5,7 @@
  */
 import type {
   CallToolResult,
+  LoggingMessageNotification,
   ProgressToken,
   ServerNotification,
 } from '@modelcontextprotocol/server';
@@ -26,6 +27,7 @@ import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withRecords } from '../mcp-shared/mcp-records.js';
+import { logOf } from '../mcp-shared/server-logs.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -39,6 +41,12 @@ export interface ServedCall {
   readonly signal: AbortSignal;
   readonly progressToken: ProgressToken | undefined;
   readonly notify: (notification: ServerNotification) => Promise<void>;
+  /**
+   * Sends a log message to the client, filtered by the level it asked for (the SDK's
+   * `ctx.mcpReq.log`): where a remote tool's server logs go (see `logOf`). Undefined: they are
+   * dropped, as for a server that does not declare logging.
+   */
+  readonly log?: ((params: LoggingMessageNotification['params']) => Promise<void>) | undefined;
   /**
    * Answers the tool's questions (`context.elicit`) through the client; undefined when the client
    * cannot answer (the questions are declined at once).
@@ -199,7 +207,10 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   }
 
   protected onProgress(result: ToolResult): void {
-    this.sink?.progress(result);
+    // A remote server's log message stays a log message: as progress it would repeat a value.
+    const log = this.served.passThrough === true ? logOf(result.details) : undefined;
+    if (log !== undefined) this.served.log?.(log).catch(() => undefined);
+    else this.sink?.progress(result);
   }
 
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {

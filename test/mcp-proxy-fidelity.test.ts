@@ -1,0 +1,97 @@
+/**
+ * A proxy (`createMcpServer` over `connectMcp`'s tools) changes nothing its client sees: an
+ * upstream's log messages during a call reach the client as log messages, filtered by the level
+ * it asked for, and its progress as the very same numbers, never a log turned into progress.
+ */
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'chai';
+import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
+import { createMcpServer } from '../adapters/mcp-server/index.js';
+
+/** An upstream whose `work` reports progress 1, logs, reports 2, logs at debug, then answers. */
+function upstream(): Server {
+  const server = new Server(
+    { name: 'upstream', version: '1.0.0' },
+    { capabilities: { tools: {}, logging: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'work', inputSchema: { type: 'object' } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    const progress = (value: number) =>
+      extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token!, progress: value, total: 2 },
+      });
+    await progress(1);
+    await server.sendLoggingMessage({ level: 'info', logger: 'build', data: 'compiled' });
+    await progress(2);
+    await server.sendLoggingMessage({ level: 'debug', data: { detail: 'linked' } });
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  return server;
+}
+
+async function linked(connect: (t: InMemoryTransport) => Promise<void>) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await connect(serverSide);
+  return clientSide;
+}
+
+describe('the proxy changes nothing: log messages', function () {
+  this.timeout(10_000);
+  let remote: McpRemote;
+  let client: Client;
+  const logs: unknown[] = [];
+
+  beforeEach(async () => {
+    logs.length = 0;
+    remote = await connectMcp(await linked((t) => upstream().connect(t)), {
+      versionNegotiation: { mode: 'legacy' },
+    });
+    const proxy = createMcpServer({ name: 'proxy', version: '1' }, remote.tools);
+    client = new Client({ name: 'downstream', version: '1' });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      // As the wire carries it: JSON.
+      logs.push(JSON.parse(JSON.stringify(n.params)));
+    });
+    await client.connect(await linked((t) => proxy.connect(t)));
+  });
+  afterEach(async () => {
+    await client.close();
+    await remote.close();
+  });
+
+  it('declares logging, passes logs as logs at the level asked, and progress as the same numbers', async () => {
+    expect(client.getServerCapabilities()?.logging).to.deep.equal({});
+    await client.setLoggingLevel('info');
+    const progress: { progress: number; total?: number }[] = [];
+    const result = await client.callTool({ name: 'work', arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push({ progress: p.progress, total: p.total }),
+    });
+    expect((result.content as { text: string }[])[0]!.text).to.equal('done');
+    expect(progress).to.deep.equal([
+      { progress: 1, total: 2 },
+      { progress: 2, total: 2 },
+    ]);
+    // The debug message is below the level asked for.
+    expect(logs).to.deep.equal([{ level: 'info', logger: 'build', data: 'compiled' }]);
+  });
+
+  it('at debug, every message, its data as the upstream sent it', async () => {
+    await client.setLoggingLevel('debug');
+    await client.callTool({ name: 'work', arguments: {} });
+    expect(logs).to.deep.equal([
+      { level: 'info', logger: 'build', data: 'compiled' },
+      { level: 'debug', data: { detail: 'linked' } },
+    ]);
+  });
+});
