@@ -78,6 +78,13 @@ export interface CallContextOptions {
    */
   maxQuestions?: number;
   /**
+   * Whether an answer of `elicitor` that accepts is checked against the question's schema first
+   * (default true): content that does not fit settles the question with `cancel`. False passes
+   * answers on as given, for a context that only relays a question another party asked and judges
+   * (an MCP proxy's call of a remote tool).
+   */
+  checkAnswers?: boolean;
+  /**
    * An outer context to take `record`, `session` and `elicit` from, when this context serves a
    * call that another runner started (as `tool()` does for its function).
    */
@@ -105,6 +112,7 @@ export class CallContext implements ToolContext {
   private readonly elicitor: Elicitor | undefined;
   private questions: Set<OpenQuestion> | undefined = undefined; // made by the first question
   private readonly maxQuestions: number | undefined;
+  private readonly checkAnswers: boolean;
   private asked = 0; // questions asked over the call's life
   private controller: AbortController | undefined = undefined;
   private cancelReason: unknown = undefined;
@@ -120,6 +128,7 @@ export class CallContext implements ToolContext {
     this.ownSession = options.session;
     this.elicitor = options.elicitor;
     this.maxQuestions = options.maxQuestions;
+    this.checkAnswers = options.checkAnswers !== false;
   }
 
   /**
@@ -217,6 +226,7 @@ export class CallContext implements ToolContext {
         answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
         teardownError: (thrown: unknown) => this.answerTeardownError(thrown),
         misfit: (problem: string) => this.misfit(problem),
+        checks: this.checkAnswers,
       };
       const asks = elicitor !== undefined;
       const question = new OpenQuestion(request, asks, owner, resolve, reject);

@@ -45,6 +45,8 @@ export interface QuestionOwner {
    * line naming the field, from `checkAnswer`): the question settles with `cancel`.
    */
   misfit(problem: string): void;
+  /** Whether accepted content is checked against the question's schema (see `checkAnswers`). */
+  readonly checks: boolean;
 }
 
 /** Why `request` is not a question a form can show, or undefined when it is one. */
@@ -158,7 +160,7 @@ export class OpenQuestion {
    */
   private take(value: unknown): void {
     const answer = asAnswer(value);
-    if (answer.action === 'accept' && this.reported && !this.done) {
+    if (answer.action === 'accept' && this.reported && this.owner.checks && !this.done) {
       let problem: string | undefined;
       try {
         problem = checkAnswer(this.request.schema, answer.content);

@@ -11,6 +11,8 @@ import {
   ListToolsRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { InMemoryTransport as ModernInMemory } from '@modelcontextprotocol/server';
 import { expect } from 'chai';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
@@ -93,5 +95,60 @@ describe('the proxy changes nothing: log messages', function () {
       { level: 'info', logger: 'build', data: 'compiled' },
       { level: 'debug', data: { detail: 'linked' } },
     ]);
+  });
+});
+
+/** An upstream whose `ask` asks for a number and answers with what it got, as it got it. */
+function askingUpstream(): Server {
+  const server = new Server({ name: 'asking', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'ask', inputSchema: { type: 'object' } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async () => {
+    const answer = await server.elicitInput({
+      message: 'How many?',
+      requestedSchema: {
+        type: 'object',
+        properties: { count: { type: 'integer', minimum: 1 } },
+        required: ['count'],
+      },
+    });
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  });
+  return server;
+}
+
+describe("the proxy changes nothing: a person's answer to an upstream question", function () {
+  this.timeout(10_000);
+
+  it('goes to the server that asked as given, even when it does not fit: that server judges it', async () => {
+    const remote = await connectMcp(await linked((t) => askingUpstream().connect(t)), {
+      versionNegotiation: { mode: 'legacy' },
+    });
+    const proxy = createMcpServer({ name: 'proxy', version: '1' }, remote.tools);
+    // The SDK's v2 client passes its handler's answer on without checking it against the schema.
+    const client = new ModernClient(
+      { name: 'downstream', version: '1' },
+      { versionNegotiation: { mode: 'legacy' }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { count: 'lots' },
+    }));
+    const [clientSide, serverSide] = ModernInMemory.createLinkedPair();
+    await proxy.connect(serverSide);
+    await client.connect(clientSide);
+    try {
+      const result = await client.callTool({ name: 'ask', arguments: {} });
+      // The upstream got the answer as given and judged it itself (the SDK's server checks it);
+      // before, the proxy checked it first and the upstream got `cancel`.
+      expect(result.isError).to.equal(true);
+      expect((result.content as { text: string }[])[0]!.text).to.match(
+        /Elicitation response content does not match requested schema: data\/count must be integer/,
+      );
+    } finally {
+      await client.close();
+      await remote.close();
+    }
   });
 });

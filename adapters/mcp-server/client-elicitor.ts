@@ -54,15 +54,18 @@ function clientText(err: unknown): string {
  * answer (checked against the schema by the SDK) is the tool's; the call's token, read from the
  * request's `meta` (see `callTokenOf`), goes back with the question, so an agenttool client knows
  * the call; a failure (the client answers an error, or content the schema refuses) is passed to
- * `report` and the tool's question ends with `cancel`. When the call ends first, the request is cancelled (`notifications/cancelled`).
- * Undefined when the client did not declare elicitation: the call's questions are then declined
- * at once.
+ * `report` and the tool's question ends with `cancel`. When the call ends first, the request is
+ * cancelled (`notifications/cancelled`). With `asGiven` (a proxy's remote tool, relaying another
+ * server's question), the answer is not checked here: it goes back as the person gave it, for the
+ * server that asked to judge. Undefined when the client did not declare elicitation: the call's
+ * questions are then declined at once.
  */
 export function clientElicitor(
   server: Server,
   ctx: ServerContext,
   report: (error: Error) => void,
   meta: unknown,
+  asGiven = false,
 ): Elicitor | undefined {
   if (!clientElicits(server)) return undefined;
   const token = callTokenOf(meta);
@@ -76,7 +79,13 @@ export function clientElicitor(
         requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
       };
       if (token !== undefined) params._meta = { [CALL_TOKEN]: token };
-      ctx.mcpReq.elicitInput(params, { signal: controller.signal, timeout: NO_TIMEOUT }).then(
+      const options = { signal: controller.signal, timeout: NO_TIMEOUT };
+      // A question relayed for another server (a proxy's remote tool) goes back as the person gave
+      // it, for that server to judge; the SDK's elicitInput would check it against the schema.
+      const asked = asGiven
+        ? ctx.mcpReq.send({ method: 'elicitation/create', params }, options)
+        : ctx.mcpReq.elicitInput(params, options);
+      asked.then(
         (result) => {
           settled = true;
           subscriber.next(answerOf(result));

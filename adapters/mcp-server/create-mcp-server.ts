@@ -532,7 +532,15 @@ export function createMcpServer(
       signal: ctx.mcpReq.signal,
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: ctx.mcpReq.notify,
-      elicitor: modern ? undefined : clientElicitor(server, ctx, report, request.params._meta),
+      elicitor: modern
+        ? undefined
+        : clientElicitor(
+            server,
+            ctx,
+            report,
+            request.params._meta,
+            entry.tool.remote !== undefined,
+          ),
       log: (params) => ctx.mcpReq.log(params.level, params.data, params.logger),
     });
     return runServedCall(served);

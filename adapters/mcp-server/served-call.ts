@@ -183,6 +183,9 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       maxRecordBytes: this.served.maxRecordBytes,
       maxQuestions: this.served.maxQuestions,
       elicitor: this.served.elicitor,
+      // A remote tool's question is its server's: the person's answer goes back as given, for
+      // that server to judge.
+      checkAnswers: this.served.passThrough !== true,
     });
     if (!this.consume(tool, call, context, context)) return this.result!;
     // An abort while the tool started is taken now. The listener stays: once the request is
