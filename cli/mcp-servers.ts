@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
-import { FUNCTION_NAME, type Tool } from '../index.js';
+import { FUNCTION_NAME, type Elicitor, type Tool } from '../index.js';
 import type { McpServerSpec } from './args.js';
 import { MCP_CLIENT_SDK, withMcpSdk } from './mcp-sdk.js';
 import { UsageError } from './usage-error.js';
@@ -35,11 +35,14 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
 /**
  * Connects every server in order; on a failure, closes those already open and throws. A stdio
  * server gets the user's environment plus its `--env` variables; a URL server gets its `--header`s
- * on every request. Every server is offered `roots` (default: the working directory).
+ * on every request. Every server is offered `roots` (default: the working directory). A question
+ * a server asks that no single call can be told to own (a third-party server asking while several
+ * calls run) goes to `questions`, or is declined without it.
  */
 export async function connectServers(
   specs: readonly McpServerSpec[],
   roots: readonly string[] = [],
+  questions?: Elicitor,
 ): Promise<McpRemote[]> {
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
@@ -76,6 +79,7 @@ export async function connectServers(
           await connectMcp(transport, {
             onerror,
             roots: offered,
+            ...(questions === undefined ? {} : { elicitor: questions }),
             ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
           }),
         );

@@ -9,6 +9,7 @@ import {
   jobsFromItems,
   toOutputItems,
   ToolSet,
+  type Elicitor,
   type ExecuteOptions,
   type SettledResult,
 } from '../index.js';
@@ -35,7 +36,12 @@ export const EXIT_BAD_INPUT = 2;
 /** Runs the command; resolves to the exit status. Bad input throws a UsageError (exit 2). */
 export async function runCommand(args: RunArgs): Promise<number> {
   const items = args.list ? [] : await readTurn(args.input);
-  const remotes = await connectServers(args.mcp, args.roots);
+  // A server's question that no single call owns (a third-party server asking while several
+  // calls run) is answered as the calls' questions are, once the turn has its way of answering.
+  const questions: { answer?: Elicitor } = {};
+  const remotes = await connectServers(args.mcp, args.roots, (request, call) =>
+    questions.answer === undefined ? { action: 'decline' } : questions.answer(request, call),
+  );
   try {
     const tools = new ToolSet([...bundledTools, ...modelTools(remotes)]);
     tools.validate();
@@ -43,7 +49,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
       process.stdout.write(`${terminalJson(tools.definitions(), 2)}\n`);
       return EXIT_OK;
     }
-    return await runTurn(args, tools, items);
+    return await runTurn(args, tools, items, questions);
   } finally {
     await closeServers(remotes);
   }
@@ -53,6 +59,7 @@ async function runTurn(
   args: RunArgs,
   tools: ToolSet,
   items: Awaited<ReturnType<typeof readTurn>>,
+  questions: { answer?: Elicitor },
 ): Promise<number> {
   const jobs = jobsFromItems(items, tools);
   const controller = new AbortController();
@@ -93,7 +100,8 @@ async function runTurn(
   // The tools' questions: scripted with --answer; asked on a terminal; else declined at once.
   let form: TerminalForm | undefined;
   const names = new Map(jobs.map((job, index) => [job.call.id, `#${index} ${job.tool.name}`]));
-  const asker = (call: { id: string }): string => names.get(call.id) ?? call.id;
+  const asker = (call: { id: string }): string =>
+    names.get(call.id) ?? (call.id === '' ? 'a server (its call unknown)' : call.id);
   if (args.answers.length > 0)
     options.elicitor = scriptedElicitor(args.answers, (line) => view.notice(line), asker);
   else if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
@@ -101,6 +109,7 @@ async function runTurn(
     form = asking;
     options.elicitor = (request, call) => asking.ask(request, asker(call));
   }
+  if (options.elicitor !== undefined) questions.answer = options.elicitor;
 
   const settled = new Array<SettledResult>(jobs.length);
   try {

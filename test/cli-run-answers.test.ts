@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from './support/cli.js';
+import { root, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-answers-'));
 const ask = (call_id: string, args: object) => ({
@@ -110,5 +110,39 @@ describe('agenttool run: the tools ask (ask_user, --answer)', function () {
     expect(stdout).to.equal('');
     expect(stderr.trim().split('\n')).to.have.length(1);
     expect(stderr).to.match(/^agenttool: --answer takes "decline", "cancel", or a JSON object/);
+  });
+});
+
+describe('agenttool run --answer: a third-party server asking while other calls run', function () {
+  this.timeout(30_000);
+
+  it('answers every question in the order asked, whoever asks it', async () => {
+    const fixture = join(root, 'test', 'fixtures', 'asking-server.mjs');
+    const third = join(dir, 'third.json');
+    const call = (call_id: string, question: string) => ({
+      type: 'function_call',
+      call_id,
+      name: 'ask',
+      arguments: JSON.stringify({ question }),
+    });
+    writeFileSync(third, JSON.stringify([call('a', 'First?'), call('b', 'Second?')]));
+    const { status, stdout, stderr } = await runCli([
+      'run',
+      third,
+      '--mcp',
+      `${process.execPath} ${fixture}`,
+      '--answer',
+      '{"answer": "one"}',
+      '--answer',
+      '{"answer": "two"}',
+    ]);
+    expect(status, stderr).to.equal(0);
+    // Both ran at once: the server's questions came with no call to own them. Before, both were
+    // declined; now each took the next answer, in the order the server asked.
+    const answered = outputs(stdout).map((text) => JSON.parse(text.slice(text.indexOf(' ') + 1)));
+    expect(answered.map((a: { action: string }) => a.action)).to.deep.equal(['accept', 'accept']);
+    expect(
+      answered.map((a: { content: { answer: string } }) => a.content.answer).sort(),
+    ).to.deep.equal(['one', 'two']);
   });
 });
