@@ -91,16 +91,38 @@ describe('MCP: records travel from the served call to the calling job', function
     );
   });
 
-  it('are sent under a namespaced _meta key, which any MCP client can read', async () => {
+  it('are sent under a namespaced _meta key to a client that asks for them, and to no other', async () => {
     const server = createMcpServer({ name: 'ops', version: '1.0.0' }, [deploy]);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'plain', version: '1.0.0' });
     await client.connect(clientSide);
-    const result = await client.callTool({ name: 'deploy', arguments: {} });
+    // A client that does not know them (it would show them, as some adapters show _meta) asks
+    // nothing and gets none.
+    const plain = await client.callTool({ name: 'deploy', arguments: {} });
+    const asked = await client.callTool({
+      name: 'deploy',
+      arguments: {},
+      _meta: { [RECORDS_META_KEY]: true },
+    });
     await client.close();
     expect(RECORDS_META_KEY).to.equal('io.agenttool/records');
-    expect(result._meta).to.deep.equal({ 'io.agenttool/records': SENT });
+    expect(plain._meta).to.equal(undefined);
+    expect(plain.content).to.deep.equal(asked.content);
+    expect(asked._meta).to.deep.equal({ 'io.agenttool/records': SENT });
+  });
+
+  it('a proxy passes an upstream result on without its records to a client that did not ask', async () => {
+    const upstream = await serve([deploy]);
+    opened.push(upstream);
+    const proxy = createMcpServer({ name: 'proxy', version: '1.0.0' }, upstream.tools);
+    const [clientSide, proxySide] = InMemoryTransport.createLinkedPair();
+    await proxy.connect(proxySide);
+    const client = new Client({ name: 'plain', version: '1.0.0' });
+    await client.connect(clientSide);
+    const plain = await client.callTool({ name: 'deploy', arguments: {} });
+    await client.close();
+    expect(plain._meta).to.equal(undefined);
   });
 
   it('are recorded for a call that failed: the side effect happened', async () => {

@@ -32,7 +32,7 @@ import type {
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
 import { callError, closedError, McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
-import { recordsOf } from '../mcp-shared/mcp-records.js';
+import { RECORDS_META_KEY, recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
@@ -319,10 +319,11 @@ class RemoteCall implements InFlightCall, RoutedCall {
         {
           name: remoteName,
           arguments: args,
+          // Asking for the call's records (see asksForRecords).
           _meta:
             trace === undefined
-              ? { progressToken: this.token }
-              : { progressToken: this.token, ...traceMeta(trace) },
+              ? { progressToken: this.token, [RECORDS_META_KEY]: true }
+              : { progressToken: this.token, [RECORDS_META_KEY]: true, ...traceMeta(trace) },
         },
         this.controller === undefined && headers === undefined
           ? SDK_OPTIONS

@@ -28,6 +28,7 @@ import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js'
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-param-headers.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
+import { asksForRecords } from '../mcp-shared/mcp-records.js';
 import { traceOf } from '../mcp-shared/trace-context.js';
 import { clientElicitor, clientElicits } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
@@ -435,7 +436,7 @@ export function createMcpServer(
     call: ServedCall['call'],
     speaker: Pick<
       ServedCall,
-      'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log'
+      'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log' | 'sendRecords'
     >,
   ): ServedCall => ({
     tool: entry.tool,
@@ -449,6 +450,7 @@ export function createMcpServer(
     log: speaker.log,
     report,
     passThrough: entry.tool.remote !== undefined,
+    sendRecords: speaker.sendRecords,
     recorder: options.recorder,
     maxRecords: options.maxRecords,
     maxRecordBytes: options.maxRecordBytes,
@@ -521,6 +523,7 @@ export function createMcpServer(
         notify: call.notify,
         elicitor: call.elicitor,
         log: call.log,
+        sendRecords: asksForRecords(request.params._meta),
       });
       heldCalls.set(server, call);
       void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
@@ -542,6 +545,7 @@ export function createMcpServer(
             entry.tool.remote !== undefined,
           ),
       log: (params) => ctx.mcpReq.log(params.level, params.data, params.logger),
+      sendRecords: asksForRecords(request.params._meta),
     });
     return runServedCall(served);
   });

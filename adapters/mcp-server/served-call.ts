@@ -26,7 +26,7 @@ import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
-import { withRecords } from '../mcp-shared/mcp-records.js';
+import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
 
 /** What one served call needs. */
@@ -59,6 +59,11 @@ export interface ServedCall {
    * are the server's CallToolResult, sent as they came.
    */
   readonly passThrough?: boolean;
+  /**
+   * Whether the client asked for the call's records (`asksForRecords`): they travel in the
+   * result's `_meta` only then.
+   */
+  readonly sendRecords?: boolean;
   /** The server's own recorder, which writes each record before it travels; none by default. */
   readonly recorder?: Recorder | undefined;
   /** The call's cap on records (see `McpServerOptions.maxRecords`); the default when undefined. */
@@ -221,7 +226,8 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       error === undefined
         ? resultOf(this.served, result as ToolResult)
         : failureOf(this.served, error);
-    this.settle(this.records === undefined ? mapped : withRecords(mapped, this.records));
+    if (this.served.sendRecords !== true) this.settle(withoutRecords(mapped));
+    else this.settle(this.records === undefined ? mapped : withRecords(mapped, this.records));
   }
 
   protected onTeardownError(thrown: unknown): void {

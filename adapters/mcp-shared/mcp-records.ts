@@ -16,6 +16,31 @@ import { REMOTE_RECORD, type Recordable, type ToolRecord } from '../../lib/recor
 export const RECORDS_META_KEY = 'io.agenttool/records';
 
 /**
+ * Whether a tools/call request's `_meta` asks for the records: `RECORDS_META_KEY` set to `true`.
+ * `connectMcp` asks on every call; a client that does not ask gets results without them, so a
+ * client that shows a result's `_meta` never shows records it cannot read.
+ */
+export function asksForRecords(meta: unknown): boolean {
+  return (
+    typeof meta === 'object' &&
+    meta !== null &&
+    (meta as Record<string, unknown>)[RECORDS_META_KEY] === true
+  );
+}
+
+/** `result` without records in its `_meta` (a proxy's upstream sent them): a copy, when it had some. */
+export function withoutRecords(result: CallToolResult): CallToolResult {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  if (meta === undefined || !Object.hasOwn(meta, RECORDS_META_KEY)) return result;
+  const { [RECORDS_META_KEY]: _dropped, ...rest } = meta;
+  void _dropped;
+  const copy: CallToolResult = { ...result };
+  if (Object.keys(rest).length === 0) delete copy._meta;
+  else copy._meta = rest;
+  return copy;
+}
+
+/**
  * `result` with `records` under {@link RECORDS_META_KEY} in its `_meta` (replacing any there, so
  * a proxy sends what its call recorded, once), or `result` itself when there are none. `result`
  * is not changed: a proxy's result is its upstream's object.
