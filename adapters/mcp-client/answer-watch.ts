@@ -193,10 +193,15 @@ export class AnswerWatch {
     if (!res.ok && !type.includes('json')) {
       release();
       await res.body?.cancel().catch(() => undefined);
+      // The headers stay (a 401's WWW-Authenticate is what authorization starts from).
+      const headers = new Headers(res.headers);
+      headers.set('content-type', 'text/plain');
+      headers.delete('content-length');
+      headers.delete('content-encoding');
       return new Response(`HTTP ${res.status} ${res.statusText}`.trim(), {
         status: res.status,
         statusText: res.statusText,
-        headers: { 'content-type': 'text/plain' },
+        headers,
       });
     }
     if (!type.includes('text/event-stream') || res.body === null) {

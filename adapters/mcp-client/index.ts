@@ -7,6 +7,12 @@ export { connectMcp, McpRemote, type McpClientOptions } from './connect-mcp.js';
 export { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 export { httpTransport, type HttpTransportOptions, type McpTransport } from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';
+export {
+  headlessOAuthProvider,
+  oauth,
+  type HeadlessOAuthOptions,
+  type McpOAuthProvider,
+} from './oauth.js';
 export type { McpRoot, McpRoots } from './client-roots.js';
 export type { McpLogMessage } from './server-log.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
@@ -14,8 +20,10 @@ export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
 // `agenttool/mcp/client` (under pnpm the SDK is not the application's to name).
 export type { CallToolResult, McpTool } from '../mcp-shared/mcp-types.js';
 export type {
+  AuthProvider,
   Client,
   Implementation,
+  OAuthClientProvider,
   Transport,
   VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';

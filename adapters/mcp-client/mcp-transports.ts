@@ -5,7 +5,7 @@
  * @module
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Transport } from '@modelcontextprotocol/client';
+import type { AuthProvider, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import { AnswerWatch, DEFAULT_BUSY_RETRIES } from './answer-watch.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */
@@ -22,6 +22,12 @@ export interface HttpTransportOptions {
    * again.
    */
   busyRetries?: number;
+  /**
+   * Authorization for a server that asks for it (HTTP 401): the SDK's `AuthProvider` (a bearer
+   * token, and what to do on a 401), or `oauth(provider)` for MCP's OAuth flow (see
+   * {@link oauth}), or an SDK `OAuthClientProvider` as the SDK takes it.
+   */
+  auth?: AuthProvider | OAuthClientProvider;
 }
 
 /**
@@ -47,6 +53,7 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   return watch.wrap(
     new StreamableHTTPClientTransport(new URL(url), {
       fetch: watch.fetch,
+      ...(options.auth === undefined ? {} : { authProvider: options.auth }),
       ...(requestInit === undefined ? {} : { requestInit }),
     }),
   );

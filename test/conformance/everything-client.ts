@@ -7,7 +7,12 @@
  * closes; the exit status is 1 when a call failed.
  */
 import { lastValueFrom, toArray } from 'rxjs';
-import { connectMcp, httpTransport } from '../../adapters/mcp-client/index.js';
+import {
+  connectMcp,
+  headlessOAuthProvider,
+  httpTransport,
+  oauth,
+} from '../../adapters/mcp-client/index.js';
 import { CallContext, type Elicitor } from '../../index.js';
 
 const ARGUMENTS: Record<string, object> = {
@@ -56,7 +61,43 @@ const echoesSchema = process.env.MCP_CONFORMANCE_SCENARIO === 'json-schema-2020-
 const acceptAsIs: Elicitor = () => ({ action: 'accept', content: {} });
 
 const url = process.argv.at(-1)!;
-const remote = await connectMcp(httpTransport(url));
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+// The authorization scenarios: the suite's own authorization server grants at once, so the
+// headless provider takes the code from its redirect. A URL-based client id where offered.
+const authorizes = scenario.startsWith('auth/');
+/** A client registered beforehand, when the scenario gives one. */
+const given = (context === undefined ? {} : JSON.parse(context)) as {
+  client_id?: string;
+  client_secret?: string;
+};
+const registered =
+  given.client_id === undefined
+    ? undefined
+    : {
+        client_id: given.client_id,
+        ...(given.client_secret === undefined ? {} : { client_secret: given.client_secret }),
+      };
+const remote = await connectMcp(
+  httpTransport(
+    url,
+    authorizes
+      ? {
+          auth: oauth(
+            headlessOAuthProvider({
+              redirectUrl: 'http://localhost:3000/callback',
+              clientMetadata: {
+                client_name: 'agenttool-conformance',
+                redirect_uris: ['http://localhost:3000/callback'],
+              },
+              clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+              ...(registered === undefined ? {} : { clientInformation: registered }),
+            }),
+          ),
+        }
+      : {},
+  ),
+);
+if (authorizes) ARGUMENTS['test-tool'] = {};
 if (echoesSchema) {
   const focal = remote.tools.find((tool) => tool.name !== 'json_schema_echo');
   if (focal !== undefined) ARGUMENTS.json_schema_echo = { schema: focal.parameters };

@@ -1,0 +1,139 @@
+/**
+ * OAuth for `connectMcp` over Streamable HTTP, as MCP's authorization spec describes it, through
+ * the SDK's client support (`auth()`: protected-resource and authorization-server discovery,
+ * dynamic or pre-registered or URL-based client ids, PKCE, token refresh).
+ *
+ * @module
+ */
+import {
+  auth,
+  extractWWWAuthenticateParams,
+  UnauthorizedError,
+  type AuthProvider,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
+
+/**
+ * An OAuth client provider (the SDK's {@link OAuthClientProvider}: client metadata, stored client
+ * information and tokens, PKCE verifier) that can also wait for the authorization code of the
+ * redirect it started: `redirectToAuthorization(url)` sends the person (or, headless, the request)
+ * to the authorization server, and `authorizationResponse()` resolves with the `code` (and `iss`,
+ * checked as RFC 9207 asks) the redirect URI receives. See {@link headlessOAuthProvider} for one
+ * that needs no person.
+ */
+export interface McpOAuthProvider extends OAuthClientProvider {
+  /** What the redirect after `redirectToAuthorization` brought back. */
+  authorizationResponse(): Promise<{ code: string; iss?: string }>;
+}
+
+/** The scopes of `prior` and of `challenged`, once each: a new grant keeps what was granted. */
+function unionScopes(prior: string | undefined, challenged: string | undefined) {
+  const scopes = new Set(
+    [...(prior?.split(' ') ?? []), ...(challenged?.split(' ') ?? [])].filter(Boolean),
+  );
+  return scopes.size > 0 ? [...scopes].join(' ') : undefined;
+}
+
+/**
+ * `provider` as the transport's {@link AuthProvider} (`httpTransport(url, { auth })`): every
+ * request carries its access token; a 401 runs the authorization flow, with the scope the
+ * server's `WWW-Authenticate` asks for added to what was granted before, waits for the code when
+ * the flow needs a redirect, and the request is sent again once.
+ */
+export function oauth(provider: McpOAuthProvider): AuthProvider {
+  return {
+    token: async () => (await provider.tokens())?.access_token,
+    onUnauthorized: async ({ response, serverUrl, fetchFn }) => {
+      const { resourceMetadataUrl, scope: challenged } = extractWWWAuthenticateParams(response);
+      const scope = unionScopes((await provider.tokens())?.scope, challenged);
+      const options = {
+        serverUrl,
+        fetchFn,
+        ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+        ...(scope === undefined ? {} : { scope }),
+      };
+      let result = await auth(provider, options);
+      if (result === 'REDIRECT') {
+        const { code, iss } = await provider.authorizationResponse();
+        result = await auth(provider, {
+          ...options,
+          authorizationCode: code,
+          ...(iss === undefined ? {} : { iss }),
+        });
+      }
+      if (result !== 'AUTHORIZED')
+        throw new UnauthorizedError(`authorization did not complete (${result})`);
+    },
+  };
+}
+
+/** Options of {@link headlessOAuthProvider}. */
+export interface HeadlessOAuthOptions {
+  /** Where the authorization server redirects with the code (registered with it). */
+  redirectUrl: string;
+  /** What the client registers (dynamic registration) or publishes (`clientMetadataUrl`). */
+  clientMetadata: OAuthClientProvider['clientMetadata'];
+  /** An https URL of this client's metadata document, used as its client id where supported. */
+  clientMetadataUrl?: string;
+  /** A client registered beforehand: its id (and secret, for a confidential client). */
+  clientInformation?: { client_id: string; client_secret?: string };
+}
+
+/**
+ * An {@link McpOAuthProvider} that needs no person: for tests and services whose authorization
+ * server grants at once (it answers the authorization URL with a redirect carrying the code, as
+ * a test server does). It requests the authorization URL itself without following the redirect,
+ * and takes the code from its `Location`. Client information and tokens are kept in memory, for
+ * the process's life; a new registration or grant replaces them.
+ */
+export function headlessOAuthProvider(options: HeadlessOAuthOptions): McpOAuthProvider {
+  type Info = Awaited<ReturnType<OAuthClientProvider['clientInformation']>>;
+  type Tokens = Awaited<ReturnType<OAuthClientProvider['tokens']>>;
+  let information: Info = options.clientInformation as Info;
+  let tokens: Tokens;
+  let verifier: string | undefined;
+  let response: Promise<{ code: string; iss?: string }> | undefined;
+  return {
+    get redirectUrl() {
+      return options.redirectUrl;
+    },
+    get clientMetadata() {
+      return options.clientMetadata;
+    },
+    ...(options.clientMetadataUrl === undefined
+      ? {}
+      : { clientMetadataUrl: options.clientMetadataUrl }),
+    clientInformation: () => information,
+    saveClientInformation: (saved) => void (information = saved as Info),
+    tokens: () => tokens,
+    saveTokens: (saved) => void (tokens = saved),
+    saveCodeVerifier: (saved) => void (verifier = saved),
+    codeVerifier: () => {
+      if (verifier === undefined) throw new Error('oauth: no PKCE code verifier was saved');
+      return verifier;
+    },
+    invalidateCredentials: (scope) => {
+      if (scope === 'all' || scope === 'tokens') tokens = undefined;
+      if (scope === 'all' || scope === 'client') information = undefined;
+      if (scope === 'all' || scope === 'verifier') verifier = undefined;
+    },
+    redirectToAuthorization: async (url) => {
+      response = (async () => {
+        const answer = await fetch(url, { redirect: 'manual' });
+        await answer.body?.cancel().catch(() => undefined);
+        const location = answer.headers.get('location');
+        const query = location === null ? undefined : new URL(location, url).searchParams;
+        const code = query?.get('code');
+        if (code === undefined || code === null)
+          throw new Error(
+            `oauth: the authorization server answered ${answer.status} without a redirect carrying a code`,
+          );
+        const iss = query!.get('iss');
+        return iss === null ? { code } : { code, iss };
+      })();
+      await response;
+    },
+    authorizationResponse: () =>
+      response ?? Promise.reject(new Error('oauth: no authorization was started')),
+  };
+}
