@@ -13,7 +13,8 @@ import {
   serveStdio,
 } from '../adapters/mcp-server/index.js';
 import { bundledTools, reapShells } from './tools/index.js';
-import { ToolSet } from '../index.js';
+import { ToolSet, type Tool } from '../index.js';
+import { combineLatest, map, type Observable } from 'rxjs';
 import type { ServeArgs } from './args.js';
 import { closeServers, connectServers } from './mcp-servers.js';
 import { UsageError } from './usage-error.js';
@@ -52,11 +53,18 @@ function stateKeyFromEnv(): string | undefined {
 export async function serveCommand(args: ServeArgs): Promise<number> {
   const remotes = await connectServers(args.mcp, args.roots);
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
+  // The --mcp servers' lists as they change: each client is told (tools/list_changed).
+  const served: Iterable<Tool> | Observable<Iterable<Tool>> =
+    remotes.length === 0
+      ? tools
+      : combineLatest(remotes.map((remote) => remote.tools$)).pipe(
+          map((lists) => [...bundledTools, ...lists.flat()]),
+        );
   // Names are checked by createMcpServer: MCP allows names (128 characters, `.`, `/`) that a
   // model's function list does not.
   if (args.http === undefined) {
     // The --mcp servers would keep the process alive if serving could not start.
-    const server = await serveStdio(INFO, tools).catch(async (err: unknown) => {
+    const server = await serveStdio(INFO, served).catch(async (err: unknown) => {
       await closeServers(remotes);
       throw err;
     });
@@ -76,7 +84,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       `agenttool: warning: serving on ${args.host} without --token: anyone who can reach the port runs the tools\n`,
     );
   // Compiles every schema now (sessions reuse them), so a tool left out is reported at startup.
-  createMcpServer(INFO, tools);
+  createMcpServer(INFO, served);
   const http = await serveHttp({
     port: args.http,
     host: args.host,
@@ -92,7 +100,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     allowedHosts: args.allowHosts,
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
-    factory: () => createMcpServer(INFO, tools),
+    factory: () => createMcpServer(INFO, served),
   }).catch(async (err: unknown) => {
     await closeServers(remotes);
     // Options serveHttp refuses (a token no client could send) are bad input, as a bad flag is.

@@ -10,6 +10,7 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { InMemoryTransport as ModernInMemory } from '@modelcontextprotocol/server';
@@ -146,6 +147,49 @@ describe("the proxy changes nothing: a person's answer to an upstream question",
       expect((result.content as { text: string }[])[0]!.text).to.match(
         /Elicitation response content does not match requested schema: data\/count must be integer/,
       );
+    } finally {
+      await client.close();
+      await remote.close();
+    }
+  });
+});
+
+describe('the proxy changes nothing: list changes', function () {
+  this.timeout(10_000);
+
+  it('serving remote.tools$, it declares listChanged and tells its client when the upstream list changes', async () => {
+    let names = ['first'];
+    const upstream = new Server(
+      { name: 'changing', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
+    upstream.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: names.map((name) => ({ name, inputSchema: { type: 'object' as const } })),
+    }));
+    upstream.setRequestHandler(CallToolRequestSchema, (request) => ({
+      content: [{ type: 'text', text: `ran ${request.params.name}` }],
+    }));
+    const remote = await connectMcp(await linked((t) => upstream.connect(t)), {
+      versionNegotiation: { mode: 'legacy' },
+    });
+    const proxy = createMcpServer({ name: 'proxy', version: '1' }, remote.tools$);
+    const client = new Client({ name: 'downstream', version: '1' });
+    let told!: () => void;
+    const changed = new Promise<void>((resolve) => (told = resolve));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => told());
+    await client.connect(await linked((t) => proxy.connect(t)));
+    try {
+      expect(client.getServerCapabilities()?.tools).to.deep.equal({ listChanged: true });
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['first']);
+      names = ['first', 'second'];
+      await upstream.sendToolListChanged();
+      await changed;
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal([
+        'first',
+        'second',
+      ]);
+      const result = await client.callTool({ name: 'second', arguments: {} });
+      expect((result.content as { text: string }[])[0]!.text).to.equal('ran second');
     } finally {
       await client.close();
       await remote.close();

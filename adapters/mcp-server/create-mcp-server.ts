@@ -4,6 +4,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { isObservable, type Observable } from 'rxjs';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   MissingRequiredClientCapabilityError,
@@ -161,7 +162,7 @@ interface Entry {
  * The `x-mcp-header` declarations of each served tool that has any, by server: what the HTTP
  * handler checks a 2026-07-28 call's `Mcp-Param-*` headers against (see {@link paramHeaderRules}).
  */
-const headerRules = new WeakMap<Server, ReadonlyMap<string, readonly HeaderDeclaration[]>>();
+const headerRules = new WeakMap<Server, () => ReadonlyMap<string, readonly HeaderDeclaration[]>>();
 
 /**
  * The `x-mcp-header` declarations of the tool `name` as `server` (from {@link createMcpServer})
@@ -171,7 +172,7 @@ export function paramHeaderRules(
   server: Server,
   name: string,
 ): readonly HeaderDeclaration[] | undefined {
-  return headerRules.get(server)?.get(name);
+  return headerRules.get(server)?.().get(name);
 }
 
 /** The call of MCP 2026-07-28 each server (one per request in that era) started, if it asked. */
@@ -298,6 +299,97 @@ function protocolError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** A live tool source's latest list, and the servers that serve it (to tell of a change). */
+interface Source {
+  latest: readonly Tool[];
+  readonly servers: Set<WeakRef<Server>>;
+}
+
+/**
+ * Live sources, each followed once however many servers (one per session or request) serve it:
+ * a subscription per server would outlive the servers nobody closes.
+ */
+const sources = new WeakMap<object, Source>();
+
+function sourceOf(tools$: Observable<Iterable<Tool>>): Source {
+  const known = sources.get(tools$);
+  if (known !== undefined) return known;
+  const source: Source = { latest: [], servers: new Set() };
+  sources.set(tools$, source);
+  tools$.subscribe({
+    next: (next) => {
+      const list = [...next];
+      const same =
+        list.length === source.latest.length && list.every((tool, i) => tool === source.latest[i]);
+      source.latest = list;
+      if (same) return;
+      for (const ref of source.servers) {
+        const server = ref.deref();
+        if (server === undefined) source.servers.delete(ref);
+        // Told to a connected client only; a server not (or no longer) connected refuses.
+        else server.sendToolListChanged().catch(() => undefined);
+      }
+    },
+    error: () => undefined,
+  });
+  return source;
+}
+
+const EMPTY: Served = { entries: new Map(), list: { tools: [] }, rules: new Map() };
+
+/** What a server serves: the entries by name, the listing, the header rules. */
+interface Served {
+  readonly entries: ReadonlyMap<string, Entry>;
+  readonly list: { tools: McpTool[] };
+  readonly rules: ReadonlyMap<string, readonly HeaderDeclaration[]>;
+}
+
+/**
+ * `tools` made ready to serve (see `prepare`); a tool that cannot be is left out and reported.
+ * @throws Error for an empty or duplicate tool name.
+ */
+function readyToServe(
+  tools: Iterable<Tool>,
+  options: McpServerOptions,
+  report: (error: Error) => void,
+): Served {
+  const entries = new Map<string, Entry>();
+  const listings: McpTool[] = [];
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (typeof tool.name !== 'string' || tool.name === '')
+      throw new Error('mcp server: a tool has an empty name');
+    if (names.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
+    names.add(tool.name);
+    // A remote tool's server checks its own arguments and answers in its own words; a proxy that
+    // answered for it would change what the client sees.
+    if (tool.remote !== undefined) {
+      let listing: McpTool;
+      try {
+        listing = listingOf(tool);
+        declarationsOf(tool, listing);
+      } catch (err) {
+        if (!(err instanceof SchemaError)) throw err;
+        report(err);
+        continue;
+      }
+      listings.push(listing);
+      entries.set(tool.name, { tool, validator: undefined });
+      continue;
+    }
+    const prepared = prepare(tool, options.limits, report);
+    if ('problem' in prepared) continue;
+    listings.push(prepared.listing);
+    entries.set(tool.name, prepared.entry);
+  }
+  const rules = new Map<string, readonly HeaderDeclaration[]>();
+  for (const [name, entry] of entries) {
+    const found = declared.get(entry.tool);
+    if (found !== undefined && found.length > 0) rules.set(name, found);
+  }
+  return { entries, list: { tools: listings }, rules };
+}
+
 /**
  * Builds the SDK's low-level `Server` serving `tools`, for one client connection: call it once per
  * connection (`server.connect(transport)`) with the same tool values. Each tool's schema is served
@@ -344,17 +436,24 @@ function protocolError(code: number, message: string): Error {
  * Proxying: a remote tool (one with `remote` set: every tool of `connectMcp`, wrapped or not) is
  * listed as its server listed it, its arguments are left for its server to check, and its results,
  * failures (`isError`) included, are the server's results as they came (content,
- * `structuredContent`, `_meta`), so serving remote tools changes nothing a client sees.
+ * `structuredContent`, `_meta`), so serving remote tools changes nothing a client sees: its
+ * server's log messages go on as log messages (the server then declares `logging`, and the level
+ * its client asks for filters them), a question its server asks goes back with the person's answer
+ * as given (its server judges it), and records go only to a client that asks for them (see
+ * `asksForRecords`).
  *
- * @throws Error for an empty or duplicate tool name.
+ * `tools` may be live, an Observable of the lists to serve (`remote.tools$` of `connectMcp`, or
+ * several combined): the server declares `tools.listChanged`, serves the latest list, and tells a
+ * connected client of each change (`notifications/tools/list_changed`, in 2025-11-25 sessions).
+ * A list with a duplicate name is reported and the last good one served.
+ *
+ * @throws Error for an empty or duplicate tool name (of a list given as it is).
  */
 export function createMcpServer(
   info: Implementation,
-  tools: Iterable<Tool>,
+  tools: Iterable<Tool> | Observable<Iterable<Tool>>,
   options: McpServerOptions = {},
 ): Server {
-  const entries = new Map<string, Entry>();
-  const listings: McpTool[] = [];
   const onError = options.onError ?? reportOnStderr;
   const report = (error: Error): void => {
     try {
@@ -363,48 +462,39 @@ export function createMcpServer(
       // A reporter that throws must not turn a contained fault into a crash.
     }
   };
-  const names = new Set<string>();
-  for (const tool of tools) {
-    if (typeof tool.name !== 'string' || tool.name === '')
-      throw new Error('mcp server: a tool has an empty name');
-    if (names.has(tool.name)) throw new Error(`mcp server: duplicate tool name "${tool.name}"`);
-    names.add(tool.name);
-    // A remote tool's server checks its own arguments and answers in its own words; a proxy that
-    // answered for it would change what the client sees.
-    if (tool.remote !== undefined) {
-      let listing: McpTool;
+  const live = isObservable(tools);
+  const source = live ? sourceOf(tools) : undefined;
+  const fixed = live ? undefined : readyToServe(tools, options, report);
+  let made: { from: readonly Tool[]; served: Served } | undefined;
+  /** What the server serves now: a live source's latest list, made ready once per list. */
+  const current = (): Served => {
+    if (fixed !== undefined) return fixed;
+    const latest = source!.latest;
+    if (made?.from !== latest) {
       try {
-        listing = listingOf(tool);
-        declarationsOf(tool, listing);
+        made = { from: latest, served: readyToServe(latest, options, report) };
       } catch (err) {
-        if (!(err instanceof SchemaError)) throw err;
-        report(err);
-        continue;
+        // A list this server cannot serve (a duplicate name): the last good one stays.
+        report(err instanceof Error ? err : new Error(String(err)));
+        made = { from: latest, served: made?.served ?? EMPTY };
       }
-      listings.push(listing);
-      entries.set(tool.name, { tool, validator: undefined });
-      continue;
     }
-    const prepared = prepare(tool, options.limits, report);
-    if ('problem' in prepared) continue;
-    listings.push(prepared.listing);
-    entries.set(tool.name, prepared.entry);
-  }
-  const list = { tools: listings };
-  const rules = new Map<string, readonly HeaderDeclaration[]>();
-  for (const [name, entry] of entries) {
-    const found = declared.get(entry.tool);
-    if (found !== undefined && found.length > 0) rules.set(name, found);
-  }
+    return made.served;
+  };
 
   // A proxy passes its upstream servers' log messages on (see served-call.ts), so it declares
   // logging (and answers logging/setLevel); a server of local tools sends none.
-  const proxies = [...entries.values()].some((entry) => entry.tool.remote !== undefined);
+  const proxies =
+    live || [...current().entries.values()].some((entry) => entry.tool.remote !== undefined);
   const server = new Server(info, {
-    capabilities: proxies ? { tools: {}, logging: {} } : { tools: {} },
+    capabilities: {
+      tools: live ? { listChanged: true } : {},
+      ...(proxies ? { logging: {} } : {}),
+    },
     ...(options.listCache === undefined ? {} : { cacheHints: { 'tools/list': options.listCache } }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
+  source?.servers.add(new WeakRef(server));
   const fallbackId = options.sessionId ?? randomUUID();
   let session: Session | undefined;
   const sessionOf = (transportId: string | undefined): Session | undefined => {
@@ -425,8 +515,8 @@ export function createMcpServer(
     return made;
   };
 
-  if (rules.size > 0) headerRules.set(server, rules);
-  server.setRequestHandler('tools/list', () => list);
+  headerRules.set(server, () => current().rules);
+  server.setRequestHandler('tools/list', () => current().list);
   /**
    * What a call of `entry` needs, with what the request that speaks for it gives: one object, made
    * once per call.
@@ -458,7 +548,7 @@ export function createMcpServer(
   });
   server.setRequestHandler('tools/call', (request, ctx) => {
     const name = request.params.name;
-    const entry = entries.get(name);
+    const entry = current().entries.get(name);
     if (entry === undefined)
       throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
     const needs = options.requiredCapabilities;

@@ -4,6 +4,7 @@
  * @module
  */
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { isObservable, type Observable } from 'rxjs';
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Tool } from '../../lib/contract.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
@@ -30,10 +31,11 @@ export interface McpStdioServer {
  */
 export function serveStdio(
   info: Implementation,
-  tools: Iterable<Tool>,
+  tools: Iterable<Tool> | Observable<Iterable<Tool>>,
   options: McpServerOptions = {},
 ): Promise<McpStdioServer> {
-  const list = [...tools];
+  // A live source is followed by each Server (see createMcpServer); a list is read once.
+  const list = isObservable(tools) ? tools : [...tools];
   // Built once now, so that a bad tool set throws, and a tool left out is reported, before
   // anything is read (each tool is prepared once, whatever number of Servers serve it).
   createMcpServer(info, list, options);
