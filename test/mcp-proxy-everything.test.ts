@@ -1,0 +1,89 @@
+/**
+ * The proxy field by field against the reference server: the same tools and calls made directly
+ * to server-everything and through `createMcpServer(remote.tools$)` over `connectMcp`, by the
+ * SDK's client; the listings, the results and the progress are the same.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { expect } from 'chai';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
+import { createMcpServer } from '../adapters/mcp-server/index.js';
+
+const require = createRequire(import.meta.url);
+const everything = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
+const spawnEverything = () =>
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [everything, 'stdio'],
+    stderr: 'pipe',
+  });
+
+/** The calls compared: every tool whose answer does not depend on the moment or the machine. */
+const CALLS: [string, Record<string, unknown>][] = [
+  ['echo', { message: 'hello' }],
+  ['get-sum', { a: 2, b: 3.5 }],
+  ['get-tiny-image', {}],
+  ['get-structured-content', { location: 'Chicago' }],
+  ['get-annotated-message', { messageType: 'error', includeImage: true }],
+  ['get-resource-links', { count: 2 }],
+  ['get-resource-reference', { resourceType: 'Text', resourceId: 2 }],
+  ['trigger-long-running-operation', { duration: 0.2, steps: 2 }],
+  ['echo', { wrong: 1 }],
+];
+
+describe('the proxy changes nothing: server-everything, directly and through it', function () {
+  this.timeout(30_000);
+  let direct: Client;
+  let remote: McpRemote;
+  let proxied: Client;
+
+  before(async () => {
+    // Declaring what connectMcp declares (elicitation), so the server offers both the same tools.
+    direct = new Client({ name: 'direct', version: '1' }, { capabilities: { elicitation: {} } });
+    await direct.connect(spawnEverything());
+    remote = await connectMcp(spawnEverything(), { versionNegotiation: { mode: 'legacy' } });
+    await remote.await();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer({ name: 'proxy', version: '1' }, remote.tools$).connect(serverSide);
+    proxied = new Client({ name: 'proxied', version: '1' });
+    await proxied.connect(clientSide);
+  });
+  after(async () => {
+    await direct?.close();
+    await proxied?.close();
+    await remote?.close();
+  });
+
+  it('lists every tool as the server lists it', async () => {
+    const theirs = (await direct.listTools()).tools;
+    const ours = (await proxied.listTools()).tools;
+    expect(ours.map((t) => t.name)).to.deep.equal(theirs.map((t) => t.name));
+    for (const [i, tool] of theirs.entries()) {
+      // One field differs, on purpose: an `execution` that offers tasks is left out, since the
+      // proxy runs no tasks (createMcpServer); everything else is as the server listed it.
+      const { execution, ...rest } = tool;
+      const tasks = execution?.taskSupport !== undefined && execution.taskSupport !== 'forbidden';
+      expect(ours[i], tool.name).to.deep.equal(tasks ? rest : tool);
+    }
+  });
+
+  for (const [name, args] of CALLS)
+    it(`${name} ${JSON.stringify(args)}: the same result and progress`, async () => {
+      const call = async (client: Client) => {
+        const progress: unknown[] = [];
+        const result = await client.callTool({ name, arguments: args }, undefined, {
+          onprogress: (p) => void progress.push({ progress: p.progress, total: p.total }),
+        });
+        return { result, progress };
+      };
+      const [theirs, ours] = await Promise.all([call(direct), call(proxied)]);
+      expect(ours.result).to.deep.equal(theirs.result);
+      expect(ours.progress).to.deep.equal(theirs.progress);
+    });
+});
