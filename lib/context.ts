@@ -54,6 +54,18 @@ export interface ProgressSink {
   answerTeardownError?(thrown: unknown): void;
 }
 
+/** The contexts made with `checkAnswers: false`: they relay another party's questions. */
+const relaying = new WeakSet<object>();
+
+/**
+ * Whether `context` relays the questions it is asked for another party, which judges the answers
+ * (`CallContextOptions.checkAnswers` false: an MCP proxy's call of a remote tool). The answers
+ * then go on as given: no check, and no default filled in.
+ */
+export function relaysQuestions(context: object): boolean {
+  return relaying.has(context);
+}
+
 /** What a {@link CallContext} is made with; every field is optional. */
 export interface CallContextOptions {
   /** Receives each progress update, normalised to a result. */
@@ -129,6 +141,7 @@ export class CallContext implements ToolContext {
     this.elicitor = options.elicitor;
     this.maxQuestions = options.maxQuestions;
     this.checkAnswers = options.checkAnswers !== false;
+    if (!this.checkAnswers) relaying.add(this);
   }
 
   /**

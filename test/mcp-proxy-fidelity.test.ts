@@ -196,3 +196,72 @@ describe('the proxy changes nothing: list changes', function () {
     }
   });
 });
+
+/** An upstream whose `pick` asks for a colour with a default, and answers with what it got. */
+function defaultingUpstream(): Server {
+  const server = new Server(
+    { name: 'defaulting', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'pick', inputSchema: { type: 'object' } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async () => {
+    const answer = await server.elicitInput({
+      message: 'Which colour?',
+      requestedSchema: {
+        type: 'object',
+        properties: { colour: { type: 'string', default: 'blue' } },
+      },
+    });
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+  });
+  return server;
+}
+
+describe('the proxy changes nothing: a schema default', function () {
+  this.timeout(10_000);
+
+  it("is filled into its own person's answer by connectMcp, and not into an answer it relays", async () => {
+    // Direct: the executor's person accepts the form as it stands; connectMcp fills the default.
+    const direct = await connectMcp(await linked((t) => defaultingUpstream().connect(t)), {
+      versionNegotiation: { mode: 'legacy' },
+    });
+    const { lastValueFrom, toArray } = await import('rxjs');
+    const { executeBatch } = await import('../index.js');
+    const events = await lastValueFrom(
+      executeBatch([{ tool: direct.tools[0]!, call: { id: 'c', args: '{}' } }], {
+        elicitor: () => ({ action: 'accept', content: {} }),
+      }).pipe(toArray()),
+    );
+    expect(JSON.parse(String(events.at(-1)!.result!.output))).to.deep.equal({
+      action: 'accept',
+      content: { colour: 'blue' },
+    });
+    await direct.close();
+
+    // Through the proxy: the downstream's answer goes up as it gave it.
+    const remote = await connectMcp(await linked((t) => defaultingUpstream().connect(t)), {
+      versionNegotiation: { mode: 'legacy' },
+    });
+    const proxy = createMcpServer({ name: 'proxy', version: '1' }, remote.tools);
+    const client = new ModernClient(
+      { name: 'downstream', version: '1' },
+      { versionNegotiation: { mode: 'legacy' }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: {} }));
+    const [clientSide, serverSide] = ModernInMemory.createLinkedPair();
+    await proxy.connect(serverSide);
+    await client.connect(clientSide);
+    try {
+      const result = await client.callTool({ name: 'pick', arguments: {} });
+      expect(JSON.parse((result.content as { text: string }[])[0]!.text)).to.deep.equal({
+        action: 'accept',
+        content: {},
+      });
+    } finally {
+      await client.close();
+      await remote.close();
+    }
+  });
+});

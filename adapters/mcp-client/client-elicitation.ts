@@ -11,8 +11,29 @@ import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from '../../lib/
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import type { InFlightCall } from './remote-tool.js';
 
-/** What the client declares: form questions, with the schema's defaults filled into an accept. */
-export const ELICITATION_CAPABILITY = { elicitation: { form: { applyDefaults: true } } } as const;
+/**
+ * What the client declares: form questions. It fills a schema's defaults into an accept itself
+ * (see `withDefaults`), where it answers for its own person; the SDK's `applyDefaults` would fill
+ * them into a proxy's relayed answers too.
+ */
+export const ELICITATION_CAPABILITY = { elicitation: { form: {} } } as const;
+
+/**
+ * `answer` with the question's defaults filled in: each top-level property of `schema` with a
+ * `default`, missing from an accepted answer's content, gets it (SEP-1034).
+ */
+function withDefaults(answer: McpElicitResult, schema: unknown): McpElicitResult {
+  if (answer.action !== 'accept' || typeof schema !== 'object' || schema === null) return answer;
+  const properties = (schema as { properties?: unknown }).properties;
+  if (typeof properties !== 'object' || properties === null) return answer;
+  let content = answer.content ?? {};
+  for (const [key, property] of Object.entries(properties as Record<string, unknown>)) {
+    if (Object.hasOwn(content, key) || typeof property !== 'object' || property === null) continue;
+    if (!Object.hasOwn(property, 'default')) continue;
+    content = { ...content, [key]: (property as { default: unknown }).default as never };
+  }
+  return content === answer.content ? answer : { ...answer, content };
+}
 
 const DECLINE: McpElicitResult = { action: 'decline' };
 
@@ -69,7 +90,12 @@ export function answerQuestions(
     };
     const call = callOf(inFlight, callTokenOf(params._meta));
     const asked = call?.elicit(question);
-    if (asked !== undefined) return toMcp(await asked);
-    return fallback === undefined ? DECLINE : askSession(fallback, question);
+    if (asked !== undefined) {
+      const answer = toMcp(await asked);
+      // A relayed answer goes on as given: the server that asked judges it.
+      return call!.relays ? answer : withDefaults(answer, params.requestedSchema);
+    }
+    if (fallback === undefined) return DECLINE;
+    return withDefaults(await askSession(fallback, question), params.requestedSchema);
   });
 }

@@ -12,6 +12,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { Observable, type Subscriber } from 'rxjs';
 import { CancelledError, RecordError, ValidationError } from '../../lib/errors.js';
+import { relaysQuestions } from '../../lib/context.js';
 import type { Recordable } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
@@ -55,6 +56,8 @@ export interface InFlightCall extends TimedCall {
   log(params: LoggingMessageNotification['params']): boolean;
   /** Asks the call's context a server's question; undefined when the call has ended. */
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
+  /** Whether its context relays questions for another party (see `relaysQuestions`). */
+  readonly relays: boolean;
 }
 
 /** The transport's part in a call: its progress, and its cancellation (see OrderedTransport). */
@@ -351,6 +354,10 @@ class RemoteCall implements InFlightCall, RoutedCall {
     const details = logDetails(params);
     this.subscriber.next({ final: false, result: { output: logText(params.data), details } });
     return true;
+  }
+
+  get relays(): boolean {
+    return relaysQuestions(this.context);
   }
 
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined {
