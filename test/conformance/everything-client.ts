@@ -6,6 +6,11 @@
  * the arguments for, answering any question it asks by accepting the form as it stands, then
  * closes; the exit status is 1 when a call failed.
  */
+import {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
 import { lastValueFrom, toArray } from 'rxjs';
 import {
   connectMcp,
@@ -69,7 +74,25 @@ const authorizes = scenario.startsWith('auth/');
 const given = (context === undefined ? {} : JSON.parse(context)) as {
   client_id?: string;
   client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
 };
+/**
+ * A machine's own grant (client_credentials), with the SDK's providers as `auth`: a secret, or a
+ * key that signs a JWT (private_key_jwt).
+ */
+const machine: OAuthClientProvider | undefined = scenario.startsWith('auth/client-credentials-')
+  ? given.private_key_pem !== undefined
+    ? new PrivateKeyJwtProvider({
+        clientId: given.client_id!,
+        privateKey: given.private_key_pem,
+        algorithm: given.signing_algorithm ?? 'ES256',
+      })
+    : new ClientCredentialsProvider({
+        clientId: given.client_id!,
+        clientSecret: given.client_secret!,
+      })
+  : undefined;
 const registered =
   given.client_id === undefined
     ? undefined
@@ -80,21 +103,23 @@ const registered =
 const remote = await connectMcp(
   httpTransport(
     url,
-    authorizes
-      ? {
-          auth: oauth(
-            headlessOAuthProvider({
-              redirectUrl: 'http://localhost:3000/callback',
-              clientMetadata: {
-                client_name: 'agenttool-conformance',
-                redirect_uris: ['http://localhost:3000/callback'],
-              },
-              clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
-              ...(registered === undefined ? {} : { clientInformation: registered }),
-            }),
-          ),
-        }
-      : {},
+    machine !== undefined
+      ? { auth: machine }
+      : authorizes
+        ? {
+            auth: oauth(
+              headlessOAuthProvider({
+                redirectUrl: 'http://localhost:3000/callback',
+                clientMetadata: {
+                  client_name: 'agenttool-conformance',
+                  redirect_uris: ['http://localhost:3000/callback'],
+                },
+                clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+                ...(registered === undefined ? {} : { clientInformation: registered }),
+              }),
+            ),
+          }
+        : {},
   ),
 );
 if (authorizes) ARGUMENTS['test-tool'] = {};
