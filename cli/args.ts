@@ -26,6 +26,8 @@ export interface McpServerSpec {
   env?: Record<string, string>;
   /** Headers a URL server gets on every request (an `Authorization`, say). */
   headers?: Record<string, string>;
+  /** Authorize with OAuth when the URL server asks for it (`--auth`). */
+  auth?: boolean;
 }
 
 /** The options of `agenttool run`. */
@@ -154,6 +156,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
 
   const mcp: McpServerSpec[] = [];
   const roots: string[] = [];
+  let authorize = false;
   const run: RunArgs = {
     command: 'run',
     mcp,
@@ -232,6 +235,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         (last.headers ??= {})[match[1]!] = match[2]!.trim();
         break;
       }
+      case '--auth':
+        // Every --mcp-url server, wherever the flag stands (see connectServers).
+        authorize = true;
+        break;
       case '--root': {
         const dir = value();
         if (dir === undefined || dir === '') throw new UsageError('--root needs a directory');
@@ -390,6 +397,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         if (batch.input !== undefined) throw new UsageError('give one turn file at most');
         batch.input = word;
     }
+  }
+  if (authorize) {
+    if (!mcp.some((spec) => spec.url !== undefined))
+      throw new UsageError('--auth applies to --mcp-url servers; none is given');
+    for (const spec of mcp) if (spec.url !== undefined) spec.auth = true;
   }
   if (ui.replay !== undefined && ui.input !== undefined)
     throw new UsageError('give a turn file or --replay, not both');

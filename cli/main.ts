@@ -50,6 +50,8 @@ run options:
   --env NAME=VALUE     set a variable for the --mcp before it; repeatable
   --mcp-url <url>      also offer the tools of the MCP server at this URL (Streamable HTTP)
   --header "N: v"      send this header to the --mcp-url before it; repeatable
+  --auth               authorize with OAuth to the --mcp-url servers that ask (a browser
+                       page; tokens kept in ~/.config/agenttool/oauth.json, yours alone)
   --prefix <p>         name the tools of the --mcp or --mcp-url before it <p>__<name>
   --root <dir>         a root offered to every MCP server; repeatable (default: the working
                        directory)

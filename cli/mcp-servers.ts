@@ -5,6 +5,7 @@ import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/in
 import { FUNCTION_NAME, type Elicitor, type Tool } from '../index.js';
 import type { McpServerSpec } from './args.js';
 import { MCP_CLIENT_SDK, withMcpSdk } from './mcp-sdk.js';
+import { loginProvider } from './oauth-login.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
 
@@ -47,7 +48,7 @@ export async function connectServers(
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
   // The SDK is loaded only when a server is named.
-  const [{ connectMcp, httpTransport }, { stdioTransport }] = await withMcpSdk(
+  const [{ connectMcp, httpTransport, oauth }, { stdioTransport }] = await withMcpSdk(
     '--mcp and --mcp-url',
     MCP_CLIENT_SDK,
     () =>
@@ -59,9 +60,17 @@ export async function connectServers(
   const offered = rootsOf(roots);
   try {
     for (const spec of specs) {
+      const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);
+      const login =
+        spec.url !== undefined && spec.auth === true
+          ? await loginProvider(spec.url, tell)
+          : undefined;
       const transport: McpTransport =
         spec.url !== undefined
-          ? httpTransport(spec.url, spec.headers === undefined ? {} : { headers: spec.headers })
+          ? httpTransport(spec.url, {
+              ...(spec.headers === undefined ? {} : { headers: spec.headers }),
+              ...(login === undefined ? {} : { auth: oauth(login) }),
+            })
           : stdioTransport({
               command: spec.command,
               args: spec.args,
