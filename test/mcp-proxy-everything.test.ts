@@ -84,6 +84,15 @@ describe('the proxy changes nothing: server-everything, directly and through it'
       };
       const [theirs, ours] = await Promise.all([call(direct), call(proxied)]);
       expect(ours.result).to.deep.equal(theirs.result);
-      expect(ours.progress).to.deep.equal(theirs.progress);
+      // The SDK's client, straight to the server, may handle the answer before the progress sent
+      // just ahead of it and drop that one (the proxy's connectMcp keeps their order): what it
+      // saw is where the proxied series starts, and the proxied one loses nothing.
+      expect(ours.progress.slice(0, theirs.progress.length)).to.deep.equal(theirs.progress);
+      if (name === 'trigger-long-running-operation')
+        expect(ours.progress).to.deep.equal([
+          { progress: 1, total: 2 },
+          { progress: 2, total: 2 },
+        ]);
+      else expect(ours.progress).to.deep.equal(theirs.progress);
     });
 });
