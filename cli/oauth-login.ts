@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { McpOAuthProvider } from '../adapters/mcp-client/index.js';
+import type { AuthorizationResponse, McpOAuthProvider } from '../adapters/mcp-client/index.js';
 
 /** What is kept for one server. */
 interface Kept {
@@ -81,9 +81,9 @@ export async function loginProvider(
   const file = oauthFile();
   let kept: Kept = readAll(file)[serverUrl] ?? {};
   let verifier: string | undefined;
-  let answer: ((response: { code: string; iss?: string }) => void) | undefined;
+  let answer: ((response: AuthorizationResponse) => void) | undefined;
   let refuse: ((error: Error) => void) | undefined;
-  let response: Promise<{ code: string; iss?: string }> | undefined;
+  let response: Promise<AuthorizationResponse> | undefined;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/callback') {

@@ -10,8 +10,10 @@ export { RemoteTool } from './remote-tool.js';
 export {
   headlessOAuthProvider,
   oauth,
+  type AuthorizationResponse,
   type HeadlessOAuthOptions,
   type McpOAuthProvider,
+  type RegisteredClient,
 } from './oauth.js';
 export type { McpRoot, McpRoots } from './client-roots.js';
 export type { McpLogMessage } from './server-log.js';

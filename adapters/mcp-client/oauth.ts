@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 
 /**
- * An OAuth client provider (the SDK's {@link OAuthClientProvider}: client metadata, stored client
+ * An OAuth client provider (the SDK's `OAuthClientProvider`: client metadata, stored client
  * information and tokens, PKCE verifier) that can also wait for the authorization code of the
  * redirect it started: `redirectToAuthorization(url)` sends the person (or, headless, the request)
  * to the authorization server, and `authorizationResponse()` resolves with the `code` (and `iss`,
@@ -23,7 +23,15 @@ import {
  */
 export interface McpOAuthProvider extends OAuthClientProvider {
   /** What the redirect after `redirectToAuthorization` brought back. */
-  authorizationResponse(): Promise<{ code: string; iss?: string }>;
+  authorizationResponse(): Promise<AuthorizationResponse>;
+}
+
+/** What an authorization server's redirect brings back to the redirect URI. */
+export interface AuthorizationResponse {
+  /** The authorization code, exchanged for tokens. */
+  code: string;
+  /** The authorization server that issued it (RFC 9207), when it says so. */
+  iss?: string;
 }
 
 /** The scopes of `prior` and of `challenged`, once each: a new grant keeps what was granted. */
@@ -35,7 +43,7 @@ function unionScopes(prior: string | undefined, challenged: string | undefined) 
 }
 
 /**
- * `provider` as the transport's {@link AuthProvider} (`httpTransport(url, { auth })`): every
+ * `provider` as the transport's `AuthProvider` (`httpTransport(url, { auth })`): every
  * request carries its access token; a 401 runs the authorization flow, with the scope the
  * server's `WWW-Authenticate` asks for added to what was granted before, waits for the code when
  * the flow needs a redirect, and the request is sent again once.
@@ -67,6 +75,14 @@ export function oauth(provider: McpOAuthProvider): AuthProvider {
   };
 }
 
+/** A client registered with the authorization server beforehand. */
+export interface RegisteredClient {
+  /** Its client id. */
+  client_id: string;
+  /** Its secret, for a confidential client. */
+  client_secret?: string;
+}
+
 /** Options of {@link headlessOAuthProvider}. */
 export interface HeadlessOAuthOptions {
   /** Where the authorization server redirects with the code (registered with it). */
@@ -76,7 +92,7 @@ export interface HeadlessOAuthOptions {
   /** An https URL of this client's metadata document, used as its client id where supported. */
   clientMetadataUrl?: string;
   /** A client registered beforehand: its id (and secret, for a confidential client). */
-  clientInformation?: { client_id: string; client_secret?: string };
+  clientInformation?: RegisteredClient;
 }
 
 /**
@@ -92,7 +108,7 @@ export function headlessOAuthProvider(options: HeadlessOAuthOptions): McpOAuthPr
   let information: Info = options.clientInformation as Info;
   let tokens: Tokens;
   let verifier: string | undefined;
-  let response: Promise<{ code: string; iss?: string }> | undefined;
+  let response: Promise<AuthorizationResponse> | undefined;
   return {
     get redirectUrl() {
       return options.redirectUrl;
