@@ -51,6 +51,11 @@ const MAX_BUSY_WAIT = 10_000;
 /** The statuses that say the server ran nothing and asks to be tried later. */
 const BUSY = new Set([429, 503]);
 
+/** Whether a 403 says the token lacks a scope (`WWW-Authenticate: Bearer error="insufficient_scope"`). */
+function insufficientScope(res: Response): boolean {
+  return /error\s*=\s*"?insufficient_scope"?/i.test(res.headers.get('www-authenticate') ?? '');
+}
+
 /** The wait (ms) a busy answer asks for before a retry, or undefined when it is not one. */
 function busyWait(res: Response): number | undefined {
   if (!BUSY.has(res.status)) return undefined;
@@ -150,6 +155,7 @@ export class AnswerWatch {
   constructor(
     private readonly base: FetchLike = (url, init) => fetch(url, init),
     private readonly busyRetries = DEFAULT_BUSY_RETRIES,
+    private readonly stepUp = false,
   ) {}
 
   readonly fetch: FetchLike = async (url, init) => {
@@ -184,6 +190,13 @@ export class AnswerWatch {
     } catch (err) {
       release();
       throw init?.signal?.aborted === true ? err : requestFailed(err);
+    }
+    if (this.stepUp && res.status === 403 && insufficientScope(res)) {
+      // A step-up: the transport's auth (see `oauth`) authorizes again on a 401, with the scope
+      // this challenge asks for, and the request goes again.
+      release();
+      const text = await res.text().catch(() => '');
+      return new Response(text, { status: 401, statusText: 'Unauthorized', headers: res.headers });
     }
     const type = res.headers.get('content-type') ?? '';
     if (ids.length > 0 && BUSY.has(res.status) && type.includes('json')) {

@@ -7,6 +7,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AuthProvider, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import { AnswerWatch, DEFAULT_BUSY_RETRIES } from './answer-watch.js';
+import { stepsUp } from './oauth.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */
 export type McpTransport = Transport;
@@ -49,7 +50,7 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   const retries = options.busyRetries ?? DEFAULT_BUSY_RETRIES;
   if (!(Number.isInteger(retries) && retries >= 0))
     throw new RangeError(`busyRetries must be a whole number, at least 0, got ${String(retries)}`);
-  const watch = new AnswerWatch(undefined, retries);
+  const watch = new AnswerWatch(undefined, retries, stepsUp(options.auth));
   return watch.wrap(
     new StreamableHTTPClientTransport(new URL(url), {
       fetch: watch.fetch,

@@ -7,7 +7,9 @@
  */
 import {
   auth,
+  computeScopeUnion,
   extractWWWAuthenticateParams,
+  isStrictScopeSuperset,
   UnauthorizedError,
   type AuthProvider,
   type OAuthClientProvider,
@@ -34,31 +36,35 @@ export interface AuthorizationResponse {
   iss?: string;
 }
 
-/** The scopes of `prior` and of `challenged`, once each: a new grant keeps what was granted. */
-function unionScopes(prior: string | undefined, challenged: string | undefined) {
-  const scopes = new Set(
-    [...(prior?.split(' ') ?? []), ...(challenged?.split(' ') ?? [])].filter(Boolean),
-  );
-  return scopes.size > 0 ? [...scopes].join(' ') : undefined;
+/** The providers `oauth()` made: a 403 `insufficient_scope` goes to them as a 401 (see below). */
+const steppingUp = new WeakSet<object>();
+
+/** Whether `auth` re-authorizes on a 403 `insufficient_scope` as on a 401 (see {@link oauth}). */
+export function stepsUp(auth: unknown): boolean {
+  return typeof auth === 'object' && auth !== null && steppingUp.has(auth);
 }
 
 /**
  * `provider` as the transport's `AuthProvider` (`httpTransport(url, { auth })`): every
- * request carries its access token; a 401 runs the authorization flow, with the scope the
- * server's `WWW-Authenticate` asks for added to what was granted before, waits for the code when
- * the flow needs a redirect, and the request is sent again once.
+ * request carries its access token; a 401, or a 403 `insufficient_scope` (a step-up), runs the
+ * authorization flow, with the scope the server's `WWW-Authenticate` asks for added to what was
+ * granted before, waits for the code when the flow needs a redirect, and the request is sent
+ * again once.
  */
 export function oauth(provider: McpOAuthProvider): AuthProvider {
-  return {
+  const made: AuthProvider = {
     token: async () => (await provider.tokens())?.access_token,
     onUnauthorized: async ({ response, serverUrl, fetchFn }) => {
       const { resourceMetadataUrl, scope: challenged } = extractWWWAuthenticateParams(response);
-      const scope = unionScopes((await provider.tokens())?.scope, challenged);
+      const prior = (await provider.tokens())?.scope;
+      const scope = computeScopeUnion(prior, challenged);
       const options = {
         serverUrl,
         fetchFn,
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
         ...(scope === undefined ? {} : { scope }),
+        // More scope than the tokens have (a step-up): a new grant, not a refresh.
+        ...(isStrictScopeSuperset(scope, prior) ? { forceReauthorization: true } : {}),
       };
       let result = await auth(provider, options);
       if (result === 'REDIRECT') {
@@ -73,6 +79,8 @@ export function oauth(provider: McpOAuthProvider): AuthProvider {
         throw new UnauthorizedError(`authorization did not complete (${result})`);
     },
   };
+  steppingUp.add(made);
+  return made;
 }
 
 /** A client registered with the authorization server beforehand. */

@@ -133,7 +133,7 @@ export const CLIENT: Record<string, Verdict> = {
   'auth/token-endpoint-auth-basic': 'pass',
   'auth/token-endpoint-auth-none': 'pass',
   'auth/token-endpoint-auth-post': 'pass',
-  'auth/scope-step-up': { notYet: 'a 403 insufficient_scope on a call does not authorize again' },
+  'auth/scope-step-up': 'pass',
   'auth/client-credentials-basic': 'pass',
   'auth/client-credentials-jwt': 'pass',
   'auth/wif-jwt-bearer': { notYet: 'no jwt-bearer grant' },
