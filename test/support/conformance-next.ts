@@ -3,12 +3,11 @@
  * as `conformance-next`): every scenario it lists, in one of the tables below, each with its reason
  * when it is not expected to pass, and the client run test/mcp-conformance-next*.test.ts share.
  */
-import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { root } from './cli.js';
 import { all, conformanceOf, type Run } from './conformance.js';
 
-const require = createRequire(import.meta.url);
 export const conformance = conformanceOf('conformance-next');
 
 export type Verdict = 'pass' | { readonly notYet: string } | { readonly outOfScope: string };
@@ -179,11 +178,24 @@ export function runClientScenarios(
   cwd: string,
   which: (name: string) => boolean,
 ): Promise<Map<string, Run>> {
-  const client = resolve(root, 'test/conformance/everything-client.ts');
-  const tsx = require.resolve('tsx');
-  const command = `${process.execPath} --import ${tsx} ${client}`;
-  const run = (scenario: string): Promise<Run> =>
-    conformance(node, ['client', '--command', command, '--scenario', scenario], cwd);
+  // Compiled once (esbuild, its packages left to node_modules), not by tsx in every scenario's
+  // process: each scenario starts the client anew.
+  const built = join(root, 'test-output', `everything-client-${process.pid}.mjs`);
+  const ready = build({
+    entryPoints: [resolve(root, 'test/conformance/everything-client.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: built,
+    logLevel: 'silent',
+  });
+  const command = `${process.execPath} ${built}`;
+  const run = async (scenario: string): Promise<Run> => {
+    await ready;
+    return conformance(node, ['client', '--command', command, '--scenario', scenario], cwd);
+  };
   const scenarios = Object.entries(CLIENT)
     .filter(([, verdict]) => verdict === 'pass' || 'notYet' in verdict)
     .map(([name]) => name)
