@@ -404,28 +404,23 @@ export class McpRemote {
   /** The application's claims for a tool, named by its remote or its local name. */
   private claimsFor(remoteName: string, local: string): RemoteClaims {
     const named = (name: string): boolean => name === local || name === remoteName;
+    /** What `claims` says of this tool: under its local name first, else its remote one. */
+    const claimOf = <T>(claims: Readonly<Record<string, T>> | undefined): T | undefined =>
+      claims === undefined
+        ? undefined
+        : Object.hasOwn(claims, local)
+          ? claims[local]
+          : Object.hasOwn(claims, remoteName)
+            ? claims[remoteName]
+            : undefined;
     const resources = this.options.resources ?? {};
-    const own = Object.hasOwn(resources, local)
-      ? resources[local]
-      : Object.hasOwn(resources, remoteName)
-        ? resources[remoteName]
-        : undefined;
+    const own = claimOf(resources);
     let resource: string | ResourceFunction = typeof own === 'function' ? own : '';
     for (const [key, names] of Object.entries(resources))
       if (resource === '' && Array.isArray(names) && names.some(named)) resource = key;
-    const confined = this.options.confined ?? {};
-    const by = Object.hasOwn(confined, local)
-      ? confined[local]
-      : Object.hasOwn(confined, remoteName)
-        ? confined[remoteName]
-        : undefined;
+    const by = claimOf(this.options.confined);
     const sequential = this.sequential.has(local) || this.sequential.has(remoteName);
-    const replays = this.options.replay ?? {};
-    const replay = Object.hasOwn(replays, local)
-      ? replays[local]
-      : Object.hasOwn(replays, remoteName)
-        ? replays[remoteName]
-        : undefined;
+    const replay = claimOf(this.options.replay);
     return { sequential, resource, confinedBy: by, ...(replay === undefined ? {} : { replay }) };
   }
 }

@@ -49,6 +49,17 @@ function where(path: readonly string[]): string {
  * agenttool's server does not serve it.
  */
 export function headerDeclarations(schema: unknown): readonly HeaderDeclaration[] | string {
+  // Scanned once per schema object: a listing is read where it is checked and where it is used.
+  if (typeof schema !== 'object' || schema === null) return scan(schema);
+  let known = scanned.get(schema);
+  if (known === undefined) scanned.set(schema, (known = scan(schema)));
+  return known;
+}
+
+/** The scans of schema objects (see {@link headerDeclarations}). */
+const scanned = new WeakMap<object, readonly HeaderDeclaration[] | string>();
+
+function scan(schema: unknown): readonly HeaderDeclaration[] | string {
   const found: HeaderDeclaration[] = [];
   const seen = new Map<string, string>();
   // Depth-first over an explicit stack: a hostile schema's depth costs no native stack.
