@@ -45,23 +45,32 @@ const DECLINE: ElicitResult = { action: 'decline' };
  * (`--sequential` makes that the model's order); once they are used up, declines. Accepted
  * content is checked against the question's schema as the web front checks a person's answer
  * (see ui/check-answer.ts): content that does not fit is not given to the tool, the question is
- * declined, and `refused` gets one line saying why (`asker` names the call for it).
+ * declined, and `notice` gets one line saying why (`asker` names the call for it). A URL
+ * question is answered in turn like any other (`{}` accepts: the person visited the page before
+ * the run); its page is told to `notice` too, so nobody is sent anywhere unseen.
  */
 export function scriptedElicitor(
   answers: readonly ElicitResult[],
-  refused: (line: string) => void = () => undefined,
+  notice: (line: string) => void = () => undefined,
   asker: (call: ToolCall) => string = (call) => call.id,
 ): Elicitor {
   let next = 0;
   return (request, call) => {
     const number = ++next;
     const answer = answers[number - 1] ?? DECLINE;
+    if (request.mode === 'url') {
+      notice(
+        `agenttool: ${asker(call)} asks for a visit to ${request.url} (${JSON.stringify(request.message)}): ` +
+          `--answer ${number} answers ${answer.action}`,
+      );
+      return answer;
+    }
     if (answer.action !== 'accept') return answer;
     const wrong = checkAnswer(request.schema, answer.content);
     if (wrong === undefined) return answer;
     const asked =
       request.message.length > 60 ? `${request.message.slice(0, 59)}…` : request.message;
-    refused(
+    notice(
       `agenttool: --answer ${number} does not fit the question of ${asker(call)} ` +
         `(${JSON.stringify(asked)}): ${wrong}; declined`,
     );

@@ -38,7 +38,8 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
  * server gets the user's environment plus its `--env` variables; a URL server gets its `--header`s
  * on every request. Every server is offered `roots` (default: the working directory). A question
  * a server asks that no single call can be told to own (a third-party server asking while several
- * calls run) goes to `questions`, or is declined without it.
+ * calls run) goes to `questions`, or is declined without it. Each client declares URL questions
+ * as well as forms.
  */
 export async function connectServers(
   specs: readonly McpServerSpec[],
@@ -88,6 +89,9 @@ export async function connectServers(
           await connectMcp(transport, {
             onerror,
             roots: offered,
+            // The terminal, --answer, the web front and a served client's questions all show a
+            // page's URL and its host, and open nothing by themselves.
+            urlElicitation: true,
             ...(questions === undefined ? {} : { elicitor: questions }),
             ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
           }),

@@ -231,8 +231,13 @@ export interface ElicitSchema {
   required?: string[];
 }
 
-/** What a tool asks: `context.elicit({ message, schema })`. */
-export interface ElicitRequest {
+/**
+ * A question answered in a form: `context.elicit({ message, schema })`. MCP's form mode; its
+ * answer's content is the form's values.
+ */
+export interface ElicitFormRequest {
+  /** Form mode; may be left out. */
+  readonly mode?: 'form';
   /** The question, for a person. */
   readonly message: string;
   /** The form of the answer. */
@@ -244,6 +249,28 @@ export interface ElicitRequest {
    */
   readonly key?: string;
 }
+
+/**
+ * A question answered on a page: `context.elicit({ mode: 'url', message, url })`. MCP's URL mode,
+ * for what must not pass through the client or the model (a credential, a payment, a third party's
+ * authorization): the person is shown the full URL and its host, opens it only if they agree, and
+ * answers once back. `accept` says they went and came back (its content is always empty: what they
+ * typed there is the page's, never the answer's); the tool then checks with its own page whether
+ * the interaction finished. `decline` and `cancel` as for a form.
+ */
+export interface ElicitUrlRequest {
+  /** URL mode. */
+  readonly mode: 'url';
+  /** Why the person should go there, for a person. */
+  readonly message: string;
+  /** Where: an absolute `http:` or `https:` URL, at most 2,048 characters, no credentials in it. */
+  readonly url: string;
+  /** As {@link ElicitFormRequest.key}. */
+  readonly key?: string;
+}
+
+/** What a tool asks: a form ({@link ElicitFormRequest}) or a page ({@link ElicitUrlRequest}). */
+export type ElicitRequest = ElicitFormRequest | ElicitUrlRequest;
 
 /**
  * The person's answer, as MCP's elicitation result: `accept` with the form's content, `decline`

@@ -8,9 +8,11 @@ export type {
   Confinement,
   ElicitField,
   Elicitor,
+  ElicitFormRequest,
   ElicitRequest,
   ElicitResult,
   ElicitSchema,
+  ElicitUrlRequest,
   JsonArguments,
   ProgressInfo,
   ProgressUpdate,
@@ -27,6 +29,7 @@ export type {
 } from './contract.js';
 export { annotationsOf, confinedBy, isSequential, isStrict, resourceOf } from './contract.js';
 export { elicitChoices, usableBounds, type ElicitChoice } from './elicit-choices.js';
+export { elicitUrlProblem, elicitUrlView, type ElicitUrlView } from './elicit-url.js';
 export { idempotencyKeyOf, replayOf } from './replay.js';
 export { unwrap, wrap, type WrapOverrides } from './wrap.js';
 export type {

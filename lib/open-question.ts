@@ -7,6 +7,7 @@
  */
 import { isObservable, type Subscription } from 'rxjs';
 import { checkAnswer } from './check-answer.js';
+import { elicitUrlProblem } from './elicit-url.js';
 import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from './contract.js';
 
 /** The answer when nobody can answer: no elicitor is installed. */
@@ -49,11 +50,20 @@ export interface QuestionOwner {
   readonly checks: boolean;
 }
 
-/** Why `request` is not a question a form can show, or undefined when it is one. */
+/** Why `request` is not a question a person can be shown, or undefined when it is one. */
 export function requestError(request: unknown): TypeError | undefined {
-  const r = request as Partial<ElicitRequest> | null | undefined;
+  const r = request as
+    Partial<Record<keyof ElicitRequest | 'schema' | 'url', unknown>> | null | undefined;
   if (typeof r !== 'object' || r === null || typeof r.message !== 'string')
     return new TypeError('elicit: the request needs a message string');
+  if (r.key !== undefined && (typeof r.key !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(r.key)))
+    return new TypeError('elicit: the key must be 1 to 64 letters, digits, _, . or -');
+  if (r.mode === 'url') {
+    const problem = elicitUrlProblem(r.url);
+    return problem === undefined ? undefined : new TypeError(`elicit: ${problem}`);
+  }
+  if (r.mode !== undefined && r.mode !== 'form')
+    return new TypeError('elicit: the mode must be "form" or "url"');
   const schema = r.schema as { type?: unknown; properties?: unknown } | null | undefined;
   if (
     typeof schema !== 'object' ||
@@ -63,10 +73,11 @@ export function requestError(request: unknown): TypeError | undefined {
     schema.properties === null
   )
     return new TypeError('elicit: the schema must be a flat object schema with properties');
-  if (r.key !== undefined && (typeof r.key !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(r.key)))
-    return new TypeError('elicit: the key must be 1 to 64 letters, digits, _, . or -');
   return undefined;
 }
+
+/** The one answer a URL question accepts with: the person went and came back; no content. */
+const WENT: ElicitResult = Object.freeze({ action: 'accept', content: Object.freeze({}) });
 
 /** `value` when it is an ElicitResult, otherwise `cancel`. */
 function asAnswer(value: unknown): ElicitResult {
@@ -159,6 +170,11 @@ export class OpenQuestion {
    * the tool. A parent's answer is the parent's to check.
    */
   private take(value: unknown): void {
+    if (this.request.mode === 'url') {
+      // A page's answer carries nothing but the action: whatever content came with it is dropped.
+      const action = (value as { action?: unknown } | null | undefined)?.action;
+      return this.settle(action === 'accept' ? WENT : asAnswer(value));
+    }
     const answer = asAnswer(value);
     if (answer.action === 'accept' && this.reported && this.owner.checks && !this.done) {
       let problem: string | undefined;

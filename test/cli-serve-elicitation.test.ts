@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
-import { executeBatch, type ElicitRequest } from '../index.js';
+import { executeBatch, type ElicitFormRequest, type ElicitRequest } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
@@ -34,7 +34,9 @@ describe('agenttool serve: questions pass up a proxy chain', function () {
         }).pipe(toArray()),
       );
       expect(asked.map((q) => q.message)).to.deep.equal(['Which colour?']);
-      expect(asked[0]!.schema.properties.answer).to.deep.include({ enum: ['red', 'blue'] });
+      expect((asked[0] as ElicitFormRequest).schema.properties.answer).to.deep.include({
+        enum: ['red', 'blue'],
+      });
       expect(events.at(-1)?.result?.output).to.equal('the user answered: blue');
     } finally {
       await remote.close();

@@ -3,8 +3,9 @@
  * Angular's application builder, served under `Content-Security-Policy: script-src 'self'`, it
  * runs a model turn over tools in the page and calls the tools of `agenttool serve --http` on
  * another origin with a bearer token. What a user sees: progress moving, a validation error, a
- * call approved and one refused in their rows, a tool's question answered in a form, one call
- * cancelled alone, the remote calls' results, and not one CSP violation.
+ * call approved and one refused in their rows, a tool's question answered in a form, a URL question
+ * shown as a link and answered on return, one call cancelled alone, the remote calls' results,
+ * and not one CSP violation.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
@@ -163,6 +164,28 @@ describe('the Angular example app in Chromium, under script-src self', function 
     );
   });
 
+  it('shows a URL question as a link with its host; "I\'m back" answers it', async () => {
+    const form = `${row('calendar')} form.question`;
+    await page.waitForSelector(form);
+    expect(await page.getAttribute(row('calendar'), 'data-phase')).to.equal('asking');
+    const link = `${form} a.page`;
+    expect(await page.textContent(link)).to.equal(
+      'https://calendar.example.com/connect?client=agenttool',
+    );
+    expect(await page.getAttribute(link, 'href')).to.equal(
+      'https://calendar.example.com/connect?client=agenttool',
+    );
+    expect(await page.getAttribute(link, 'target')).to.equal('_blank');
+    expect(await page.getAttribute(link, 'rel')).to.equal('noopener noreferrer');
+    expect(await page.textContent(`${form} .host strong`)).to.equal('calendar.example.com');
+    // Nothing was opened for the person: the page is still the only one.
+    expect(chrome.context.pages()).to.have.length(1);
+    expect(await page.textContent(`${form} [data-answer="accept"]`)).to.include("I'm back");
+    await page.click(`${form} [data-answer="accept"]`);
+    await page.waitForSelector(`${row('calendar')}[data-phase="done"]`);
+    expect(await page.textContent(`${row('calendar')} .text`)).to.equal('calendar connected');
+  });
+
   it('cancels the slow call alone from its row, and the turn’s items are out', async () => {
     expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
     await page.click(`${row('wait')} [data-action="cancel-call"]`);
@@ -183,6 +206,7 @@ describe('the Angular example app in Chromium, under script-src self', function 
       'deploy-api',
       'deploy-db',
       'pizza',
+      'calendar',
     ]);
     expect(outputs[1]).to.equal('wait: "Error: call cancelled by the user"');
     expect(outputs[2]).to.equal(

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ToolSet, type FunctionCallItem } from '../index.js';
+import { ToolSet, type ElicitFormRequest, type FunctionCallItem } from '../index.js';
 import { bundledTools } from '../cli/tools/index.js';
 import { readTurn } from '../cli/read-turn.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
@@ -113,7 +113,7 @@ describe('web front: approvals and questions over HTTP', function () {
     await post(server, 'run');
     const asked = (await reader.waitFor(question(0))) as EventRecord;
     expect(asked.question?.message).to.equal('Go ahead with: deploy?');
-    expect(asked.question?.schema.required).to.deep.equal(['go_ahead']);
+    expect((asked.question as ElicitFormRequest).schema.required).to.deep.equal(['go_ahead']);
     await reader.waitFor(question(1));
 
     expect(await post(server, 'calls/0/answer', { action: 'accept', content: {} })).to.deep.equal({

@@ -5,18 +5,31 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/client';
-import type { ElicitResult as McpElicitResult } from '@modelcontextprotocol/client';
+import type {
+  ClientCapabilities,
+  ElicitResult as McpElicitResult,
+} from '@modelcontextprotocol/client';
 import { firstValueFrom, isObservable } from 'rxjs';
-import type { ElicitRequest, ElicitResult, Elicitor, ToolCall } from '../../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  ElicitSchema,
+  Elicitor,
+  ToolCall,
+} from '../../lib/contract.js';
+import { elicitUrlProblem } from '../../lib/elicit-url.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import type { InFlightCall } from './remote-tool.js';
 
 /**
- * What the client declares: form questions. It fills a schema's defaults into an accept itself
- * (see `withDefaults`), where it answers for its own person; the SDK's `applyDefaults` would fill
- * them into a proxy's relayed answers too.
+ * What the client declares: form questions, and URL questions when `url` (see
+ * `McpClientOptions.urlElicitation`). It fills a schema's defaults into an accept itself (see
+ * `withDefaults`), where it answers for its own person; the SDK's `applyDefaults` would fill them
+ * into a proxy's relayed answers too.
  */
-export const ELICITATION_CAPABILITY = { elicitation: { form: {} } } as const;
+export function elicitationCapability(url: boolean): ClientCapabilities {
+  return { elicitation: url ? { form: {}, url: {} } : { form: {} } };
+}
 
 /**
  * `answer` with the question's defaults filled in: each top-level property of `schema` with a
@@ -40,9 +53,15 @@ const DECLINE: McpElicitResult = { action: 'decline' };
 /** The call a question from no single call is asked for: MCP does not say which one. */
 const SESSION_CALL: ToolCall = Object.freeze({ id: '', args: '' });
 
-/** `answer` as MCP sends it; anything that is not an answer is `cancel`. */
-function toMcp(answer: unknown): McpElicitResult {
+const WENT: McpElicitResult = { action: 'accept' };
+
+/**
+ * `answer` as MCP sends it; anything that is not an answer is `cancel`. An accept of a URL
+ * question (`url`) carries no content.
+ */
+function toMcp(answer: unknown, url = false): McpElicitResult {
   const a = answer as Partial<ElicitResult> | null | undefined;
+  if (a?.action === 'accept' && url) return WENT;
   if (a?.action === 'accept' && typeof a.content === 'object' && a.content !== null)
     return { action: 'accept', content: { ...a.content } };
   if (a?.action === 'decline') return DECLINE;
@@ -61,41 +80,56 @@ function callOf(inFlight: ReadonlySet<InFlightCall>, token: string | undefined) 
 async function askSession(elicitor: Elicitor, request: ElicitRequest): Promise<McpElicitResult> {
   try {
     const answer = elicitor(request, SESSION_CALL);
-    return toMcp(isObservable(answer) ? await firstValueFrom(answer) : await answer);
+    return toMcp(
+      isObservable(answer) ? await firstValueFrom(answer) : await answer,
+      request.mode === 'url',
+    );
   } catch {
     return { action: 'cancel' };
   }
 }
 
 /**
- * Answers the server's form questions on `client` (which must have declared
- * {@link ELICITATION_CAPABILITY}). A question belongs to a call, and is asked through its
+ * Answers the server's questions on `client` (which must have declared
+ * {@link elicitationCapability}). A question belongs to a call, and is asked through its
  * `context.elicit` (so it shows on that call, and its executor answers it, or declines when it has
  * no elicitor): the call whose token it carries (an agenttool server returns it, see
  * `CALL_TOKEN`), else the only call of the session running, since MCP does not say which request a
  * question belongs to. One that belongs to no call goes to `fallback`, or is declined without one.
- * A URL-mode question is declined: the client declares form mode only.
+ * A URL question (the client declared URL mode) is asked as `{ mode: 'url', message, url }`; one
+ * whose URL `elicitUrlProblem` refuses (a `javascript:` URL, credentials in it) is declined
+ * without being shown, and `report`ed.
  */
 export function answerQuestions(
   client: Client,
   inFlight: ReadonlySet<InFlightCall>,
   fallback: Elicitor | undefined,
+  report: (error: Error) => void,
 ): void {
   client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params;
-    if (params.mode === 'url') return DECLINE;
-    const question: ElicitRequest = {
-      message: params.message,
-      schema: params.requestedSchema as ElicitRequest['schema'],
-    };
+    let question: ElicitRequest;
+    let schema: unknown;
+    if (params.mode === 'url') {
+      const problem = elicitUrlProblem(params.url);
+      if (problem !== undefined) {
+        report(new Error(`mcp: a URL question was declined unseen: ${problem}`));
+        return DECLINE;
+      }
+      question = { mode: 'url', message: params.message, url: params.url };
+    } else {
+      schema = params.requestedSchema;
+      question = { message: params.message, schema: schema as ElicitSchema };
+    }
+    const url = question.mode === 'url';
     const call = callOf(inFlight, callTokenOf(params._meta));
     const asked = call?.elicit(question);
     if (asked !== undefined) {
-      const answer = toMcp(await asked);
+      const answer = toMcp(await asked, url);
       // A relayed answer goes on as given: the server that asked judges it.
-      return call!.relays ? answer : withDefaults(answer, params.requestedSchema);
+      return call!.relays ? answer : withDefaults(answer, schema);
     }
     if (fallback === undefined) return DECLINE;
-    return withDefaults(await askSession(fallback, question), params.requestedSchema);
+    return withDefaults(await askSession(fallback, question), schema);
   });
 }

@@ -20,7 +20,7 @@ import type { Elicitor, Replay, ResourceFunction, Tool } from '../../lib/contrac
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
 import { closedError, describeCause, McpCallError } from '../mcp-shared/mcp-errors.js';
-import { answerQuestions, ELICITATION_CAPABILITY } from './client-elicitation.js';
+import { answerQuestions, elicitationCapability } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
@@ -118,6 +118,18 @@ export interface McpClientOptions {
    * `false`: the client declares no elicitation, and the server asks nothing.
    */
   elicitor?: Elicitor | false;
+  /**
+   * Declares URL-mode elicitation too (default false): the server may send the person to a page
+   * (to give a credential, pay, or authorize a third party) so what they type there never passes
+   * through the client. Its question reaches the call's `context.elicit` as
+   * `{ mode: 'url', message, url }` (see {@link ElicitUrlRequest}), so the application's
+   * elicitor must show the full URL and its host, open it only with the person's consent, and
+   * answer `accept` once they are back; the CLI, the web front and the Angular example do. A
+   * server that refuses a call until a page is visited (error -32042, `URLElicitationRequired`,
+   * MCP 2025-11-25) gets each page asked the same way, and the call is sent again once every page
+   * was accepted, up to 3 times. Without it, a URL question is never sent.
+   */
+  urlElicitation?: boolean;
   /**
    * The most pages one tools/list may take (default 100): a server whose list pages on past it (a
    * new `nextCursor` each time) fails the listing with `tools/list: more than 100 pages
@@ -217,6 +229,7 @@ export class McpRemote {
       report: (error) => options.onerror?.(error),
       modern: client.getProtocolEra() === 'modern',
       mirrorsHeaders: client.getProtocolEra() === 'modern' && transport.hasPerRequestStream,
+      urlQuestions: options.urlElicitation === true && options.elicitor !== false,
     };
     // A notification that came before this point is reflected by the first list, fetched after.
     client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -225,7 +238,8 @@ export class McpRemote {
     client.setNotificationHandler('notifications/message', (notification) =>
       this.log(notification.params),
     );
-    if (options.elicitor !== false) answerQuestions(client, this.inFlight, options.elicitor);
+    if (options.elicitor !== false)
+      answerQuestions(client, this.inFlight, options.elicitor, (error) => options.onerror?.(error));
     client.onclose = () => this.disconnected();
   }
 
@@ -506,7 +520,8 @@ export async function connectMcp(
     );
   const ordered = new OrderedTransport(transport);
   const client = new Client(options.clientInfo ?? CLIENT_INFO, {
-    capabilities: options.elicitor === false ? {} : { ...ELICITATION_CAPABILITY },
+    capabilities:
+      options.elicitor === false ? {} : elicitationCapability(options.urlElicitation === true),
     versionNegotiation: options.versionNegotiation ?? {
       mode: isStdio(transport) ? 'legacy' : 'auto',
     },

@@ -11,8 +11,15 @@ import type {
   Tool as McpTool,
 } from '@modelcontextprotocol/client';
 import { Observable, type Subscriber } from 'rxjs';
-import { CancelledError, RecordError, ValidationError } from '../../lib/errors.js';
+import {
+  CancelledError,
+  describeThrown,
+  oneLine,
+  RecordError,
+  ValidationError,
+} from '../../lib/errors.js';
 import { relaysQuestions } from '../../lib/context.js';
+import { elicitUrlProblem } from '../../lib/elicit-url.js';
 import type { Recordable } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
@@ -20,6 +27,7 @@ import type {
   Confinement,
   ElicitRequest,
   ElicitResult,
+  ElicitUrlRequest,
   ProgressInfo,
   Replay,
   ResourceFunction,
@@ -96,6 +104,11 @@ export interface RemoteConnection {
    * 2026-07-28 over Streamable HTTP (see docs/mcp.md, "Routing on an argument").
    */
   readonly mirrorsHeaders: boolean;
+  /**
+   * Whether the client declared URL questions (`McpClientOptions.urlElicitation`): a call refused
+   * with -32042 has its pages asked, and is sent again once every one was accepted.
+   */
+  readonly urlQuestions: boolean;
 }
 
 /** The application's claims about a remote tool, which MCP has no field for. */
@@ -269,6 +282,32 @@ interface CallRequest {
   readonly reissues: number;
 }
 
+/** How many times a call refused until a page is visited (-32042) is sent again. */
+const MAX_PAGE_ROUNDS = 3;
+
+/** MCP 2025-11-25's error refusing a request until the person has visited pages. */
+const URL_ELICITATION_REQUIRED = -32042;
+
+/**
+ * The pages a -32042 refusal asks the person to visit, as URL questions; undefined when `err` is
+ * not one, or names no page a question may send a person to (see `elicitUrlProblem`).
+ */
+function pagesOf(err: unknown): ElicitUrlRequest[] | undefined {
+  const { code, data } = (err ?? {}) as { code?: unknown; data?: unknown };
+  if (code !== URL_ELICITATION_REQUIRED) return undefined;
+  const elicitations = (data as { elicitations?: unknown } | null | undefined)?.elicitations;
+  if (!Array.isArray(elicitations) || elicitations.length === 0 || elicitations.length > 16)
+    return undefined;
+  const pages: ElicitUrlRequest[] = [];
+  for (const e of elicitations as unknown[]) {
+    const { mode, message, url } = (e ?? {}) as Record<string, unknown>;
+    if (mode !== 'url' || typeof message !== 'string' || elicitUrlProblem(url) !== undefined)
+      return undefined;
+    pages.push({ mode: 'url', message, url: url as string });
+  }
+  return pages;
+}
+
 /** Whether `err` says the call's response broke before its answer (see AnswerWatch). */
 function isConnectionLost(err: unknown): boolean {
   const message = err instanceof Error ? err.message : undefined;
@@ -308,6 +347,9 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   /** How many more times the call may be sent again when its response breaks. */
   private reissues: number;
+
+  /** How many more times the call may be sent again after its pages were visited (-32042). */
+  private pageRounds = MAX_PAGE_ROUNDS;
 
   /** Sends the call (again, after a response that broke: see `failed`). */
   start(): void {
@@ -459,11 +501,43 @@ class RemoteCall implements InFlightCall, RoutedCall {
     subscriber.complete();
   }
 
+  /**
+   * The server refused the call until the person visits `pages` (-32042), so it never ran: each
+   * is asked in turn through the call's context, and the call is sent again once every one was
+   * accepted; a page declined or dismissed fails the call, naming it.
+   */
+  private async visit(pages: readonly ElicitUrlRequest[], err: unknown): Promise<void> {
+    for (const page of pages) {
+      const asked = this.elicit(page);
+      if (asked === undefined) return;
+      const answer = await asked.catch(() => undefined);
+      if (this.done) return;
+      if (answer?.action !== 'accept') {
+        const why = answer?.action === 'decline' ? 'declined' : 'not visited';
+        this.fail(
+          new McpCallError(
+            this.tool,
+            `mcp: call "${this.tool}": the server needs ${page.url} visited first (${why}): ${oneLine(describeThrown(err))}`,
+          ),
+        );
+        return;
+      }
+    }
+    this.start();
+  }
+
   private failed(err: unknown): void {
     const connection = this.connection;
     connection.inFlight.delete(this);
     if (connection.isClosed()) {
       this.fail(connection.lostError(this.tool));
+      return;
+    }
+    const pages = this.done || !connection.urlQuestions ? undefined : pagesOf(err);
+    if (pages !== undefined && this.pageRounds > 0) {
+      this.pageRounds--;
+      connection.router.unroute(this.token);
+      void this.visit(pages, err);
       return;
     }
     const lost = !this.done && isConnectionLost(err);

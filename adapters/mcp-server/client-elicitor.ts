@@ -6,31 +6,80 @@
 import type {
   ClientCapabilities,
   ElicitRequestFormParams,
+  ElicitRequestURLParams,
   ElicitResult as McpElicitResult,
   Server,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import { Observable } from 'rxjs';
-import type { ElicitResult, Elicitor } from '../../lib/contract.js';
+import { randomUUID } from 'node:crypto';
+import { Observable, of } from 'rxjs';
+import type { ElicitRequest, ElicitResult, Elicitor } from '../../lib/contract.js';
 import { CancelledError, describeThrown, oneLine } from '../../lib/errors.js';
 import { CALL_TOKEN, callTokenOf } from '../mcp-shared/call-token.js';
 
 /** A question waits for a person: no timeout but the call's own end (the longest a timer waits). */
 const NO_TIMEOUT = 2_147_483_647;
 
+/** The elicitation modes a client declared: which questions it can be asked. */
+export interface ElicitationModes {
+  /** Form questions (`mode: 'form'`, or no mode). */
+  readonly form: boolean;
+  /** URL questions (`mode: 'url'`). */
+  readonly url: boolean;
+}
+
 /**
- * Whether the client declared form elicitation (an empty `elicitation: {}` means form), in
- * `capabilities`: by default those it gave on initialize; a request of MCP 2026-07-28 carries its
- * own (see `clientCapabilitiesOf`).
+ * The elicitation modes the client declared in `capabilities`: by default those it gave on
+ * initialize; a request of MCP 2026-07-28 carries its own (see `clientCapabilitiesOf`). An empty
+ * `elicitation: {}` means form only; no `elicitation`, neither.
  */
+export function elicitationModes(
+  server: Server,
+  capabilities: ClientCapabilities | undefined = server.getClientCapabilities(),
+): ElicitationModes {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (elicitation === undefined || elicitation === null) return { form: false, url: false };
+  const url = elicitation.url !== undefined && elicitation.url !== null;
+  return { form: elicitation.form !== undefined || !url, url };
+}
+
+/** Whether the client declared elicitation in any mode (see {@link elicitationModes}). */
 export function clientElicits(
   server: Server,
   capabilities: ClientCapabilities | undefined = server.getClientCapabilities(),
 ): boolean {
-  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (elicitation === undefined || elicitation === null) return false;
-  return elicitation.form !== undefined || elicitation.url === undefined;
+  const modes = elicitationModes(server, capabilities);
+  return modes.form || modes.url;
 }
+
+/** Whether a client that declared `modes` may be asked `request` (MCP forbids other modes). */
+export function mayAsk(modes: ElicitationModes, request: ElicitRequest): boolean {
+  return request.mode === 'url' ? modes.url : modes.form;
+}
+
+/**
+ * `request` as `elicitation/create` parameters: a form with its schema as `requestedSchema`, a
+ * page with its URL (and, for a client of the initialize era, `elicitationId`, which MCP
+ * 2026-07-28 dropped).
+ */
+export function elicitParams(
+  request: ElicitRequest,
+  elicitationId: string | undefined,
+): ElicitRequestFormParams | ElicitRequestURLParams {
+  if (request.mode === 'url') {
+    const url = { mode: 'url', message: request.message, url: request.url } as const;
+    return (
+      elicitationId === undefined ? url : { ...url, elicitationId }
+    ) as ElicitRequestURLParams;
+  }
+  return {
+    mode: 'form',
+    message: request.message,
+    requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
+  };
+}
+
+const DECLINED_AT_ONCE: ElicitResult = Object.freeze({ action: 'decline' });
 
 /** The client's answer as the tool sees it; an accept without content is an empty form. */
 function answerOf(result: McpElicitResult): ElicitResult {
@@ -58,7 +107,9 @@ function clientText(err: unknown): string {
  * cancelled (`notifications/cancelled`). With `asGiven` (a proxy's remote tool, relaying another
  * server's question), the answer is not checked here: it goes back as the person gave it, for the
  * server that asked to judge. Undefined when the client did not declare elicitation: the call's
- * questions are then declined at once.
+ * questions are then declined at once; so is a question in a mode the client did not declare (a
+ * URL question to a client of forms only), never sent. A URL question carries a fresh
+ * `elicitationId`, as MCP 2025-11-25 asks.
  */
 export function clientElicitor(
   server: Server,
@@ -67,17 +118,16 @@ export function clientElicitor(
   meta: unknown,
   asGiven = false,
 ): Elicitor | undefined {
-  if (!clientElicits(server)) return undefined;
+  const modes = elicitationModes(server);
+  if (!modes.form && !modes.url) return undefined;
   const token = callTokenOf(meta);
-  return (request) =>
-    new Observable<ElicitResult>((subscriber) => {
+  return (request) => {
+    // MCP forbids asking in a mode the client did not declare: nobody can answer it.
+    if (!mayAsk(modes, request)) return of(DECLINED_AT_ONCE);
+    return new Observable<ElicitResult>((subscriber) => {
       const controller = new AbortController();
       let settled = false;
-      const params: ElicitRequestFormParams = {
-        mode: 'form',
-        message: request.message,
-        requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
-      };
+      const params = elicitParams(request, randomUUID());
       if (token !== undefined) params._meta = { [CALL_TOKEN]: token };
       const options = { signal: controller.signal, timeout: NO_TIMEOUT };
       // A question relayed for another server (a proxy's remote tool) goes back as the person gave
@@ -102,4 +152,5 @@ export function clientElicitor(
         if (!settled) controller.abort(new CancelledError());
       };
     });
+  };
 }

@@ -31,7 +31,7 @@ import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-pa
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { asksForRecords } from '../mcp-shared/mcp-records.js';
 import { traceOf } from '../mcp-shared/trace-context.js';
-import { clientElicitor, clientElicits } from './client-elicitor.js';
+import { clientElicitor, elicitationModes } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
@@ -574,10 +574,10 @@ export function createMcpServer(
     const modern = isModern(server);
     // A modern client that declared elicitation may be asked: its calls are held while it answers.
     // Any other call runs as below, its questions declined at once.
+    const modes = modern ? elicitationModes(server, clientCapabilitiesOf(server, ctx)) : undefined;
     if (
-      modern &&
-      (clientElicits(server, clientCapabilitiesOf(server, ctx)) ||
-        ctx.mcpReq.requestState() !== undefined)
+      modes !== undefined &&
+      (modes.form || modes.url || ctx.mcpReq.requestState() !== undefined)
     ) {
       const signing = stateSigningOf(server);
       const state = ctx.mcpReq.requestState<unknown>();
@@ -605,6 +605,7 @@ export function createMcpServer(
         options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT,
         ctx.mcpReq.inputResponses,
         callTokenOf(request.params._meta),
+        modes,
       );
       const served = servedOf(entry, callOf(String(ctx.mcpReq.id), text, request.params._meta), {
         session: undefined,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   CallToolResult,
   ElicitRequestFormParams,
+  ElicitRequestURLParams,
   InputRequiredResult,
   LoggingMessageNotification,
   ServerContext,
@@ -17,6 +18,7 @@ import { Observable } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import { CALL_TOKEN } from '../mcp-shared/call-token.js';
+import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
 import { signState, type StateSigning } from './request-state.js';
 
 /** The default {@link McpServerOptions.retryTimeout}: 5 minutes, in ms. */
@@ -36,7 +38,7 @@ export function heldCallCount(): number {
 }
 
 interface Question {
-  readonly params: ElicitRequestFormParams;
+  readonly params: ElicitRequestFormParams | ElicitRequestURLParams;
   readonly answer: (result: ElicitResult) => void;
 }
 
@@ -91,6 +93,11 @@ export class HeldCall {
     preset: Readonly<Record<string, unknown>> | undefined = undefined,
     /** The call's token (see `callTokenOf`), sent with each question so a client knows the call. */
     private readonly token: string | undefined = undefined,
+    /**
+     * The elicitation modes the client declared: a question in another mode is declined at once,
+     * never sent (MCP forbids it).
+     */
+    private readonly modes: ElicitationModes = { form: true, url: false },
   ) {
     this.preset = new Map(preset === undefined ? [] : Object.entries(preset));
   }
@@ -117,6 +124,11 @@ export class HeldCall {
   /** The served call's elicitor: each question waits for the client's retry. */
   readonly elicitor: Elicitor = (request) =>
     new Observable<ElicitResult>((subscriber) => {
+      if (!mayAsk(this.modes, request)) {
+        subscriber.next({ action: 'decline' });
+        subscriber.complete();
+        return;
+      }
       this.asked++;
       const key =
         request.key !== undefined && !this.open.has(request.key) ? request.key : `q${this.asked}`;
@@ -129,9 +141,8 @@ export class HeldCall {
       }
       this.open.set(key, {
         params: {
-          mode: 'form',
-          message: request.message,
-          requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'],
+          // MCP 2026-07-28 has no elicitationId.
+          ...elicitParams(request, undefined),
           ...(this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } }),
         },
         answer: (result) => {

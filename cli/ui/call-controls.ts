@@ -115,19 +115,26 @@ export class CallControls {
   /** The question call `index` asks and has not had answered, if any. */
   question(index: number): ElicitRequest | undefined {
     const pending = this.questions.get(index);
-    return pending && { message: pending.message, schema: pending.schema };
+    if (pending === undefined) return undefined;
+    return pending.mode === 'url'
+      ? { mode: 'url', message: pending.message, url: pending.url }
+      : { message: pending.message, schema: pending.schema };
   }
 
   /**
    * Answers call `index`'s open question. An `accept` must carry content that fits the question's
    * schema ({@link checkAnswer}): otherwise the question stays open and the reason is returned.
+   * A URL question's `accept` (the person is back from the page) carries no content: any is dropped.
    */
   answer(index: number, result: ElicitResult): Decision {
     const pending = this.questions.get(index);
     if (pending === undefined) return 'not-asked';
     if (result.action === 'accept') {
-      const invalid = checkAnswer(pending.schema, result.content);
-      if (invalid !== undefined) return { invalid };
+      if (pending.mode === 'url') result = { action: 'accept', content: {} };
+      else {
+        const invalid = checkAnswer(pending.schema, result.content);
+        if (invalid !== undefined) return { invalid };
+      }
     }
     this.questions.delete(index);
     pending.answer(result);

@@ -6,7 +6,12 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import { Observable } from 'rxjs';
-import type { ElicitRequest, ElicitResult } from '../../index.js';
+import {
+  elicitUrlView,
+  type ElicitRequest,
+  type ElicitResult,
+  type ElicitUrlRequest,
+} from '../../index.js';
 import { fieldPrompt, parseField, type FieldValue } from './form-field.js';
 import { visible } from './visible.js';
 
@@ -20,11 +25,13 @@ export interface Holdable {
 
 const DECLINE: ElicitResult = { action: 'decline' };
 const CANCEL: ElicitResult = { action: 'cancel' };
+const BACK: ElicitResult = { action: 'accept', content: {} };
 
 /**
  * Asks questions on a terminal, one at a time (a question asked while another is open waits its
  * turn). Each field shows its label, choices and default; Enter keeps the default; a value that
- * does not fit is refused with a one-line reason and asked again. `/decline` at any field declines
+ * does not fit is refused with a one-line reason and asked again. A URL question shows its page
+ * and waits for Enter once the person is back. `/decline` at any field declines
  * the question, `/cancel` or the end of input (Ctrl-D) cancels it. Typing is echoed by the
  * terminal itself (its line mode is left alone), so Ctrl-C still interrupts the run.
  */
@@ -68,6 +75,7 @@ export class TerminalForm {
   private async fill(request: ElicitRequest, asker: string, signal: AbortSignal) {
     this.view.pause();
     try {
+      if (request.mode === 'url') return await this.visit(request, asker, signal);
       this.out.write(
         `${visible(`? ${asker} asks: ${request.message}`)}\n` +
           `  (Enter keeps the [default]; /decline to decline, /cancel to dismiss)\n`,
@@ -98,6 +106,34 @@ export class TerminalForm {
     } finally {
       this.view.resume();
     }
+  }
+
+  /**
+   * A URL question: the message, the full URL on a line of its own and its host set apart (with a
+   * warning for plain http: or a punycode host), never opened by agenttool: the person opens it
+   * (most terminals make it a link) and presses Enter once back, which accepts.
+   */
+  private async visit(request: ElicitUrlRequest, asker: string, signal: AbortSignal) {
+    const page = elicitUrlView(request);
+    const warnings = [
+      page.insecure ? '  ! not encrypted (http:)\n' : '',
+      page.punycode ? '  ! the host is spelt in punycode: it may imitate another\n' : '',
+    ].join('');
+    this.out.write(
+      `${visible(`? ${asker} asks you to visit a page: ${request.message}`)}\n` +
+        `  ${visible(page.url)}\n` +
+        `  host: ${visible(page.host)}\n${warnings}` +
+        `  (open it yourself if you agree; Enter once you are back, /decline to decline, /cancel to dismiss)\n`,
+    );
+    const line = await this.nextLine(signal);
+    if (line === undefined) {
+      this.out.write(signal.aborted ? '  (question closed: the call ended)\n' : '\n');
+      return CANCEL;
+    }
+    const typed = line.trim();
+    if (typed === '/decline') return DECLINE;
+    if (typed === '/cancel') return CANCEL;
+    return BACK;
   }
 
   /** The next line typed; undefined at the end of input or when `signal` aborts. */

@@ -7,11 +7,13 @@
  * server checks the answer again.
  *
  * Stable hooks: `form.question[data-call-index]`, its controls named after the fields (a multiple
- * choice's checkboxes share the name), and `button[data-answer="accept|decline|cancel"]`.
+ * choice's checkboxes share the name), and `button[data-answer="accept|decline|cancel"]`; a URL
+ * question's link is `a.page`, its host `p.host strong`.
  *
  * @module
  */
-import type { ElicitField, ElicitRequest, ElicitResult } from '../../../index.js';
+import type { ElicitField, ElicitRequest, ElicitResult, ElicitUrlRequest } from '../../../index.js';
+import { elicitUrlView } from '../../../lib/elicit-url.js';
 import { elicitChoices, usableBounds } from '../../../lib/elicit-choices.js';
 import { element, setTitle, shown, textNode } from './dom.js';
 
@@ -89,11 +91,40 @@ function button(answer: ElicitResult['action'], text: string): HTMLButtonElement
   return b;
 }
 
+/**
+ * The form for a URL question: the message, the full URL as a link that opens in a new tab with
+ * no access back to this page (`noopener noreferrer`), the host set apart, a warning for plain
+ * http: or a punycode host, and "I'm back" (accept), Decline and Dismiss. Following the link is
+ * the person's own choice; nothing is opened for them.
+ */
+function pageForm(form: HTMLFormElement, question: ElicitUrlRequest): HTMLFormElement {
+  const page = elicitUrlView(question);
+  const link = element('a', 'page', page.url);
+  link.href = page.url;
+  link.target = '_blank';
+  link.rel = 'noopener noreferrer';
+  const host = element('p', 'host', 'host: ');
+  host.append(element('strong', '', page.host));
+  form.append(link, host);
+  if (page.insecure) form.append(element('p', 'warn', 'Not encrypted (http:).'));
+  if (page.punycode)
+    form.append(element('p', 'warn', 'The host is spelt in punycode: it may imitate another.'));
+  const buttons = element('div', 'answers');
+  buttons.append(
+    button('accept', "I'm back"),
+    button('decline', 'Decline'),
+    button('cancel', 'Dismiss'),
+  );
+  form.append(buttons);
+  return form;
+}
+
 /** The form for call `index`'s question. */
 export function questionForm(index: number, question: ElicitRequest): HTMLFormElement {
   const form = element('form', 'question');
   form.dataset.callIndex = String(index);
   form.append(element('p', 'ask', question.message));
+  if (question.mode === 'url') return pageForm(form, question);
   const required = new Set(question.schema.required ?? []);
   for (const [name, field] of Object.entries(question.schema.properties)) {
     const label = element('label', 'field');
@@ -119,13 +150,14 @@ export function questionForm(index: number, question: ElicitRequest): HTMLFormEl
 /**
  * The accepted answer a form holds: each field's value as its schema types it. An empty text or
  * number field that is not required is left out; a checkbox is always in (true or false), a
- * multiple choice as the list of checked values.
+ * multiple choice as the list of checked values. A URL question's answer has no content.
  */
 export function formContent(
   form: HTMLFormElement,
   question: ElicitRequest,
 ): Record<string, string | number | boolean | string[]> {
   const content: Record<string, string | number | boolean | string[]> = {};
+  if (question.mode === 'url') return content;
   const all = Array.from(form.querySelectorAll<HTMLInputElement>('input, select'));
   for (const [name, field] of Object.entries(question.schema.properties)) {
     const controls = all.filter((control) => control.name === name);

@@ -1,7 +1,7 @@
 /**
  * Tools that run in the page, and a model turn that calls them: one reports progress, one takes
  * long enough to cancel, one call has arguments the schema refuses, one changes something (so it
- * waits for a person's approval), and one asks the person a question.
+ * waits for a person's approval), one asks the person a question, and one sends them to a page.
  */
 import { z } from 'zod';
 import { tool, ToolSet, type OutputItem } from 'agenttool';
@@ -101,6 +101,22 @@ export const orderPizza = tool({
   },
 });
 
+export const connectCalendar = tool({
+  name: 'connect_calendar',
+  description: 'Sends the person to the calendar’s own page to connect it, then goes on.',
+  parameters: z.object({}),
+  annotations: { readOnlyHint: true },
+  async execute(_args, context) {
+    // The credential is typed on the calendar's page, never here: a URL question.
+    const answer = await context.elicit({
+      mode: 'url',
+      message: 'Connect your calendar on its own page.',
+      url: 'https://calendar.example.com/connect?client=agenttool',
+    });
+    return answer.action === 'accept' ? 'calendar connected' : `not connected (${answer.action})`;
+  },
+});
+
 const call = (id: string, name: string, args: object): OutputItem => ({
   type: 'function_call',
   call_id: id,
@@ -117,7 +133,8 @@ export const PAGE_TURN: readonly OutputItem[] = [
   call('deploy-api', 'deploy', { service: 'api' }),
   call('deploy-db', 'deploy', { service: 'db' }),
   call('pizza', 'order_pizza', {}),
+  call('calendar', 'connect_calendar', {}),
 ];
 
 /** The page's tools, as the turn's calls name them. */
-export const pageTools = new ToolSet([countTo, wait, greet, deploy, orderPizza]);
+export const pageTools = new ToolSet([countTo, wait, greet, deploy, orderPizza, connectCalendar]);

@@ -2,7 +2,9 @@
  * A tool's question as a form: one control per field of its flat schema (a text input, a select
  * for a single choice (`enum` or titled `oneOf`), a number input, a checkbox, a checkbox per
  * option of a multiple choice), with the schema's defaults and required fields. Submit (after the
- * browser's own checks), Decline and Cancel each emit the answer once.
+ * browser's own checks), Decline and Cancel each emit the answer once. A URL question shows its
+ * page instead: the full URL as a link opening in a new tab, its host apart, a warning for http:
+ * or a punycode host, and "I'm back" to accept once the person has been there.
  *
  * ```html
  * <app-question-form [question]="call.question" (answer)="answer(call.index, $event)" />
@@ -11,11 +13,13 @@
 import { ChangeDetectionStrategy, Component, computed, input, output } from '@angular/core';
 import {
   elicitChoices,
+  elicitUrlView,
   usableBounds,
   type ElicitChoice,
   type ElicitField,
   type ElicitRequest,
   type ElicitResult,
+  type ElicitUrlView,
 } from 'agenttool';
 
 /** One field of the form, as the template draws it. */
@@ -34,6 +38,18 @@ type Value = string | number | boolean | string[];
   template: `
     <form class="question" #form (submit)="$event.preventDefault(); submit(form)">
       <p class="ask">{{ question().message }}</p>
+      @if (page(); as p) {
+        <a class="page" [href]="p.url" target="_blank" rel="noopener noreferrer">{{ p.url }}</a>
+        <p class="host">
+          host: <strong>{{ p.host }}</strong>
+        </p>
+        @if (p.insecure) {
+          <p class="warn">Not encrypted (http:).</p>
+        }
+        @if (p.punycode) {
+          <p class="warn">The host is spelt in punycode: it may imitate another.</p>
+        }
+      }
       @for (f of fields(); track f.name) {
         <label>
           {{ f.label }}{{ f.required ? ' *' : '' }}
@@ -86,7 +102,7 @@ type Value = string | number | boolean | string[];
           }
         </label>
       }
-      <button type="submit" data-answer="accept">Submit</button>
+      <button type="submit" data-answer="accept">{{ page() ? "I'm back" : 'Submit' }}</button>
       <button type="button" data-answer="decline" (click)="answer.emit({ action: 'decline' })">
         Decline
       </button>
@@ -102,10 +118,22 @@ type Value = string | number | boolean | string[];
       gap: 0.5em;
       align-items: center;
     }
-    .ask {
+    .ask,
+    .page,
+    .host,
+    .warn {
       width: 100%;
       margin: 0;
+    }
+    .ask {
       font-weight: 600;
+    }
+    .page {
+      overflow-wrap: anywhere;
+      font-family: monospace;
+    }
+    .warn {
+      color: #b3261e;
     }
   `,
 })
@@ -115,8 +143,16 @@ export class QuestionFormComponent {
   /** The person's answer: accept with the fields' values, decline, or cancel. */
   readonly answer = output<ElicitResult>();
 
+  /** A URL question's page: the full URL and its host, shown apart; undefined for a form. */
+  protected readonly page = computed((): ElicitUrlView | undefined => {
+    const question = this.question();
+    return question.mode === 'url' ? elicitUrlView(question) : undefined;
+  });
+
   protected readonly fields = computed((): FieldView[] => {
-    const { properties, required = [] } = this.question().schema;
+    const question = this.question();
+    if (question.mode === 'url') return [];
+    const { properties, required = [] } = question.schema;
     // Only the bounds a form can use: a question comes from a tool or a peer.
     return Object.entries(properties).map(([name, field]) => ({
       name,
