@@ -146,3 +146,36 @@ describe('agenttool run --answer: a third-party server asking while other calls 
     ).to.deep.equal(['one', 'two']);
   });
 });
+
+describe('agenttool run --answer: a page to visit (a URL question)', function () {
+  this.timeout(30_000);
+
+  it('tells the page and its answer on stderr, and answers it in turn', async () => {
+    const fixture = join(root, 'test', 'fixtures', 'asking-server.mjs');
+    const visit = join(dir, 'visit.json');
+    writeFileSync(
+      visit,
+      JSON.stringify([
+        {
+          type: 'function_call',
+          call_id: 'v',
+          name: 'visit',
+          arguments: JSON.stringify({ url: 'https://calendar.example.com/connect' }),
+        },
+      ]),
+    );
+    const { status, stdout, stderr } = await runCli([
+      'run',
+      visit,
+      '--mcp',
+      `${process.execPath} ${fixture}`,
+      '--answer',
+      '{}',
+    ]);
+    expect(status, stderr).to.equal(0);
+    expect(outputs(stdout)).to.deep.equal(['visit {"action":"accept"}']);
+    expect(stderr.split('\n').filter((line) => line.startsWith('agenttool:'))).to.deep.equal([
+      'agenttool: #0 visit asks for a visit to https://calendar.example.com/connect ("Connect your calendar on its own page."): --answer 1 answers accept',
+    ]);
+  });
+});

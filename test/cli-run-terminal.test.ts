@@ -136,6 +136,51 @@ describe('agenttool run in a terminal', function () {
     expect(screen).to.match(/⊘ #0 +ask_user +cancelled/);
   });
 
+  it('shows a page to visit with its full URL and host apart; Enter once back accepts, /decline declines', async () => {
+    const turn = join(dir, 'visit.json');
+    writeFileSync(
+      turn,
+      JSON.stringify([
+        call('cal', 'visit', { url: 'https://calendar.example.com/connect?from=cli' }),
+        call('spoof', 'visit', { url: 'http://xn--clendar-5za.example/connect' }),
+      ]),
+    );
+    const fixture = join(root, 'test', 'fixtures', 'asking-server.mjs');
+    const term = inTerminal([
+      'run',
+      turn,
+      '--sequential',
+      '--mcp',
+      `${process.execPath} ${fixture}`,
+    ]);
+    await term.waitFor('Enter once you are back');
+    term.type('\r');
+    await term.waitFor('punycode');
+    term.type('/decline\r');
+    const { status, screen } = await term.end();
+    expect(status, screen).to.equal(0);
+    const lines = screen.split('\n');
+    const asked = lines.indexOf(
+      '? #0 visit asks you to visit a page: Connect your calendar on its own page.',
+    );
+    expect(asked, screen).to.be.at.least(0);
+    expect(lines.slice(asked + 1, asked + 3)).to.deep.equal([
+      '  https://calendar.example.com/connect?from=cli',
+      '  host: calendar.example.com',
+    ]);
+    const spoof = lines.indexOf(
+      '? #1 visit asks you to visit a page: Connect your calendar on its own page.',
+    );
+    expect(lines.slice(spoof + 1, spoof + 5)).to.deep.equal([
+      '  http://xn--clendar-5za.example/connect',
+      '  host: xn--clendar-5za.example',
+      '  ! not encrypted (http:)',
+      '  ! the host is spelt in punycode: it may imitate another',
+    ]);
+    expect(screen).to.contain('"output": "visit {\\"action\\":\\"accept\\"}"');
+    expect(screen).to.contain('"output": "visit {\\"action\\":\\"decline\\"}"');
+  });
+
   it('prints an image as its type and size, not its base64', async () => {
     const turn = join(dir, 'image.json');
     writeFileSync(turn, JSON.stringify([call('image', 'every__get-tiny-image', {})]));

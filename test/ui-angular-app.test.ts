@@ -165,6 +165,7 @@ describe('the Angular example app in Chromium, under script-src self', function 
   });
 
   it('shows a URL question as a link with its host; "I\'m back" answers it', async () => {
+    const tabs = chrome.context.pages().length;
     const form = `${row('calendar')} form.question`;
     await page.waitForSelector(form);
     expect(await page.getAttribute(row('calendar'), 'data-phase')).to.equal('asking');
@@ -178,8 +179,8 @@ describe('the Angular example app in Chromium, under script-src self', function 
     expect(await page.getAttribute(link, 'target')).to.equal('_blank');
     expect(await page.getAttribute(link, 'rel')).to.equal('noopener noreferrer');
     expect(await page.textContent(`${form} .host strong`)).to.equal('calendar.example.com');
-    // Nothing was opened for the person: the page is still the only one.
-    expect(chrome.context.pages()).to.have.length(1);
+    // Nothing was opened for the person.
+    expect(chrome.context.pages()).to.have.length(tabs);
     expect(await page.textContent(`${form} [data-answer="accept"]`)).to.include("I'm back");
     await page.click(`${form} [data-answer="accept"]`);
     await page.waitForSelector(`${row('calendar')}[data-phase="done"]`);

@@ -2,7 +2,8 @@
  * The web front in Chromium with a person in the loop: with `approve`, the page asks before each
  * call that is not read-only (one approved, one refused from its row); a tool's question renders
  * as a form in its call's row (text, number, select, checkbox, multiple choice, with defaults and
- * required fields), and the answer submitted there is what the tool's result uses; one call is
+ * required fields), and the answer submitted there is what the tool's result uses; a page to
+ * visit shows as a link with its host apart, answered on return; one call is
  * cancelled from its row while the others finish; all of it under the page's strict policy, with
  * no violation and no error logged.
  */
@@ -73,12 +74,28 @@ const bookTrip = tool({
   },
 });
 
+const connectCalendar = tool({
+  name: 'connect_calendar',
+  description: 'Sends the person to the calendar’s page to connect it.',
+  parameters: z.object({}),
+  annotations: { readOnlyHint: true },
+  async execute(_args, context) {
+    const answer = await context.elicit({
+      mode: 'url',
+      message: 'Connect your calendar on its own page.',
+      url: 'https://calendar.example.com/connect?from=web',
+    });
+    return answer.action === 'accept' ? 'calendar connected' : `not connected (${answer.action})`;
+  },
+});
+
 const TURN: OutputItem[] = [
   call('list', 'list_dir', { path: 'cli/tools' }),
   call('yes', 'bash', { command: 'echo approved' }),
   call('no', 'bash', { command: 'echo never' }),
   call('trip', 'book_trip', { to: 'Lisbon' }),
   call('long', 'slow_count', { to: 1000, step_ms: 50 }),
+  call('calendar', 'connect_calendar', {}),
 ];
 
 const row = (index: number): string => `tr[data-call-index="${index}"]`;
@@ -99,7 +116,7 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
   before(async () => {
     chrome = await launchChromium();
     server = await startUiServer({
-      source: liveTurn(TURN, new ToolSet([...bundledTools, bookTrip]), {
+      source: liveTurn(TURN, new ToolSet([...bundledTools, bookTrip, connectCalendar]), {
         title: 'people turn',
         approve: true,
       }),
@@ -180,11 +197,43 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     });
   });
 
+  it('shows a page to visit as a link with its host apart; "I\'m back" answers it', async () => {
+    const tabs = chrome.context.pages().length;
+    const form = `${row(5)} form.question`;
+    await page.waitForSelector(form);
+    expect(await page.getAttribute(row(5), 'data-awaits')).to.equal('answer');
+    expect(await page.textContent(`${form} .ask`)).to.equal(
+      'Connect your calendar on its own page.',
+    );
+    const link = `${form} a.page`;
+    expect(await page.textContent(link)).to.equal('https://calendar.example.com/connect?from=web');
+    expect(await page.getAttribute(link, 'href')).to.equal(
+      'https://calendar.example.com/connect?from=web',
+    );
+    expect(await page.getAttribute(link, 'target')).to.equal('_blank');
+    expect(await page.getAttribute(link, 'rel')).to.equal('noopener noreferrer');
+    expect(await page.textContent(`${form} .host strong`)).to.equal('calendar.example.com');
+    expect(await page.isVisible(`${form} .warn`)).to.equal(false);
+    // Nothing was opened for the person.
+    expect(chrome.context.pages()).to.have.length(tabs);
+    expect(await page.textContent(`${form} button[data-answer="accept"]`)).to.equal("I'm back");
+    await page.click(`${form} button[data-answer="accept"]`);
+    await page.waitForSelector(`${row(5)}[data-phase="done"]`);
+    expect(await page.textContent(`${row(5)} td.output`)).to.contain('calendar connected');
+  });
+
   it('cancels one call from its row; every other call has finished on its own', async () => {
     await page.waitForSelector(`${row(4)}[data-phase="running"]`);
     await page.click(`${row(4)} button[data-action="cancel-call"]`);
     await page.waitForSelector('[data-batch-phase="finished"]');
-    expect(await phases(page)).to.deep.equal(['done', 'done', 'failed', 'done', 'cancelled']);
+    expect(await phases(page)).to.deep.equal([
+      'done',
+      'done',
+      'failed',
+      'done',
+      'cancelled',
+      'done',
+    ]);
     expect(await page.textContent(`${row(4)} td.output`)).to.contain('call cancelled by the user');
     await page.screenshot({ path: join(root, 'test-output', 'ui-people.png'), fullPage: true });
     expect(errors).to.deep.equal([]);
