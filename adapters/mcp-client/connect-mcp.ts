@@ -122,7 +122,7 @@ export interface McpClientOptions {
    * Declares URL-mode elicitation too (default false): the server may send the person to a page
    * (to give a credential, pay, or authorize a third party) so what they type there never passes
    * through the client. Its question reaches the call's `context.elicit` as
-   * `{ mode: 'url', message, url }` (see {@link ElicitUrlRequest}), so the application's
+   * `{ mode: 'url', message, url }` (see `ElicitUrlRequest` in `agenttool`), so the application's
    * elicitor must show the full URL and its host, open it only with the person's consent, and
    * answer `accept` once they are back; the CLI, the web front and the Angular example do. A
    * server that refuses a call until a page is visited (error -32042, `URLElicitationRequired`,

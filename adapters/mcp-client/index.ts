@@ -14,6 +14,8 @@ export {
   type HeadlessOAuthOptions,
   type McpOAuthProvider,
   type RegisteredClient,
+  workloadIdentityProvider,
+  type WorkloadIdentityOptions,
 } from './oauth.js';
 export type { McpRoot, McpRoots } from './client-roots.js';
 export type { McpLogMessage } from './server-log.js';

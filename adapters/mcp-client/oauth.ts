@@ -161,3 +161,64 @@ export function headlessOAuthProvider(options: HeadlessOAuthOptions): McpOAuthPr
       response ?? Promise.reject(new Error('oauth: no authorization was started')),
   };
 }
+
+/** Options of {@link workloadIdentityProvider}. */
+export interface WorkloadIdentityOptions {
+  /** The client id the authorization server knows the workload by. */
+  clientId: string;
+  /**
+   * The workload's own JWT (a Kubernetes service account token, a cloud's workload identity
+   * token), or a function that fetches a fresh one each time a token is requested.
+   */
+  assertion: string | (() => string | Promise<string>);
+  /** The scope to request, if any. */
+  scope?: string;
+}
+
+/**
+ * An OAuth client provider (the SDK's `OAuthClientProvider`, for `httpTransport(url, { auth })`)
+ * for a workload with no person and no secret: it exchanges the workload's own JWT for an access
+ * token with the JWT-bearer grant (RFC 7523, `urn:ietf:params:oauth:grant-type:jwt-bearer`, the
+ * JWT as `assertion`; MCP's workload identity federation), authenticating as a public client. A
+ * refusal (`invalid_grant`, `invalid_scope`, `unauthorized_client`) fails the connection with the
+ * server's error; no other grant is tried. Tokens are kept in memory, for the process's life.
+ */
+export function workloadIdentityProvider(options: WorkloadIdentityOptions): OAuthClientProvider {
+  type Tokens = Awaited<ReturnType<OAuthClientProvider['tokens']>>;
+  let tokens: Tokens;
+  const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+  return {
+    get redirectUrl() {
+      return undefined;
+    },
+    get clientMetadata() {
+      return {
+        client_name: 'workload',
+        redirect_uris: [],
+        grant_types: [jwtBearer],
+        token_endpoint_auth_method: 'none',
+        ...(options.scope === undefined ? {} : { scope: options.scope }),
+      };
+    },
+    clientInformation: () => ({ client_id: options.clientId }),
+    tokens: () => tokens,
+    saveTokens: (saved) => void (tokens = saved),
+    invalidateCredentials: (scope) => {
+      if (scope === 'all' || scope === 'tokens') tokens = undefined;
+    },
+    redirectToAuthorization: () => {
+      throw new Error('oauth: a workload identity grant sends nobody to authorize');
+    },
+    saveCodeVerifier: () => undefined,
+    codeVerifier: () => {
+      throw new Error('oauth: a workload identity grant has no PKCE code verifier');
+    },
+    prepareTokenRequest: async (scope) => {
+      const assertion =
+        typeof options.assertion === 'string' ? options.assertion : await options.assertion();
+      const params = new URLSearchParams({ grant_type: jwtBearer, assertion });
+      if (scope) params.set('scope', scope);
+      return params;
+    },
+  };
+}

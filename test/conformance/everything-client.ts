@@ -8,7 +8,9 @@
  */
 import {
   ClientCredentialsProvider,
+  CrossAppAccessProvider,
   PrivateKeyJwtProvider,
+  requestJwtAuthorizationGrant,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -17,6 +19,7 @@ import {
   headlessOAuthProvider,
   httpTransport,
   oauth,
+  workloadIdentityProvider,
 } from '../../adapters/mcp-client/index.js';
 import { CallContext, type Elicitor } from '../../index.js';
 
@@ -76,23 +79,51 @@ const given = (context === undefined ? {} : JSON.parse(context)) as {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  /** Workload identity federation: the workload's JWT. */
+  valid_jwt?: string;
+  /** Cross-app access: the enterprise IdP, the person's id token there, and its client. */
+  idp_id_token?: string;
+  idp_token_endpoint?: string;
+  idp_client_id?: string;
 };
 /**
  * A machine's own grant (client_credentials), with the SDK's providers as `auth`: a secret, or a
  * key that signs a JWT (private_key_jwt).
  */
-const machine: OAuthClientProvider | undefined = scenario.startsWith('auth/client-credentials-')
-  ? given.private_key_pem !== undefined
-    ? new PrivateKeyJwtProvider({
-        clientId: given.client_id!,
-        privateKey: given.private_key_pem,
-        algorithm: given.signing_algorithm ?? 'ES256',
-      })
-    : new ClientCredentialsProvider({
-        clientId: given.client_id!,
-        clientSecret: given.client_secret!,
-      })
-  : undefined;
+const machine: OAuthClientProvider | undefined =
+  given.valid_jwt !== undefined
+    ? workloadIdentityProvider({ clientId: given.client_id!, assertion: given.valid_jwt })
+    : given.idp_id_token !== undefined
+      ? // Cross-app access (SEP-990): the id token exchanged at the IdP for an ID-JAG (RFC 8693),
+        // then the ID-JAG for an access token (RFC 7523), through the SDK's provider.
+        new CrossAppAccessProvider({
+          clientId: given.client_id!,
+          clientSecret: given.client_secret!,
+          assertion: async (ctx) =>
+            (
+              await requestJwtAuthorizationGrant({
+                tokenEndpoint: given.idp_token_endpoint!,
+                audience: ctx.authorizationServerUrl,
+                resource: ctx.resourceUrl,
+                idToken: given.idp_id_token!,
+                clientId: given.idp_client_id!,
+                ...(ctx.scope === undefined ? {} : { scope: ctx.scope }),
+                fetchFn: ctx.fetchFn,
+              })
+            ).jwtAuthGrant,
+        })
+      : scenario.startsWith('auth/client-credentials-')
+        ? given.private_key_pem !== undefined
+          ? new PrivateKeyJwtProvider({
+              clientId: given.client_id!,
+              privateKey: given.private_key_pem,
+              algorithm: given.signing_algorithm ?? 'ES256',
+            })
+          : new ClientCredentialsProvider({
+              clientId: given.client_id!,
+              clientSecret: given.client_secret!,
+            })
+        : undefined;
 const registered =
   given.client_id === undefined
     ? undefined

@@ -3,10 +3,7 @@
  * as `conformance-next`): every scenario it lists, in one of the tables below, each with its reason
  * when it is not expected to pass, and the client run test/mcp-conformance-next*.test.ts share.
  */
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
-import { root } from './cli.js';
-import { all, conformanceOf, type Run } from './conformance.js';
+import { all, conformanceClient, conformanceOf, type Run } from './conformance.js';
 
 export const conformance = conformanceOf('conformance-next');
 
@@ -135,12 +132,10 @@ export const CLIENT: Record<string, Verdict> = {
   'auth/scope-step-up': 'pass',
   'auth/client-credentials-basic': 'pass',
   'auth/client-credentials-jwt': 'pass',
-  'auth/wif-jwt-bearer': { notYet: 'no jwt-bearer grant' },
+  'auth/wif-jwt-bearer': 'pass',
   'auth/dpop': { outOfScope: 'DPoP is an extension agenttool does not implement' },
   'auth/dpop-nonce': { outOfScope: 'DPoP is an extension agenttool does not implement' },
-  'auth/enterprise-managed-authorization': {
-    outOfScope: 'enterprise-managed authorization is an extension agenttool does not implement',
-  },
+  'auth/enterprise-managed-authorization': 'pass',
 };
 
 const EXTENSION = 'an extension agenttool does not implement';
@@ -178,24 +173,12 @@ export function runClientScenarios(
   cwd: string,
   which: (name: string) => boolean,
 ): Promise<Map<string, Run>> {
-  // Compiled once (esbuild, its packages left to node_modules), not by tsx in every scenario's
-  // process: each scenario starts the client anew.
-  const built = join(root, 'test-output', `everything-client-${process.pid}.mjs`);
-  const ready = build({
-    entryPoints: [resolve(root, 'test/conformance/everything-client.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile: built,
-    logLevel: 'silent',
-  });
-  const command = `${process.execPath} ${built}`;
-  const run = async (scenario: string): Promise<Run> => {
-    await ready;
-    return conformance(node, ['client', '--command', command, '--scenario', scenario], cwd);
-  };
+  const run = async (scenario: string): Promise<Run> =>
+    conformance(
+      node,
+      ['client', '--command', await conformanceClient(), '--scenario', scenario],
+      cwd,
+    );
   const scenarios = Object.entries(CLIENT)
     .filter(([, verdict]) => verdict === 'pass' || 'notYet' in verdict)
     .map(([name]) => name)

@@ -5,7 +5,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { root } from './cli.js';
 
 const require = createRequire(import.meta.url);
@@ -74,4 +75,29 @@ export function failures(results: Map<string, Run>): string[] {
     if (run.status !== 0 || !/\b0 failed\b/.test(run.output))
       failed.push(`${scenario} (exit ${run.status}):\n${run.output.slice(-3000)}`);
   return failed;
+}
+
+let client: Promise<string> | undefined;
+
+/**
+ * The command that runs `connectMcp` as the suite's client (test/conformance/everything-client.ts),
+ * compiled once per test process with esbuild (its packages left to node_modules), not by tsx in
+ * every scenario's process: each scenario starts the client anew.
+ */
+export function conformanceClient(): Promise<string> {
+  client ??= (async () => {
+    const built = join(root, 'test-output', `everything-client-${process.pid}.mjs`);
+    await build({
+      entryPoints: [resolve(root, 'test/conformance/everything-client.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile: built,
+      logLevel: 'silent',
+    });
+    return `${process.execPath} ${built}`;
+  })();
+  return client;
 }
