@@ -12,11 +12,25 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ModernClient } from '@modelcontextprotocol/client';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
 import { InMemoryTransport as ModernInMemory } from '@modelcontextprotocol/server';
 import { expect } from 'chai';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
-import { createMcpServer } from '../adapters/mcp-server/index.js';
+import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
+import { BehaviorSubject } from 'rxjs';
+import { rawTool, type Tool } from '../index.js';
+
+/** A tool named `name` that answers its name. */
+const named = (name: string): Tool =>
+  rawTool({
+    name,
+    description: `The ${name} tool.`,
+    parameters: { type: 'object', properties: {} },
+    execute: () => ({ output: name }),
+  });
 
 /** An upstream whose `work` reports progress 1, logs, reports 2, logs at debug, then answers. */
 function upstream(): Server {
@@ -193,6 +207,70 @@ describe('the proxy changes nothing: list changes', function () {
     } finally {
       await client.close();
       await remote.close();
+    }
+  });
+});
+
+describe('the proxy changes nothing: list changes in MCP 2026-07-28 (subscriptions/listen)', function () {
+  this.timeout(10_000);
+
+  it('serveHttp of a live list tells each listening client when the list changes', async () => {
+    const tools = new BehaviorSubject<Tool[]>([named('first')]);
+    const http = await serveHttp({
+      port: 0,
+      factory: () => createMcpServer({ name: 'live', version: '1' }, tools),
+    });
+    const client = new ModernClient(
+      { name: 'downstream', version: '1' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    let told = 0;
+    let changed!: () => void;
+    let next = new Promise<void>((resolve) => (changed = resolve));
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      told++;
+      changed();
+    });
+    await client.connect(new ModernHttpTransport(http.url));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).to.equal('2026-07-28');
+      const subscription = await client.listen({ toolsListChanged: true });
+      expect(subscription.honoredFilter).to.deep.equal({ toolsListChanged: true });
+      tools.next([named('first'), named('second')]);
+      await next;
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal([
+        'first',
+        'second',
+      ]);
+      next = new Promise<void>((resolve) => (changed = resolve));
+      tools.next([named('second')]);
+      await next;
+      expect(told).to.equal(2);
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['second']);
+      await subscription.close();
+      expect(await subscription.closed).to.equal('local');
+    } finally {
+      await client.close();
+      await http.close();
+    }
+  });
+
+  it('a server of a fixed list honors no list changes', async () => {
+    const http = await serveHttp({
+      port: 0,
+      factory: () => createMcpServer({ name: 'fixed', version: '1' }, [named('only')]),
+    });
+    const client = new ModernClient(
+      { name: 'downstream', version: '1' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new ModernHttpTransport(http.url));
+    try {
+      const subscription = await client.listen({ toolsListChanged: true });
+      expect(subscription.honoredFilter).to.deep.equal({});
+    } finally {
+      await client.close();
+      await http.close();
     }
   });
 });

@@ -303,6 +303,27 @@ function protocolError(code: number, message: string): Error {
 interface Source {
   latest: readonly Tool[];
   readonly servers: Set<WeakRef<Server>>;
+  /** Told of each change too: an HTTP handler's `subscriptions/listen` streams (2026-07-28). */
+  readonly listeners: Set<() => void>;
+}
+
+/** The live source each server serves, for {@link onToolListChange}. */
+const sourceOfServer = new WeakMap<Server, Source>();
+
+/**
+ * Calls `listener` whenever the live tool list `server` serves changes (see `createMcpServer`
+ * with an Observable): what a handler of MCP 2026-07-28 tells its `subscriptions/listen` streams,
+ * since its servers live one request each. Returns what stops it, and the same function for every
+ * server of one source, so a caller follows a source once; undefined for a server of a fixed list.
+ */
+export function onToolListChange(
+  server: Server,
+  listener: () => void,
+): { source: object; stop: () => void } | undefined {
+  const source = sourceOfServer.get(server);
+  if (source === undefined) return undefined;
+  source.listeners.add(listener);
+  return { source, stop: () => source.listeners.delete(listener) };
 }
 
 /**
@@ -314,7 +335,7 @@ const sources = new WeakMap<object, Source>();
 function sourceOf(tools$: Observable<Iterable<Tool>>): Source {
   const known = sources.get(tools$);
   if (known !== undefined) return known;
-  const source: Source = { latest: [], servers: new Set() };
+  const source: Source = { latest: [], servers: new Set(), listeners: new Set() };
   sources.set(tools$, source);
   tools$.subscribe({
     next: (next) => {
@@ -329,6 +350,7 @@ function sourceOf(tools$: Observable<Iterable<Tool>>): Source {
         // Told to a connected client only; a server not (or no longer) connected refuses.
         else server.sendToolListChanged().catch(() => undefined);
       }
+      for (const listener of source.listeners) listener();
     },
     error: () => undefined,
   });
@@ -494,7 +516,10 @@ export function createMcpServer(
     ...(options.listCache === undefined ? {} : { cacheHints: { 'tools/list': options.listCache } }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
-  source?.servers.add(new WeakRef(server));
+  if (source !== undefined) {
+    source.servers.add(new WeakRef(server));
+    sourceOfServer.set(server, source);
+  }
   const fallbackId = options.sessionId ?? randomUUID();
   let session: Session | undefined;
   const sessionOf = (transportId: string | undefined): Session | undefined => {

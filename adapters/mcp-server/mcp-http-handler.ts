@@ -17,7 +17,7 @@ import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './ses
 import { HttpCors, isPreflight } from './http-cors.js';
 import { markStateless } from './stateless-servers.js';
 import { CallAdmission, type Release } from './call-admission.js';
-import { heldCallOf, paramHeaderRules } from './create-mcp-server.js';
+import { heldCallOf, onToolListChange, paramHeaderRules } from './create-mcp-server.js';
 import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
 import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
 
@@ -437,6 +437,7 @@ export class McpHttpHandler {
         const made =
           context?.requestInfo === undefined ? undefined : this.made.get(context.requestInfo);
         const server = made ?? options.factory();
+        this.followListChanges(server);
         markStateless(server);
         if (signing !== undefined) setStateSigning(server, signing);
         return server;
@@ -519,12 +520,31 @@ export class McpHttpHandler {
     }
   };
 
+  /** The live tool sources followed, each once, and what stops following them. */
+  private readonly followed = new Map<object, () => void>();
+
+  /**
+   * Follows the live tool list `server` serves, if it serves one and it is not followed yet: each
+   * change is told to every open `subscriptions/listen` stream of MCP 2026-07-28 (the SDK's
+   * handler streams its `notifications/tools/list_changed`), as a 2025-11-25 session is told by
+   * its own server.
+   */
+  private followListChanges(server: Server): void {
+    const modern = this.modern as ReturnType<typeof createMcpHandler> | undefined;
+    const following = onToolListChange(server, () => modern?.notify.toolsChanged());
+    if (following === undefined) return;
+    if (this.followed.has(following.source)) following.stop();
+    else this.followed.set(following.source, following.stop);
+  }
+
   /**
    * Closes every session and stateless request (cancelling their running calls) and stops the
    * idle sweep.
    */
   async close(): Promise<void> {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    for (const stop of this.followed.values()) stop();
+    this.followed.clear();
     await this.modern.close();
     const entries = [...this.sessions.values(), ...this.requestEntries];
     this.sessions.clear();
