@@ -1,14 +1,17 @@
 /**
- * Command-line parsing for `agenttool`: a small, strict parser (every option is known, every value
- * checked), so a typo is an exit-2 error rather than a silently different run.
+ * Command-line parsing for `agenttool`: strict (every option is known, every value checked), so a
+ * typo is an exit-2 error rather than a silently different run. The words are split by node's
+ * `util.parseArgs`; what each option means and takes is the table in options.ts, which prints the
+ * help too.
  *
  * @module
  */
-import { parseHost } from '../adapters/mcp-server/http-access.js';
-import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
+import { parseArgs as splitWords } from 'node:util';
 import type { ElicitResult } from '../index.js';
-import { parseAnswer } from './answers.js';
+import { BY_NAME, OPTIONS, type Command, type Parsing } from './options.js';
 import { UsageError } from './usage-error.js';
+
+export { splitCommand } from './options.js';
 
 /**
  * An MCP server to consume: one to start, from `--mcp "<command>"` (with `--env NAME=VALUE`), or
@@ -101,49 +104,19 @@ export interface UiArgs {
   timeout?: number;
 }
 
-export type CliArgs = RunArgs | ServeArgs | UiArgs | { command: 'help' } | { command: 'version' };
+export type CliArgs =
+  | RunArgs
+  | ServeArgs
+  | UiArgs
+  /** `agenttool help`, or `agenttool <command> -h` (`of`: that command). */
+  | { command: 'help'; of?: Command }
+  | { command: 'version' };
 
-/** Splits a command line on spaces, honouring single and double quotes and backslashes. */
-export function splitCommand(line: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let started = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quote !== undefined) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
-      else word += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      started = true;
-    } else if (ch === '\\' && i + 1 < line.length) {
-      word += line[++i];
-      started = true;
-    } else if (/\s/.test(ch)) {
-      if (started) words.push(word);
-      word = '';
-      started = false;
-    } else {
-      word += ch;
-      started = true;
-    }
-  }
-  if (quote !== undefined) throw new UsageError(`unterminated ${quote} in ${JSON.stringify(line)}`);
-  if (started) words.push(word);
-  return words;
-}
-
-function integer(option: string, value: string | undefined, min: number): number {
-  if (value === undefined) throw new UsageError(`${option} needs a value`);
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min)
-    throw new UsageError(
-      `${option} takes a whole number of at least ${min}, got ${JSON.stringify(value)}`,
-    );
-  return n;
-}
+/** What node's parser is told of every option: its type, so it knows which take a value. */
+const WORDS = Object.fromEntries([
+  ...OPTIONS.map((o) => [o.name, { type: o.value === undefined ? 'boolean' : 'string' }] as const),
+  ['help', { type: 'boolean', short: 'h' }] as const,
+]);
 
 /** Parses the words after `agenttool`. Throws a UsageError for anything it does not know. */
 export function parseArgs(argv: readonly string[]): CliArgs {
@@ -156,7 +129,6 @@ export function parseArgs(argv: readonly string[]): CliArgs {
 
   const mcp: McpServerSpec[] = [];
   const roots: string[] = [];
-  let authorize = false;
   const run: RunArgs = {
     command: 'run',
     mcp,
@@ -183,222 +155,54 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     approve: false,
     sequential: false,
   };
-  // run and ui share the batch options; each parsed value goes to both, one of them is returned.
-  const batch = command === 'ui' ? ui : run;
-  for (let i = 0; i < rest.length; i++) {
-    const word = rest[i]!;
-    const [flag, inline] =
-      word.startsWith('--') && word.includes('=')
-        ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]
-        : [word, undefined];
-    const value = (): string | undefined => inline ?? rest[++i];
-    const only = (...which: ('run' | 'serve' | 'ui')[]): void => {
-      if (!(which as string[]).includes(command))
-        throw new UsageError(
-          `${flag} is an option of ${which.map((w) => `"agenttool ${w}"`).join(' and ')}`,
-        );
-    };
-    switch (flag) {
-      case '--mcp': {
-        const line = value();
-        if (line === undefined || line.trim() === '') throw new UsageError('--mcp needs a command');
-        const [cmd, ...args] = splitCommand(line);
-        mcp.push({ command: cmd!, args });
-        break;
-      }
-      case '--mcp-url': {
-        const url = value();
-        if (url === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url))
-          throw new UsageError('--mcp-url takes an http:// or https:// URL');
-        mcp.push({ command: '', args: [], url });
-        break;
-      }
-      case '--env': {
-        const pair = value();
-        const last = mcp.at(-1);
-        if (last === undefined || last.url !== undefined)
-          throw new UsageError('--env sets a variable of the --mcp server before it');
-        const match = pair === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(pair);
-        if (match === null) throw new UsageError('--env takes NAME=VALUE');
-        (last.env ??= {})[match[1]!] = match[2]!;
-        break;
-      }
-      case '--header': {
-        const line = value();
-        const last = mcp.at(-1);
-        if (last?.url === undefined)
-          throw new UsageError('--header sets a header of the --mcp-url server before it');
-        const match =
-          line === undefined ? null : /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/s.exec(line);
-        if (match === null || /[\r\n]/.test(match[2]!))
-          throw new UsageError('--header takes "Name: value" on one line');
-        (last.headers ??= {})[match[1]!] = match[2]!.trim();
-        break;
-      }
-      case '--auth':
-        // Every --mcp-url server, wherever the flag stands (see connectServers).
-        authorize = true;
-        break;
-      case '--root': {
-        const dir = value();
-        if (dir === undefined || dir === '') throw new UsageError('--root needs a directory');
-        roots.push(dir);
-        break;
-      }
-      case '--prefix': {
-        const prefix = value();
-        const last = mcp.at(-1);
-        if (last === undefined)
-          throw new UsageError('--prefix names the prefix of the --mcp or --mcp-url before it');
-        if (prefix === undefined || !/^[A-Za-z0-9_-]+$/.test(prefix))
-          throw new UsageError('--prefix takes letters, digits, "_" or "-"');
-        last.prefix = prefix;
-        break;
-      }
-      case '--max-parallel':
-        only('run', 'ui');
-        batch.maxParallel = integer(flag, value(), 1);
-        break;
-      case '--timeout':
-        only('run', 'ui');
-        batch.timeout = integer(flag, value(), 1);
-        break;
-      case '--sequential':
-        only('run', 'ui');
-        batch.sequential = true;
-        break;
-      case '--replay': {
-        only('ui');
-        const file = value();
-        if (file === undefined || file === '') throw new UsageError('--replay needs a file');
-        ui.replay = file;
-        break;
-      }
-      case '--port':
-        only('ui');
-        ui.port = integer(flag, value(), 0);
-        if (ui.port > 65535) throw new UsageError(`--port takes a port number, got ${ui.port}`);
-        break;
-      case '--no-open':
-        only('ui');
-        ui.open = false;
-        break;
-      case '--approve':
-        only('ui');
-        ui.approve = true;
-        break;
-      case '--list':
-        only('run');
-        run.list = true;
-        break;
-      case '--json':
-        only('run');
-        run.json = true;
-        break;
-      case '--answer': {
-        only('run');
-        const answer = value();
-        if (answer === undefined) throw new UsageError('--answer needs a value');
-        run.answers.push(parseAnswer(answer));
-        break;
-      }
-      case '--http':
-        only('serve');
-        serve.http = integer(flag, value(), 0);
-        break;
-      case '--host': {
-        only('serve');
-        const host = value();
-        if (host === undefined || host === '') throw new UsageError('--host needs an address');
-        serve.host = host;
-        break;
-      }
-      case '--token': {
-        only('serve');
-        const token = value();
-        if (token === undefined || token.trim() === '')
-          throw new UsageError('--token needs a value');
-        serve.token = token;
-        break;
-      }
-      case '--max-sessions':
-        only('serve');
-        serve.maxSessions = integer(flag, value(), 1);
-        break;
-      case '--stateless':
-        only('serve');
-        serve.stateless = true;
-        break;
-      case '--max-calls':
-        only('serve');
-        serve.maxCalls = integer(flag, value(), 1);
-        break;
-      case '--max-queued':
-        only('serve');
-        serve.maxQueued = integer(flag, value(), 0);
-        break;
-      case '--drain-grace':
-        only('serve');
-        serve.drainGrace = integer(flag, value(), 0);
-        break;
-      case '--instance': {
-        only('serve');
-        const instance = value();
-        if (instance === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(instance))
-          throw new UsageError(
-            `--instance takes 1 to 64 letters, digits, _ or -, got ${JSON.stringify(instance ?? '')}`,
-          );
-        serve.instance = instance;
-        break;
-      }
-      case '--advertise': {
-        only('serve');
-        const url = value();
-        if (url === undefined || !/^https?:\/\//.test(url) || !URL.canParse(url))
-          throw new UsageError(
-            `--advertise takes this instance's http(s) URL, got ${JSON.stringify(url ?? '')}`,
-          );
-        serve.advertise = url;
-        break;
-      }
-      case '--state-key': {
-        only('serve');
-        const key = value();
-        if (key === undefined || key.length < 32)
-          throw new UsageError('--state-key takes a key of at least 32 characters');
-        serve.stateKey = key;
-        break;
-      }
-      case '--allow-host': {
-        only('serve');
-        const host = value();
-        if (host === undefined || parseHost(host) === undefined)
-          throw new UsageError(
-            `--allow-host takes a host name, optionally with :port, got ${JSON.stringify(host ?? '')}`,
-          );
-        serve.allowHosts.push(host);
-        break;
-      }
-      case '--allow-origin': {
-        only('serve');
-        const origin = value();
-        if (origin === undefined || parseOrigin(origin) === undefined)
-          throw new UsageError(
-            `--allow-origin takes an origin such as https://app.example, got ${JSON.stringify(origin ?? '')}`,
-          );
-        serve.allowOrigins.push(origin);
-        break;
-      }
-      default:
-        if (word.startsWith('-') && word !== '-')
-          throw new UsageError(`unknown option ${JSON.stringify(word)}`);
-        if (command === 'serve')
-          throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
-        if (batch.input !== undefined) throw new UsageError('give one turn file at most');
-        batch.input = word;
+  // run and ui share the batch options; each value goes to the command's own.
+  const p: Parsing = {
+    command,
+    run,
+    serve,
+    ui,
+    batch: command === 'ui' ? ui : run,
+    mcp,
+    authorize: false,
+  };
+  // Not node's strict mode: its messages name no command, and an option's value may start with -.
+  const { tokens } = splitWords({
+    args: [...rest],
+    options: WORDS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const input = (word: string): void => {
+    if (command === 'serve') throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
+    if (p.batch.input !== undefined) throw new UsageError('give one turn file at most');
+    p.batch.input = word;
+  };
+  let terminated = false;
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') {
+      terminated = true;
+      continue;
     }
+    if (token.kind === 'positional') {
+      if (!terminated && token.value.startsWith('-') && token.value !== '-')
+        throw new UsageError(`unknown option ${JSON.stringify(token.value)}`);
+      input(token.value);
+      continue;
+    }
+    if (token.name === 'help') return { command: 'help', of: command };
+    const option = BY_NAME.get(token.name);
+    if (option === undefined || token.rawName.length === 2)
+      throw new UsageError(`unknown option ${JSON.stringify(token.rawName)}`);
+    if (!option.commands.includes(command))
+      throw new UsageError(
+        `${token.rawName} is an option of ${option.commands.map((w) => `"agenttool ${w}"`).join(' and ')}`,
+      );
+    if (option.value === undefined && token.value !== undefined)
+      throw new UsageError(`${token.rawName} takes no value`);
+    option.apply(p, token.value);
   }
-  if (authorize) {
+  if (p.authorize) {
     if (!mcp.some((spec) => spec.url !== undefined))
       throw new UsageError('--auth applies to --mcp-url servers; none is given');
     for (const spec of mcp) if (spec.url !== undefined) spec.auth = true;
