@@ -6,6 +6,7 @@
  */
 import {
   executeBatch,
+  initialCallStates,
   jobsFromItems,
   toOutputItems,
   ToolSet,
@@ -13,7 +14,6 @@ import {
   type ExecuteOptions,
   type SettledResult,
 } from '../index.js';
-import { jobResource } from '../operators/internal/batch-mode.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { scriptedElicitor } from './answers.js';
 import type { RunArgs } from './args.js';
@@ -66,7 +66,11 @@ async function runTurn(
   const began = Date.now();
   const state = initialState(jobs, args);
   const view: BatchView = args.json
-    ? new JsonView(process.stdout, jobs, jobs.map(jobResource))
+    ? new JsonView(
+        process.stdout,
+        jobs,
+        initialCallStates(jobs).map((state) => state.resource),
+      )
     : process.stderr.isTTY === true
       ? new LiveView(process.stderr)
       : new PlainView(process.stderr);

@@ -74,10 +74,58 @@ import {
   TimeoutError,
   ToolPanicError,
 } from '../lib/errors.js';
-import { isSerialBatch, parallelBound, timeoutBound } from '../operators/internal/batch-mode.js';
-import { abortError } from '../operators/internal/job-watch.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../operators/job.js';
-import { IndexHeap } from '../operators/internal/run-queues.js';
+import { AgentToolError } from '../lib/errors.js';
+
+// The model's own rules, written from the documented options (operators/job.ts), not imported
+// from the engine's helpers: a bug there then shows as a difference (marbles/engine-vs-model.test.ts).
+
+/** The bound a batch runs under: 8 for anything below 1 or not a number (`maxParallel`). */
+function parallelBound(options: ExecuteOptions): number {
+  const n = options.maxParallel;
+  return n !== undefined && n >= 1 ? Math.floor(n) : 8;
+}
+
+/** A call's timeout in ms, 0 for none; at most 2^31 - 1, the longest a timer waits (`timeout`). */
+function timeoutBound(options: ExecuteOptions): number {
+  const t = options.timeout;
+  if (t === undefined || !(t > 0) || !Number.isFinite(t)) return 0;
+  return Math.min(t, 2 ** 31 - 1);
+}
+
+/** A batch runs one call at a time when asked to, bound to 1, or holding a sequential tool. */
+function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): boolean {
+  return (
+    options.sequential === true ||
+    parallelBound(options) === 1 ||
+    jobs.some((job) => job.tool?.sequential === true)
+  );
+}
+
+/** What a cancelled job fails with: the signal's own agenttool error, else a CancelledError. */
+function abortError(reason: unknown): Error {
+  if (reason instanceof AgentToolError) return reason;
+  const isDomException = typeof DOMException === 'function' && reason instanceof DOMException;
+  if (reason instanceof Error && !isDomException)
+    return new CancelledError(reason.message, { cause: reason });
+  return new CancelledError();
+}
+
+/** Waiting requests, the earliest index first: a sorted list, not the engine's heap. */
+class EarliestFirst<T extends { readonly index: number }> {
+  private readonly items: T[] = [];
+  push(item: T): void {
+    let at = this.items.length;
+    while (at > 0 && this.items[at - 1]!.index > item.index) at--;
+    this.items.splice(at, 0, item);
+  }
+  peek(): T | undefined {
+    return this.items[0];
+  }
+  pop(): T | undefined {
+    return this.items.shift();
+  }
+}
 
 /** The model's options: the engine's, and a switch that plants a known bug in the slot policy. */
 export interface ModelOptions extends ExecuteOptions {
@@ -443,7 +491,7 @@ interface Request {
  */
 class SlotPool {
   private free: number;
-  private readonly waiting = new IndexHeap<Request>(); // the earliest index on top
+  private readonly waiting = new EarliestFirst<Request>(); // the earliest index first
   private readonly unfinished = new Set<number>(); // arrived, not ended
   private readonly barriers: number[] = []; // unfinished barrier indices, in order
   private closed = false;

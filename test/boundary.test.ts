@@ -56,4 +56,16 @@ describe('package boundaries', () => {
   it('testing/ never imports the MCP SDK', () => {
     expect(violations('testing', isSdk)).to.deep.equal([]);
   });
+
+  it('cli/ imports nothing from operators/internal/: the engine as its users see it', () => {
+    expect(violations('cli', (s) => s.startsWith('operators/internal'))).to.deep.equal([]);
+  });
+
+  it('the pipeline model imports none of the engine’s helpers, so their bugs show as differences', () => {
+    const model = join(root, 'marbles', 'pipeline-model.ts');
+    const engine = importsOf(model).filter(
+      (s) => s.startsWith('operators/') && s !== 'operators/job.js',
+    );
+    expect(engine).to.deep.equal([]);
+  });
 });

@@ -6,7 +6,9 @@
  */
 import { defer, Observable, tap } from 'rxjs';
 import {
+  chains,
   executeBatch,
+  initialCallStates,
   jobsFromItems,
   toOutputItems,
   type ExecuteOptions,
@@ -15,7 +17,6 @@ import {
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
-import { isSerialBatch, jobResource } from '../../operators/internal/batch-mode.js';
 import {
   eventRecord,
   type ApprovalRecord,
@@ -53,6 +54,7 @@ export function liveTurn(
 ): RunSource {
   const { title, approve, ...execute } = options;
   const jobs = jobsFromItems(items, tools);
+  const states = initialCallStates(jobs);
   const batch: BatchRecord = {
     type: 'batch',
     jobs: jobs.map((job, index) => ({
@@ -60,10 +62,12 @@ export function liveTurn(
       callId: job.call.id,
       name: job.tool.name,
       args: job.call.args,
-      resource: jobResource(job),
+      resource: states[index]!.resource,
     })),
   };
-  if (isSerialBatch(jobs, execute)) batch.serial = true;
+  // One chain holding every job in order: the batch runs one call at a time.
+  const [only, ...others] = chains(jobs, execute);
+  if (only !== undefined && others.length === 0 && only.length === jobs.length) batch.serial = true;
 
   const run = ({ signal, calls }: RunControl): Observable<RunRecord> =>
     new Observable<RunRecord>((subscriber) => {
