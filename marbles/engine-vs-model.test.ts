@@ -63,7 +63,7 @@ describe('the engine against its pipeline model (marbles/pipeline-model.ts)', fu
   });
 
   it("catches a planted bug: a model whose chain's next call is not preferred for the slot it frees", () => {
-    // Rule 6 of the README: c (fs) must take the slot a (fs) frees at 3, before e.
+    // Rule 6 of docs/engine.md: c (fs) must take the slot a (fs) frees at 3, before e.
     expect(trace(rule6, 'model').subscriptions).to.deep.include({
       c2: [[3, 4, '']],
       c4: [[4, 5, '']],

@@ -51,7 +51,7 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * its signal aborts) and starts nothing more, and emits nothing for the unfinished jobs. To get a
  * CancelledError final event for every unfinished job instead, abort `options.signal`.
  *
- * A person can take part (README, "People in the loop"): a job's own `signal` stops that call
+ * A person can take part (docs/people.md): a job's own `signal` stops that call
  * alone; `options.approve` is asked before a call takes a slot or its resource turn, and a call
  * waiting for its answer holds no slot; a tool's question (`context.elicit`, answered by
  * `options.elicitor`) appears on its call as an `ExecutionQuestionEvent`, asked then answered,

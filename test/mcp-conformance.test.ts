@@ -9,7 +9,7 @@ import { all, conformanceClient, conformanceOf, failures, node22 } from './suppo
 
 const conformance = conformanceOf('@modelcontextprotocol/conformance');
 
-/** The server scenarios of the suite for what the package claims (see the README's MCP table). */
+/** The server scenarios of the suite for what the package claims (see the table in docs/mcp.md). */
 const SERVER_SCENARIOS = [
   'server-initialize',
   'ping',

@@ -129,8 +129,8 @@ export interface McpHttpHandlerOptions {
   /**
    * This instance's name among several behind a load balancer: the session ids it mints read
    * `<instance>.<random UUID>`, so that the balancer can send each session's requests to the
-   * instance that holds it (an nginx `map` on `$http_mcp_session_id`; see the README's "Scaling
-   * out"). 1 to 64 letters, digits, `_` or `-`; anything else is a RangeError. Default: none, the
+   * instance that holds it (an nginx `map` on `$http_mcp_session_id`; see docs/scaling-out.md).
+   * 1 to 64 letters, digits, `_` or `-`; anything else is a RangeError. Default: none, the
    * ids are bare random UUIDs.
    */
   instance?: string;

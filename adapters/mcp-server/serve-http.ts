@@ -139,8 +139,8 @@ function boundHosts(host: string, port: number): string[] {
  * loopback without a `token` (unless `allowUnauthenticatedNetwork` is set), before a port is
  * taken. This is how tools run on other machines: many instances behind an ordinary HTTP load
  * balancer, either `stateless` (any instance answers any request: round-robin) or with sessions,
- * routed by the `mcp-session-id` header since a session lives in one process (see the README's
- * "Scaling out").
+ * routed by the `mcp-session-id` header since a session lives in one process (see
+ * docs/scaling-out.md).
  *
  * Who may connect: the server listens on loopback unless told otherwise; a request must name an
  * allowed Host (the loopback names, the address listened on with its port, `allowedHosts`), come
