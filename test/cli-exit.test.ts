@@ -113,7 +113,10 @@ describe('agenttool processes reap their commands however they end', function ()
     const done = exited(child);
     child.kill('SIGTERM');
     child.kill('SIGTERM');
-    expect(await done).to.be.oneOf([0, 143]);
+    // 143 when the second reached the handler; 0 when the two came as one, or the first finished
+    // closing before the second; the signal itself when the second came while the process was
+    // already tearing down, after its exit handler reaped: a status the OS gives, not agenttool.
+    expect(await done).to.be.oneOf([0, 143, 'SIGTERM']);
     expect(await gone(pgid), 'the process group is gone').to.equal(true);
   });
 
