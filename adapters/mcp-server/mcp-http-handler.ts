@@ -13,13 +13,35 @@ import {
 import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { HttpAccess } from './http-access.js';
-import { type Admission, messagesOf, requestIdsOf, SessionRequests } from './session-requests.js';
+import { type Admission, requestIdsOf, SessionRequests } from './session-requests.js';
 import { HttpCors, isPreflight } from './http-cors.js';
 import { markStateless } from './stateless-servers.js';
-import { CallAdmission, type Release } from './call-admission.js';
+import { CallAdmission } from './call-admission.js';
+import { admitEach, admitPost } from './http-admission.js';
+import { answerHealth, refuseDraining } from './http-health.js';
 import { heldCallOf, onToolListChange, paramHeaderRules } from './create-mcp-server.js';
 import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
 import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
+import {
+  callCountOf,
+  FORWARDED,
+  forward,
+  hasRequestState,
+  headerOf,
+  isInitialize,
+  readBody,
+  sendError,
+  sendResponse,
+  usesSession,
+} from './http-messages.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_INIT_TIMEOUT,
+  SessionTable,
+  type Entry,
+} from './session-table.js';
+
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_INIT_TIMEOUT } from './session-table.js';
 
 /**
  * Options of {@link McpHttpHandler}. The access rules (Host, Origin, token) are checked on every
@@ -151,194 +173,6 @@ export interface McpHttpHandlerOptions {
   advertise?: string;
 }
 
-/** The default {@link McpHttpHandlerOptions.maxSessions}. */
-export const DEFAULT_MAX_SESSIONS = 1000;
-
-/** The default {@link McpHttpHandlerOptions.sessionInitTimeout}: 10 s, in ms. */
-export const DEFAULT_SESSION_INIT_TIMEOUT = 10_000;
-
-interface Entry {
-  readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
-  readonly requests: SessionRequests;
-  open: number;
-  lastSeen: number;
-  /** Whether the session has made a request besides initialize and notifications/initialized. */
-  used: boolean;
-}
-
-function sendError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers?: Readonly<Record<string, string>>,
-  id: RequestId | null = null,
-): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
-}
-
-/** A request header's value; the first of a repeated one. */
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Writes a fetch Response to node's response: status, headers, then the body as it comes (an SSE
- * stream chunk by chunk). When the client goes away first, the body is cancelled, which the SDK's
- * handler takes as the call's cancellation.
- */
-async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
-  if (res.destroyed) {
-    await response.body?.cancel().catch(() => undefined);
-    return;
-  }
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  res.writeHead(response.status, headers);
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  const stop = (): void => void reader.cancel().catch(() => undefined);
-  res.once('close', stop);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
-    }
-  } catch {
-    // The stream broke (its call was cancelled, or the server is closing): end what was sent.
-  } finally {
-    res.off('close', stop);
-    res.end();
-  }
-}
-
-/** The header of a request one instance forwards to another (see `McpHttpHandler.elsewhere`). */
-const FORWARDED = 'x-agenttool-forwarded';
-
-/** Headers a forwarded request does not carry on: they are the hop's, not the request's. */
-const HOP_HEADERS = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'keep-alive',
-  'transfer-encoding',
-]);
-
-/**
- * Forwards a retry to the instance that holds its call, and pipes the answer back; a client that
- * goes away cancels the forwarded request too. An instance that cannot be reached is a 502 with a
- * JSON-RPC error naming it.
- */
-async function forward(
-  req: IncomingMessage,
-  res: ServerResponse,
-  text: string,
-  home: string,
-): Promise<void> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers))
-    if (value !== undefined && !HOP_HEADERS.has(name))
-      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  headers.set(FORWARDED, '1');
-  const gone = new AbortController();
-  const leave = (): void => {
-    if (!res.writableFinished) gone.abort();
-  };
-  res.once('close', leave);
-  let response: Response;
-  try {
-    response = await fetch(home, { method: 'POST', headers, body: text, signal: gone.signal });
-  } catch (err) {
-    res.off('close', leave);
-    const cause =
-      err instanceof Error
-        ? ((err.cause as Error | undefined)?.message ?? err.message)
-        : String(err);
-    sendError(
-      res,
-      502,
-      -32603,
-      `the instance that holds this call (${home}) cannot be reached: ${cause}`,
-    );
-    return;
-  }
-  await sendResponse(res, response);
-}
-
-/** How many tools/call requests a POST body carries. */
-function callCountOf(body: unknown): number {
-  let count = 0;
-  for (const m of messagesOf(body))
-    if (typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call')
-      count++;
-  return count;
-}
-
-/** Whether a POST body is one request carrying a `requestState` (a retry of MCP 2026-07-28). */
-function hasRequestState(body: unknown): boolean {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const params = (body as { params?: unknown }).params;
-  return (
-    typeof params === 'object' &&
-    params !== null &&
-    (params as { requestState?: unknown }).requestState !== undefined
-  );
-}
-
-/** Whether a POST body holds anything besides initialize and notifications/initialized. */
-function usesSession(body: unknown): boolean {
-  return messagesOf(body).some((m) => {
-    const method = typeof m === 'object' && m !== null ? (m as { method?: unknown }).method : m;
-    return method !== 'initialize' && method !== 'notifications/initialized';
-  });
-}
-
-function isInitialize(body: unknown): boolean {
-  return messagesOf(body).some(
-    (m) =>
-      typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
-  );
-}
-
-/**
- * The body as text, or undefined as soon as it is known to exceed `limit` bytes: from its
- * Content-Length when declared, else once that much has arrived. Nothing more is buffered then.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        resolve(undefined);
-      }
-    };
-    const onEnd = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', reject);
-  });
-}
-
 /**
  * Serves MCP over Streamable HTTP with sessions: a client's initialize opens a session (its own
  * Server from the factory and its own transport, under a random session id), and its later
@@ -368,16 +202,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * that hands over node's request and response.
  */
 export class McpHttpHandler {
-  private readonly sessions = new Map<string, Entry>();
+  private readonly sessions: SessionTable;
   private readonly path: string;
   private readonly maxBody: number;
-  private readonly idle: number;
-  private readonly initTimeout: number;
   private readonly sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly access: HttpAccess;
-  private readonly maxSessions: number;
   /** Initialize requests being handled, whose session is not in `sessions` yet. */
-  private opening = 0;
   private readonly cors: HttpCors;
   private readonly admission: CallAdmission;
   /** The Servers and transports of stateless requests being answered. */
@@ -401,8 +231,11 @@ export class McpHttpHandler {
     this.path = options.path ?? '/mcp';
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
     if (!(this.maxBody >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
-    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    if (!(this.maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
+    this.sessions = new SessionTable(
+      options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      options.sessionIdleTimeout ?? 30 * 60_000,
+      options.sessionInitTimeout ?? DEFAULT_SESSION_INIT_TIMEOUT,
+    );
     const maxCalls = options.maxConcurrentCalls ?? Infinity;
     if (!(maxCalls >= 1)) throw new RangeError('maxConcurrentCalls must be at least 1');
     const maxQueued = options.maxQueuedCalls ?? 0;
@@ -446,20 +279,9 @@ export class McpHttpHandler {
     );
     this.access = new HttpAccess(options);
     this.cors = new HttpCors(options.allowedOrigins);
-    this.idle = options.sessionIdleTimeout ?? 30 * 60_000;
-    this.initTimeout = options.sessionInitTimeout ?? DEFAULT_SESSION_INIT_TIMEOUT;
-    if (!(this.initTimeout >= 0))
-      throw new RangeError(
-        `sessionInitTimeout must be a number of ms, at least 0, got ${this.initTimeout}`,
-      );
-    // Swept at a quarter of the init timeout, so that a bare session goes within 1.25 times it.
-    const every = Math.min(
-      60_000,
-      this.idle > 0 ? this.idle : Infinity,
-      this.initTimeout > 0 ? Math.max(5, this.initTimeout / 4) : Infinity,
-    );
+    const every = this.sessions.sweepEvery;
     if (every !== Infinity && options.stateless !== true) {
-      this.sweeper = setInterval(() => this.sweep(), every);
+      this.sweeper = setInterval(() => this.sessions.sweep(), every);
       this.sweeper.unref();
     }
   }
@@ -480,11 +302,7 @@ export class McpHttpHandler {
    */
   get ready(): boolean {
     if (this.draining || this.admission.full) return false;
-    return (
-      this.options.stateless === true ||
-      this.sessions.size + this.opening < this.maxSessions ||
-      this.replaceable() !== undefined
-    );
+    return this.options.stateless === true || this.sessions.hasRoom();
   }
 
   /**
@@ -546,8 +364,7 @@ export class McpHttpHandler {
     for (const stop of this.followed.values()) stop();
     this.followed.clear();
     await this.modern.close();
-    const entries = [...this.sessions.values(), ...this.requestEntries];
-    this.sessions.clear();
+    const entries = [...this.sessions.takeAll(), ...this.requestEntries];
     this.requestEntries.clear();
     // Each request still running is answered first (a call: `server shutting down: call "<name>"
     // was cancelled`), so that no POST ends without its answer; then the Servers close.
@@ -579,7 +396,7 @@ export class McpHttpHandler {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.health(req, res)) return;
+    if (answerHealth(req, res, () => ({ ready: this.ready, draining: this.draining }))) return;
     // CORS first, so that a listed origin's page can read even a refusal; a preflight carries
     // no token and runs nothing.
     const preflight = isPreflight(req);
@@ -620,7 +437,7 @@ export class McpHttpHandler {
       return;
     }
     if (this.draining && req.method === 'GET') {
-      this.refuseDraining(res);
+      refuseDraining(res);
       return;
     }
     entry.used = true;
@@ -663,13 +480,13 @@ export class McpHttpHandler {
     }
     const stateless = this.options.stateless === true;
     if (this.draining && (calls > 0 || isInitialize(body) || (stateless && ids.length > 0))) {
-      this.refuseDraining(res, ids[0]);
+      refuseDraining(res, ids[0]);
       return;
     }
     // A batch's calls are admitted one by one (see admitEach); a single call before it is read.
     const batch = Array.isArray(body);
     if (stateless) {
-      if (!batch && !(await this.admit(res, calls, ids))) return;
+      if (!batch && !(await admitPost(this.admission, res, calls, ids))) return;
       const entry = await this.open(true);
       const reused = entry.requests.reused(ids);
       if (reused !== undefined) {
@@ -683,7 +500,7 @@ export class McpHttpHandler {
         );
         return;
       }
-      this.track(entry, res, body, batch ? this.admitEach(res, body) : undefined);
+      this.track(entry, res, body, batch ? admitEach(this.admission, res, body) : undefined);
       // The request's Server and transport serve it alone: gone once its response is.
       this.requestEntries.add(entry);
       res.on('close', () => {
@@ -702,23 +519,23 @@ export class McpHttpHandler {
         return;
       }
     } else if (isInitialize(body)) {
-      if (this.sessions.size + this.opening >= this.maxSessions && !this.replaceOldest()) {
+      if (!this.sessions.makeRoom()) {
         sendError(
           res,
           503,
           -32000,
-          `Service unavailable: too many sessions (${this.maxSessions})`,
-          { 'retry-after': String(this.sessionRetryAfter()) },
+          `Service unavailable: too many sessions (${this.sessions.max})`,
+          { 'retry-after': String(this.sessions.retryAfter()) },
         );
         return;
       }
-      this.opening++;
+      this.sessions.opening++;
       try {
         entry = await this.open();
         this.track(entry, res, body);
         await entry.transport.handleRequest(req, res, body);
       } finally {
-        this.opening--;
+        this.sessions.opening--;
       }
       return;
     } else {
@@ -731,8 +548,8 @@ export class McpHttpHandler {
       return;
     }
     if (usesSession(body)) entry.used = true;
-    if (!batch && !(await this.admit(res, calls, ids))) return;
-    this.track(entry, res, body, batch ? this.admitEach(res, body) : undefined);
+    if (!batch && !(await admitPost(this.admission, res, calls, ids))) return;
+    this.track(entry, res, body, batch ? admitEach(this.admission, res, body) : undefined);
     await entry.transport.handleRequest(req, res, body);
     // The requests it cancels are aborted now, and will never be answered.
     entry.requests.cancelledBy(body);
@@ -759,7 +576,7 @@ export class McpHttpHandler {
       return;
     }
     if (this.draining && calls > 0) {
-      this.refuseDraining(res, ids[0]);
+      refuseDraining(res, ids[0]);
       return;
     }
     // A call's Mcp-Param-* headers say what its arguments say, or it is refused before it waits
@@ -781,7 +598,7 @@ export class McpHttpHandler {
     // A retry carries on a call that holds its slot already (see HeldCall.keepSlot); a state that
     // names no call held here runs nothing.
     const retry = calls === 1 && hasRequestState(body);
-    const admitted = await this.admit(res, retry ? 0 : calls, ids, (release) => {
+    const admitted = await admitPost(this.admission, res, retry ? 0 : calls, ids, (release) => {
       const held = server === undefined ? undefined : heldCallOf(server);
       if (held === undefined) release();
       else held.keepSlot(release);
@@ -826,123 +643,6 @@ export class McpHttpHandler {
     return opened.home;
   }
 
-  /**
-   * `/healthz` (the process answers: 200 `ok`) and `/readyz` (200 `ready`, or 503 `draining` or
-   * `busy`), for GET and HEAD, before any access rule: a balancer's probe carries no token. They
-   * say nothing about the tools, sessions or clients. True when the request was one of them.
-   */
-  private health(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/healthz' && path !== '/readyz') return false;
-    const ready = path === '/healthz' || this.ready;
-    const word = path === '/healthz' ? 'ok' : ready ? 'ready' : this.draining ? 'draining' : 'busy';
-    res.writeHead(ready ? 200 : 503, {
-      'content-type': 'text/plain; charset=utf-8',
-      'cache-control': 'no-store',
-    });
-    res.end(req.method === 'HEAD' ? undefined : `${word}\n`);
-    return true;
-  }
-
-  private refuseDraining(res: ServerResponse, id: RequestId | null = null): void {
-    sendError(
-      res,
-      503,
-      -32000,
-      'Service unavailable: the server is shutting down; retry on another instance',
-      { 'retry-after': '1', connection: 'close' },
-      id,
-    );
-  }
-
-  /**
-   * Holds a POST with `calls` tool calls until they may run (see `maxConcurrentCalls`); the slots
-   * are given back when its response closes. False when it was answered busy, or its client left
-   * while it waited.
-   */
-  private async admit(
-    res: ServerResponse,
-    calls: number,
-    ids: readonly RequestId[],
-    giveBack: (release: Release) => void = (release) => release(),
-  ): Promise<boolean> {
-    if (calls === 0) return true;
-    const granted = this.admission.acquire(calls, (leave) => res.once('close', leave));
-    if (granted === undefined) {
-      sendError(res, 503, -32000, this.busyMessage(), { 'retry-after': '1' }, ids[0] ?? null);
-      return false;
-    }
-    const release: Release = granted instanceof Promise ? await granted : granted;
-    if (res.destroyed || res.writableEnded) {
-      release();
-      return false;
-    }
-    res.once('close', () => giveBack(release));
-    return true;
-  }
-
-  private busyMessage(): string {
-    const { max, queue } = this.admission;
-    return `Server busy: ${max} calls running${queue > 0 ? ` and ${queue} waiting` : ''}; retry later`;
-  }
-
-  /**
-   * The admission of each tools/call of a batch, in order, as a single call gets it: a slot, a
-   * place in the queue, or (both full) the busy message, which it gets as a JSON-RPC error in
-   * the batch's response, since one HTTP status cannot speak for every message. A waiting call
-   * whose POST closes leaves the queue.
-   */
-  private admitEach(res: ServerResponse, body: unknown): Map<RequestId, Admission> {
-    const admissions = new Map<RequestId, Admission>();
-    // One listener for the batch, however many calls wait.
-    const leaves: (() => void)[] = [];
-    res.once('close', () => {
-      for (const leave of leaves) leave();
-    });
-    for (const m of messagesOf(body)) {
-      if (typeof m !== 'object' || m === null) continue;
-      const { method, id } = m as { method?: unknown; id?: unknown };
-      if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) continue;
-      const granted = this.admission.acquire(1, (leave) => leaves.push(leave));
-      admissions.set(id, granted ?? this.busyMessage());
-    }
-    return admissions;
-  }
-
-  /** The oldest session that only initialized and has no request open, if any. */
-  private replaceable(): [string, Entry] | undefined {
-    if (this.initTimeout <= 0) return undefined;
-    for (const pair of this.sessions) if (!pair[1].used && pair[1].open === 0) return pair;
-    return undefined;
-  }
-
-  /** Closes the oldest session that only initialized, to make room; false when there is none. */
-  private replaceOldest(): boolean {
-    const oldest = this.replaceable();
-    if (oldest === undefined) return false;
-    this.sessions.delete(oldest[0]);
-    oldest[1].server.close().catch(() => undefined);
-    return true;
-  }
-
-  /** Seconds until the first session is due to close on a timeout: 1 to 60. */
-  private sessionRetryAfter(): number {
-    if (this.opening > 0) return 1;
-    let first = Infinity;
-    for (const entry of this.sessions.values()) {
-      if (entry.open > 0) continue;
-      const limit = this.limitOf(entry);
-      if (limit > 0) first = Math.min(first, entry.lastSeen + limit);
-    }
-    return Math.min(60, Math.max(1, Math.ceil((first - Date.now()) / 1000)));
-  }
-
-  /** How long `entry` may stay without a request open (0: no limit). */
-  private limitOf(entry: Entry): number {
-    return !entry.used && this.initTimeout > 0 ? this.initTimeout : this.idle;
-  }
-
   /** A Server and its transport: a session's, or a stateless request's alone. */
   private async open(stateless = false): Promise<Entry> {
     const server = this.options.factory();
@@ -967,7 +667,7 @@ export class McpHttpHandler {
     };
     transport.onclose = () => {
       const id = transport.sessionId;
-      if (id !== undefined && this.sessions.get(id) === entry) this.sessions.delete(id);
+      if (id !== undefined) this.sessions.forget(id, entry);
     };
     await server.connect(transport);
     entry.requests.admitBatchCalls();
@@ -994,15 +694,5 @@ export class McpHttpHandler {
       entry.lastSeen = Date.now();
       closed(res.writableFinished);
     });
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [id, entry] of this.sessions) {
-      const limit = this.limitOf(entry);
-      if (entry.open > 0 || limit <= 0 || entry.lastSeen > now - limit) continue;
-      this.sessions.delete(id);
-      entry.server.close().catch(() => undefined);
-    }
   }
 }
