@@ -70,6 +70,7 @@ describe('connectMcp against a busy server (agenttool serve --http --max-calls 1
         const finals = await twoAtOnce(remote);
         const failed = finals.filter((e) => e.error !== undefined);
         expect(failed).to.have.length(1);
+        expect(failed[0]!.error).to.include({ code: 'http', status: 503 });
         expect(failed[0]!.error!.message).to.equal(
           'mcp: call "slow_count": MCP error -32000: Server busy: 1 calls running; retry later (HTTP 503)',
         );

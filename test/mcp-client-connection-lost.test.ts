@@ -78,6 +78,7 @@ describe('connectMcp over HTTP: a call whose response is lost fails at once', fu
         expect((error as Error).message).to.match(
           /^mcp: call "hang": connection lost: the (response ended|response broke|request failed)/,
         );
+        expect((error as { code?: unknown }).code).to.equal('connection_lost');
       } finally {
         path.close();
         await remote.close().catch(() => undefined);

@@ -106,7 +106,12 @@ async function busyAnswer(res: Response, retries: number): Promise<Response> {
     if (typeof error !== 'object' || error === null) return undefined;
     const code = typeof error.code === 'number' ? error.code : -32000;
     const message = typeof error.message === 'string' ? oneLine(error.message) : 'server busy';
-    return { jsonrpc: '2.0', id: id ?? null, error: { code, message: `${message} (${status})` } };
+    // The status travels in `data`, for McpCallError's `status` (see McpErrorCode).
+    return {
+      jsonrpc: '2.0',
+      id: id ?? null,
+      error: { code, message: `${message} (${status})`, data: { httpStatus: res.status } },
+    };
   });
   if (body === undefined || answers.some((a) => a === undefined))
     return new Response(text, {

@@ -295,7 +295,12 @@ export class McpRemote {
     if (this.closing !== undefined) return closedError(tool);
     const why = this.transport.lastError;
     const detail = why === undefined ? '' : `: ${oneLine(describeThrown(why))}`;
-    return new McpCallError(tool, `mcp: call "${tool}": connection closed${detail}`, why);
+    return new McpCallError(
+      tool,
+      `mcp: call "${tool}": connection closed${detail}`,
+      why,
+      'connection_lost',
+    );
   }
 
   /** The transport closed on its own: the server exited, or the transport gave up. */
@@ -538,6 +543,6 @@ export async function connectMcp(
   } catch (err) {
     roots?.close();
     await client.close().catch(() => undefined);
-    throw new McpCallError('', `mcp: connect: ${describeCause(err)}`, err);
+    throw new McpCallError('', `mcp: connect: ${describeCause(err)}`, err, 'connect');
   }
 }

@@ -4,7 +4,7 @@
  * @module agenttool/mcp/client
  */
 export { connectMcp, McpRemote, type McpClientOptions } from './connect-mcp.js';
-export { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+export { McpCallError, RemoteToolError, type McpErrorCode } from '../mcp-shared/mcp-errors.js';
 export { httpTransport, type HttpTransportOptions, type McpTransport } from './mcp-transports.js';
 export { RemoteTool } from './remote-tool.js';
 export {

@@ -472,12 +472,14 @@ class RemoteCall implements InFlightCall, RoutedCall {
           new McpCallError(
             this.tool,
             `mcp: call "${this.tool}": dropped ${dropped} of the ${records.length} records the server sent: ${reason}`,
+            undefined,
+            'record',
           ),
         );
     });
     Promise.all([written, settled?.catch(() => undefined)]).then(
       () => this.finish(result),
-      (err: unknown) => this.fail(callError(this.tool, err, 'record: ')),
+      (err: unknown) => this.fail(callError(this.tool, err, 'record: ', 'record')),
     );
   }
 
@@ -494,7 +496,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
       mapped = resultFromMcp(result);
     } catch (err) {
       // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
-      subscriber.error(callError(this.tool, err, 'invalid result: '));
+      subscriber.error(callError(this.tool, err, 'invalid result: ', 'invalid_result'));
       return;
     }
     subscriber.next({ final: true, result: mapped });
@@ -518,6 +520,8 @@ class RemoteCall implements InFlightCall, RoutedCall {
           new McpCallError(
             this.tool,
             `mcp: call "${this.tool}": the server needs ${page.url} visited first (${why}): ${oneLine(describeThrown(err))}`,
+            err,
+            'page_declined',
           ),
         );
         return;
