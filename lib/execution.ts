@@ -47,8 +47,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * One subscription's state: the sink of its context's progress and the teardown of its
- * subscription at once. A class with methods rather than closures, since one is made per call:
- * under tsx every named closure costs a defineProperty, more than the rest of a trivial call.
+ * subscription at once, so the call's whole state is one object with methods.
  */
 class FunctionCall implements ProgressSink, Unsubscribable {
   readonly context: CallContext;

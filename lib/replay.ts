@@ -56,7 +56,9 @@ export function withIdempotencyKey(
   if (typeof key === 'string' && key !== '')
     return call as ToolCall & { readonly idempotencyKey: string };
   const derived = session === undefined ? call.id : `${session}/${call.id}`;
-  // A literal, not a spread: under tsx a spread that adds a key costs microseconds per call.
+  // A literal, not a spread: one shape for every call, and cheaper (measured on the compiled
+  // bench, `npm run bench -- --only=1 --runs=3`: with a spread, a batch of typed calls went from
+  // 0.86x to 1.04x a bare mergeMap's cost).
   return call.trace === undefined
     ? { id: call.id, args: call.args, idempotencyKey: derived }
     : { id: call.id, args: call.args, idempotencyKey: derived, trace: call.trace };

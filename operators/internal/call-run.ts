@@ -1,9 +1,8 @@
 /**
  * One call of a batch, from the moment the scheduler admits its job to its final event.
  *
- * A class, and the observer of the tool's observable and the sink of its context at once, so a
- * call costs one object of its own and no closures: under tsx each closure made per call costs
- * more than the whole scheduler.
+ * A class, and the observer of the tool's observable and the sink of its context at once: a
+ * call's whole state is one object of its own, with no closure made per call.
  *
  * @module
  */
