@@ -3,6 +3,7 @@
  *
  * @module agenttool/operators
  */
+// A batch's jobs, options and events.
 export {
   DEFAULT_MAX_PARALLEL,
   type Approval,
@@ -15,12 +16,16 @@ export {
   type Job,
   type SettledResult,
 } from './job.js';
+// Running calls: a batch as it is, calls as they arrive, and just the results.
 export { executeBatch } from './execute-batch.js';
 export { executeCalls } from './execute-calls.js';
 export { batchResults } from './batch-results.js';
+// What a batch will do before it runs: its resource chains.
 export { chains } from './chains.js';
+// From a model's turn to jobs, and from results to the items of its next request.
 export { jobsFromItems, missingTool } from './jobs-from-items.js';
 export { toOutputItems } from './to-output-items.js';
+// Resuming an interrupted batch: the records a run leaves, read back.
 export {
   endedCall,
   startedCall,
@@ -29,6 +34,7 @@ export {
   type ResumeLog,
   type StartedCall,
 } from './resume-log.js';
+// A batch as a view shows it: one state per call, folded from the events.
 export {
   batchState,
   initialCallStates,
@@ -41,4 +47,5 @@ export {
   type CallStart,
   type CallState,
 } from './batch-state.js';
+// executeBatch with a mark each time a call starts: what batchState needs to show it leave waiting.
 export { executeBatchWithStarts } from './execute-batch-with-starts.js';
