@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
-import { FUNCTION_NAME, type Elicitor, type Tool } from '../index.js';
+import { type Elicitor, type Tool } from '../index.js';
+import { FUNCTION_NAME } from '../lib/tool-set.js';
 import type { McpServerSpec } from './args.js';
 import { MCP_CLIENT_SDK, withMcpSdk } from './mcp-sdk.js';
 import { loginProvider } from './oauth-login.js';

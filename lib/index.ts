@@ -80,7 +80,6 @@ export {
   errorResult,
   filePart,
   imagePart,
-  isMadeResult,
   parts,
   partsResult,
   progressResult,
@@ -93,30 +92,19 @@ export {
 export { CallContext, type CallContextOptions, type ProgressSink } from './context.js';
 export { DEFAULT_MAX_QUESTIONS } from './open-question.js';
 // Tool sets: lookup by name, and the definitions a model is given.
-export { definition, FUNCTION_NAME, NO_ARGUMENTS, ToolSet } from './tool-set.js';
+export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
 // Making tools: rawTool for schemas from elsewhere, tool() for zod-typed functions.
 export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
-export {
-  checksOwnArguments,
-  tool,
-  type ArgsOf,
-  type ToolDefinition,
-  type ToolReturn,
-} from './tool.js';
-// Checking arguments and reading schemas outside tool(): for servers and adapters that take
-// schemas they did not write, and for tests of one's own schemas.
-export {
-  compileValidator,
-  DEFAULT_LIMITS,
-  zodValidationError,
-  type ArgumentLimits,
-  type ArgumentValidator,
-  type PatternEngine,
-  type ValidatorOptions,
+export { tool, type ArgsOf, type ToolDefinition, type ToolReturn } from './tool.js';
+// The types of the options `tool()` and the MCP server take; the functions that check arguments
+// and read schemas outside `tool()` are in `agenttool/schema`.
+export type {
+  ArgumentLimits,
+  ArgumentValidator,
+  PatternEngine,
+  ValidatorOptions,
 } from './validation/validation.js';
 export {
-  compileZodSchema,
-  isZodSchema,
   schemaOf,
   type AnyZodSchema,
   type CompiledZodSchema,

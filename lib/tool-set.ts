@@ -75,7 +75,7 @@ export class ToolSet implements Iterable<Tool> {
 
   /**
    * Throws for a name a model provider would refuse, or a name used twice, naming each problem in
-   * one message. A function name is what the Responses API accepts ({@link FUNCTION_NAME}): 1 to
+   * one message. A function name is what the Responses API accepts: 1 to
    * 64 letters, digits, `_` and `-`.
    */
   validate(): void {

@@ -36,7 +36,7 @@ describe('the package', function () {
   it('every entry point resolves by its package name, with its public names', () => {
     const script = `
       const names = {};
-      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/testing']) {
+      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/testing']) {
         names[entry] = Object.keys(await import(entry)).sort();
       }
       console.log(JSON.stringify(names));`;
@@ -53,6 +53,14 @@ describe('the package', function () {
       'schemaOf',
       'ValidationError',
     ]);
+    // Argument checking outside tool() is its own entry's, not the root's.
+    expect(names['agenttool/schema']).to.include.members([
+      'compileValidator',
+      'compileZodSchema',
+      'zodValidationError',
+      'checksOwnArguments',
+    ]);
+    expect(names['agenttool']).not.to.include.members(['compileValidator', 'checksOwnArguments']);
     expect(names['agenttool/operators']).to.include.members([
       'executeBatch',
       'executeCalls',

@@ -5,14 +5,8 @@ import fc from 'fast-check';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
-import {
-  compileValidator,
-  SchemaError,
-  tool,
-  ValidationError,
-  type JsonSchema,
-  type Tool,
-} from '../index.js';
+import { SchemaError, tool, ValidationError, type JsonSchema, type Tool } from '../index.js';
+import { compileValidator } from '../schema.js';
 import { executeBatch, type Job } from '../operators/index.js';
 import { runTool } from './support/run.js';
 

@@ -11,13 +11,13 @@ import {
   textPart,
   textResult,
   tool,
-  checksOwnArguments,
   CallContext,
   confinedBy,
   ToolPanicError,
   type Recordable,
   type ToolContext,
 } from '../index.js';
+import { checksOwnArguments } from '../schema.js';
 import { outputOf, runTool } from './support/run.js';
 
 const noArgs = <Out>(execute: (args: object, context: ToolContext) => Out) =>

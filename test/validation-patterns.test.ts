@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import fc from 'fast-check';
-import { compileValidator, SchemaError, tool, ValidationError, type JsonSchema } from '../index.js';
+import { SchemaError, tool, ValidationError, type JsonSchema } from '../index.js';
+import { compileValidator } from '../schema.js';
 import { linearRegExp } from '../lib/validation/linear-regexp.js';
 
 const evil = 'a'.repeat(30) + '!';

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import * as v3 from 'zod/v3';
-import { ValidationError, zodValidationError } from '../index.js';
+import { ValidationError } from '../index.js';
+import { zodValidationError } from '../schema.js';
 
 interface Parser {
   safeParse(value: unknown): { success: boolean; error?: unknown };

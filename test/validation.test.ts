@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { DEFAULT_LIMITS, SchemaError, ValidationError, type JsonSchema } from '../index.js';
+import { SchemaError, ValidationError, type JsonSchema } from '../index.js';
+import { DEFAULT_LIMITS } from '../schema.js';
 import { compileSchema, SCHEMA_CACHE_SIZE } from '../lib/validation/compile.js';
 import { ENGINES } from './support/validators.js';
 for (const { engine, compileValidator } of ENGINES) {

@@ -38,7 +38,7 @@ export {
 export interface ValidatorOptions {
   /** The tool named in a SchemaError. */
   tool?: string;
-  /** Limits on the raw argument text (defaults: {@link DEFAULT_LIMITS}). */
+  /** Limits on the raw argument text (defaults: `DEFAULT_LIMITS`, from `agenttool/schema`). */
   limits?: ArgumentLimits;
   /**
    * Whether ajv may generate code (`new Function`) for the schema. Default: whether this

@@ -1,5 +1,6 @@
 /** The two ways compileValidator checks a schema, for tests that must hold for both. */
-import { compileValidator, type ArgumentValidator, type JsonSchema } from '../../index.js';
+import { type ArgumentValidator, type JsonSchema } from '../../index.js';
+import { compileValidator } from '../../schema.js';
 import type { ValidatorOptions } from '../../lib/validation/validation.js';
 
 /** One way of checking, named for test titles. */
