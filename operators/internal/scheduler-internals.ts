@@ -12,34 +12,22 @@
  * time per call on a batch of 2,000 and about 125 times on 100,000: every call subscribes a chain
  * of operators, and RxJS keeps a batch's pending inner subscriptions in arrays it searches and
  * `splice`s, so a call's cost grows with the batch. Here each structure is O(1) amortised per
- * call:
- * - Jobs are admitted lazily through a cursor over the job array, so a 100k batch holds only what
- *   runs or waits. The not-yet-admitted jobs are the ready FIFO, and the cursor its head index.
- * - A job whose resource is busy when the cursor passes it waits in that resource's chain (a
- *   FIFO); when the resource frees, the next call of the chain goes into a min-heap by job index.
- * - A freed slot takes whichever head has the smaller index. Every call in the heap was admitted
- *   before the cursor's job, so that is the heap's top when there is one, else the cursor's job.
+ * call. The engine is in two parts along the model's own seam: turns.ts decides whose turn it is
+ * (the cursor, the heap, the chains, the barrier, the approvals parked), and this class owns the
+ * slots, the events, the end, the abort and the watches:
  * - A synchronous tool ends inside `subscribe`, inside `pump`: `draining` turns the nested `pump`
  *   into a no-op and the outer loop goes on, so 100k synchronous calls use constant stack. No call
  *   starts while an event is being emitted either: what a consumer's handler sets off is taken up
  *   once it returns, as the pipeline's `queueScheduler` steps do.
- *
  * - A job's own signal and its pending approval live in maps made by the first job that has one
  *   (job-watch.ts, job-approval.ts): a batch without them pays a property read per job and an
- *   `undefined` check per call. A job they end before it starts stays where it waits, marked
- *   ended, and is passed by when its turn comes (the cursor keeps a set of those past it); a call
- *   parked for its approval holds its chain's turn and no slot, and enters the heap once approved.
- *
- * One class of some 500 lines rather than several: every path (a call ending, a job arriving, an
- * abort, an approval) reads and writes the same counters, and the policy is easier to check in one
- * place.
+ *   `undefined` check per call.
  *
  * @module
  */
 import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import {
-  resourceOf,
   type ElicitRequest,
   type ElicitResult,
   type Elicitor,
@@ -47,11 +35,12 @@ import {
 } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
-import { asError, CallRun, type Chain, type RunOwner } from './call-run.js';
+import type { CallRun } from './call-run.js';
+import { Turns, type TurnsHost } from './turns.js';
 import { approveTimeoutBound, parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
-import { Fifo, IndexHeap, RunningList } from './run-queues.js';
+import { RunningList } from './run-queues.js';
 import { abortError, JobWatch, type WatchOwner } from './job-watch.js';
 import {
   askApproval,
@@ -67,7 +56,7 @@ import type { NotApprovedError } from '../../lib/errors.js';
  * engine itself rather than a closure.
  */
 export class Engine
-  implements RunOwner, WatchOwner, ApprovalOwner, ApprovalHost, EventListenerObject, Unsubscribable
+  implements TurnsHost, WatchOwner, ApprovalOwner, ApprovalHost, EventListenerObject, Unsubscribable
 {
   readonly recorder: Recorder | undefined;
   readonly maxRecords: number | undefined;
@@ -84,27 +73,17 @@ export class Engine
   upstream: Unsubscribable | undefined = undefined;
 
   private readonly limit: number;
-  private readonly serial: boolean;
   private readonly signal: AbortSignal | undefined;
-  private jobs: Job[];
-  private cursor = 0;
-  private base = 0; // the index of jobs[0]; moves when executeCalls compacts its array
+  private readonly turns: Turns;
   private sourceDone: boolean;
-  private running = 0;
-  private waiting = 0; // admitted, not started: in a chain or in the heap
-  private barrier = false;
-  private readonly heap = new IndexHeap<CallRun>();
-  private readonly chains = new Map<string, Chain>();
+  /** Calls holding a slot now. */
+  running = 0;
   private readonly runningCalls = new RunningList<CallRun>();
   private draining = false; // in the pump loop, or emitting: a nested pump is deferred
   private deferred = false; // a pump was asked for while draining
   private closed = false;
   /** The watches of unfinished jobs that carry a signal, by index; made by the first one. */
   private watches: Map<number, JobWatch> | undefined = undefined;
-  /** Jobs past the cursor that ended before their turn: the cursor passes them by. */
-  private skipped: Set<number> | undefined = undefined;
-  /** The approvals still to come, by job index; made by the first one. */
-  private approvals: Map<number, PendingApproval> | undefined = undefined;
 
   constructor(
     private readonly destination: Subscriber<ExecutionEvent>,
@@ -124,10 +103,8 @@ export class Engine
     this.approve = options.approve;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.limit = serial ? 1 : parallelBound(options);
-    this.serial = serial;
     this.signal = options.signal;
-    // The batch's array is read, never written: arrive() is for executeCalls' own array.
-    this.jobs = jobs === undefined ? [] : (jobs as Job[]);
+    this.turns = new Turns(this, jobs, serial, options.approve !== undefined);
     this.sourceDone = jobs !== undefined;
   }
 
@@ -145,7 +122,7 @@ export class Engine
     }
     // executeBatch: the jobs' own signals are watched from the start, so that a job past the
     // cursor ends when its signal aborts, not when the cursor reaches it.
-    const jobs = this.jobs;
+    const jobs = this.turns.jobs;
     for (let i = 0; i < jobs.length && !this.closed; i++) {
       const jobSignal = jobs[i].signal;
       if (jobSignal !== undefined) this.watch(i, jobs[i], jobSignal);
@@ -170,7 +147,7 @@ export class Engine
     if (answer instanceof PendingApproval) {
       const outcome = answer.attach(this);
       if (outcome === undefined) {
-        (this.approvals ??= new Map()).set(index, answer);
+        (this.turns.approvals ??= new Map()).set(index, answer);
         return;
       }
       if (outcome !== true) this.endUnstarted(index, job.call.id, undefined, outcome);
@@ -181,9 +158,7 @@ export class Engine
 
   approved(pending: PendingApproval): void {
     if (this.closed) return;
-    this.approvals?.delete(pending.index);
-    // A parked run has its turn already: it waits for a slot now, in the heap, by its index.
-    if (pending.parked) this.heap.push(pending.run as CallRun);
+    this.turns.approved(pending);
     this.pump();
   }
 
@@ -207,43 +182,38 @@ export class Engine
     error: Error,
   ): boolean {
     if (this.watches !== undefined) this.unwatch(index);
-    const pending = this.approvals?.get(index);
+    const approvals = this.turns.approvals;
+    const pending = approvals?.get(index);
     if (pending !== undefined) {
-      this.approvals?.delete(index);
+      approvals!.delete(index);
       pending.cancel();
     }
     if (run === undefined) {
-      (this.skipped ??= new Set()).add(index);
+      this.turns.skip(index);
       this.emit({ index, callId, final: true, error });
       return true;
     }
     if (run.abort(error)) return false;
-    this.waiting--;
-    if (pending?.parked === true && run.chain !== undefined) this.passTurn(run.chain);
+    this.turns.unstarted(run, pending?.parked === true);
     this.emit({ index, callId, final: true, error });
-    return true;
-  }
-
-  /**
-   * Whether `run`, whose turn has come, waits for its approval: it is then parked (holding its
-   * chain's turn, no slot) until the answer comes. `counted`: it is already counted as waiting.
-   */
-  private parks(run: CallRun, counted: boolean): boolean {
-    const pending = this.approvals?.get(run.index);
-    if (pending === undefined) return false;
-    pending.parked = true;
-    if (!counted) this.waiting++;
     return true;
   }
 
   /** Watches job `index`'s signal; one already aborted ends the job now, with its final event. */
   private watch(index: number, job: Job, signal: AbortSignal): void {
     if (signal.aborted) {
-      (this.skipped ??= new Set()).add(index);
+      this.turns.skip(index);
       this.emit({ index, callId: job.call.id, final: true, error: abortError(signal.reason) });
       return;
     }
+    this.turns.watched = true;
     (this.watches ??= new Map()).set(index, new JobWatch(this, index, job.call.id, signal));
+  }
+
+  /** A run was made for a job whose signal may be watched: the watch cancels it from now on. */
+  link(run: CallRun): void {
+    const watch = this.watches?.get(run.index);
+    if (watch !== undefined) watch.run = run;
   }
 
   /**
@@ -262,18 +232,7 @@ export class Engine
   /** executeCalls: a job arrived. */
   arrive(job: Job): void {
     if (this.closed) return;
-    const jobs = this.jobs;
-    if (this.cursor === jobs.length && this.cursor > 0) {
-      this.base += this.cursor;
-      this.cursor = 0;
-      jobs.length = 0;
-    } else if (this.cursor >= 1024 && this.cursor * 2 >= jobs.length) {
-      this.jobs = jobs.slice(this.cursor);
-      this.base += this.cursor;
-      this.cursor = 0;
-    }
-    this.jobs.push(job);
-    const index = this.base + this.jobs.length - 1;
+    const index = this.turns.arrive(job);
     const signal = job.signal;
     // What these emit may push more jobs (and compact the array): the job is passed, not looked up.
     if (signal !== undefined) this.watch(index, job, signal);
@@ -328,9 +287,7 @@ export class Engine
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
     this.runningCalls.remove(run);
     this.running--;
-    if (run.barrier) this.barrier = false;
-    const chain = run.chain;
-    if (chain !== undefined) this.passTurn(chain);
+    this.turns.ended(run);
     if (this.watches !== undefined) this.unwatch(run.index);
     if (this.closed) return;
     const callId = run.job.call.id;
@@ -340,26 +297,6 @@ export class Engine
         : { index: run.index, callId, final: true, error },
     );
     this.pump();
-  }
-
-  /**
-   * The chain's turn goes to its next unfinished call (into the heap), or the chain frees: a
-   * chain named from arguments goes when it idles.
-   */
-  private passTurn(chain: Chain): void {
-    for (;;) {
-      const next = chain.queue.shift();
-      if (next === undefined) {
-        if (chain.key === undefined) chain.busy = false;
-        else this.chains.delete(chain.key);
-        return;
-      }
-      if (!next.ended) {
-        if (this.approvals === undefined || !this.parks(next, true)) this.heap.push(next);
-        return;
-      }
-      // Aborted by its own signal while it waited: already reported, its turn passes on.
-    }
   }
 
   /** Job `index` has ended: its signal is no longer watched. */
@@ -402,9 +339,8 @@ export class Engine
       for (const watch of this.watches.values()) watch.stop();
       this.watches.clear();
     }
-    if (this.approvals !== undefined) {
-      for (const pending of this.approvals.values()) pending.cancel();
-    }
+    const approvals = this.turns.approvals;
+    if (approvals !== undefined) for (const pending of approvals.values()) pending.cancel();
     this.upstream?.unsubscribe();
     for (const run of this.runningCalls.takeAll()) run.cancel(new CancelledError());
   }
@@ -416,15 +352,10 @@ export class Engine
   private abort(): void {
     if (this.closed) return;
     const error = new CancelledError();
-    let admitted = this.runningCalls.takeAll();
-    this.heap.drainInto(admitted);
-    for (const chain of this.chains.values()) chain.queue.drainInto(admitted);
-    if (this.approvals !== undefined)
-      for (const pending of this.approvals.values())
-        if (pending.parked) admitted.push(pending.run!);
+    const turns = this.turns;
+    let admitted = turns.drainAdmitted(this.runningCalls.takeAll());
     // Calls ended before their turn are still queued, and have had their final.
-    if (this.skipped !== undefined || this.watches !== undefined || this.approvals !== undefined)
-      admitted = admitted.filter((run) => !run.ended);
+    if (turns.mayHoldEnded) admitted = admitted.filter((run) => !run.ended);
     this.dispose();
     for (const run of admitted) run.cancel(error);
     admitted.sort((a, b) => a.index - b.index);
@@ -432,13 +363,9 @@ export class Engine
     for (const run of admitted) {
       destination.next({ index: run.index, callId: run.job.call.id, final: true, error });
     }
-    const jobs = this.jobs;
-    const skipped = this.skipped;
-    for (let i = this.cursor; i < jobs.length; i++) {
-      const index = this.base + i;
-      if (skipped?.has(index) === true) continue;
-      destination.next({ index, callId: jobs[i].call.id, final: true, error });
-    }
+    turns.forEachUnadmitted((index, job) =>
+      destination.next({ index, callId: job.call.id, final: true, error }),
+    );
     destination.complete();
   }
 
@@ -451,131 +378,18 @@ export class Engine
     }
     this.draining = true;
     this.deferred = false;
+    const turns = this.turns;
     while (!this.closed && this.running < this.limit) {
-      const run = this.take();
+      const run = turns.take();
       if (run === undefined) break;
       this.running++;
       this.runningCalls.add(run);
       run.start();
     }
     this.draining = false;
-    if (
-      !this.closed &&
-      this.sourceDone &&
-      this.running === 0 &&
-      this.waiting === 0 &&
-      this.cursor === this.jobs.length
-    ) {
+    if (!this.closed && this.sourceDone && this.running === 0 && turns.idle) {
       this.dispose();
       this.destination.complete();
     }
-  }
-
-  /** The run of an admitted job, linked to its job's watch and pending approval when it has them. */
-  private newRun(job: Job, index: number, chain: Chain | undefined, barrier: boolean): CallRun {
-    const run = new CallRun(this, job, index, chain, barrier);
-    if (this.watches !== undefined) {
-      const watch = this.watches.get(index);
-      if (watch !== undefined) watch.run = run;
-    }
-    if (this.approvals !== undefined) {
-      const pending = this.approvals.get(index);
-      if (pending !== undefined) pending.run = run;
-    }
-    return run;
-  }
-
-  /** The run of a job on a chain of its own, or undefined when it is parked for its approval. */
-  private unchained(job: Job, index: number): CallRun | undefined {
-    const run = this.newRun(job, index, undefined, false);
-    if (this.approvals !== undefined && this.parks(run, false)) return undefined;
-    return run;
-  }
-
-  /** The earliest job whose turn has come, admitting jobs from the cursor as needed (rule 6). */
-  private take(): CallRun | undefined {
-    if (this.barrier) return undefined;
-    for (let ready = this.heap.pop(); ready !== undefined; ready = this.heap.pop()) {
-      if (!ready.ended) {
-        this.waiting--;
-        return ready;
-      }
-      // Ended while waiting for a slot (uncounted already): its chain goes on.
-      if (ready.chain !== undefined) this.passTurn(ready.chain);
-    }
-    const jobs = this.jobs;
-    while (this.cursor < jobs.length) {
-      const job = jobs[this.cursor];
-      const index = this.base + this.cursor;
-      if (this.skipped !== undefined && this.skipped.delete(index)) {
-        this.cursor++;
-        continue;
-      }
-      // Serial: one call at a time in job order. With approve, the chains below give that order
-      // too under the bound of 1, and keep a resource's later calls behind a call being approved.
-      if (this.serial && this.approve === undefined) {
-        this.cursor++;
-        return this.newRun(job, index, undefined, false);
-      }
-      const tool = job.tool;
-      if (tool === undefined || tool === null) {
-        // No tool: its call fails at start with a NoToolError, on a chain of its own.
-        this.cursor++;
-        const run = this.unchained(job, index);
-        if (run === undefined) continue;
-        return run;
-      }
-      if (tool.sequential === true) {
-        // A barrier waits for every earlier call to end (and for its own approval), and holds
-        // back every later one.
-        if (this.running > 0 || this.waiting > 0) return undefined;
-        if (this.approvals?.has(index) === true) return undefined;
-        this.cursor++;
-        this.barrier = true;
-        return this.newRun(job, index, undefined, true);
-      }
-      this.cursor++;
-      const named = tool.resource;
-      let resource: string;
-      if (typeof named === 'string') {
-        resource = named;
-      } else if (named === undefined) {
-        resource = '';
-      } else {
-        // Named from the arguments: a call they fail for ends with that error, on a chain of
-        // its own, and holds no resource's turn.
-        try {
-          resource = resourceOf(tool, job.call.args);
-        } catch (err) {
-          // Its approval, if asked, still comes first, as for any call.
-          const failed = this.newRun(job, index, undefined, false);
-          failed.failure = asError(err);
-          if (this.approvals !== undefined && this.parks(failed, false)) continue;
-          return failed;
-        }
-      }
-      if (resource === '') {
-        const run = this.unchained(job, index);
-        if (run === undefined) continue;
-        return run;
-      }
-      let chain = this.chains.get(resource);
-      if (chain === undefined) {
-        // A resource named from arguments may be one of many (a file each): its chain goes
-        // when it idles, so a long executeCalls holds only the chains in use.
-        const key = typeof named === 'string' ? undefined : resource;
-        chain = { busy: false, queue: new Fifo<CallRun>(), key };
-        this.chains.set(resource, chain);
-      }
-      const run = this.newRun(job, index, chain, false);
-      if (!chain.busy) {
-        chain.busy = true;
-        if (this.approvals !== undefined && this.parks(run, false)) continue;
-        return run;
-      }
-      chain.queue.push(run);
-      this.waiting++;
-    }
-    return undefined;
   }
 }
