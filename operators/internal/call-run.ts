@@ -60,7 +60,8 @@ export interface Chain {
 }
 
 // CallConsumer's phases, copied into module constants: reading another module's bindings on every
-// call costs the engine measurably.
+// call costs the engine (on the compiled bench, scenario 1's raw calls ran at 0.79x and 0.83x a
+// mergeMap with these, 0.86x and 0.90x reading the imported bindings, three runs each).
 const PENDING: typeof consumer.PENDING = 0;
 const RUNNING: typeof consumer.RUNNING = 1;
 const ENDED: typeof consumer.ENDED = 2;
