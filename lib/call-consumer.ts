@@ -3,11 +3,8 @@
  * engine (operators/internal/call-run.ts) and the MCP server (adapters/mcp-server/served-call.ts).
  *
  * A base class rather than a function taking callbacks: the engine's call is this object, the
- * observer of the tool's observable and the sink of its context at once, so a call costs one object
- * and no closures on the hot path. For the same reason the engine writes out the two steps that run
- * once per call, {@link CallConsumer.init} and the subscribing part of {@link CallConsumer.consume},
- * in its own code (one more call there costs it measurably, `npm run bench` scenario 1): the rules
- * they apply, the helpers they call and everything after `subscribe` stay here.
+ * observer of the tool's observable and the sink of its context at once, so a call is one object
+ * with no closures.
  *
  * @module
  */

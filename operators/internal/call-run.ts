@@ -6,16 +6,10 @@
  *
  * @module
  */
-import type { Observable, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import type * as consumer from '../../lib/call-consumer.js';
 import { CallConsumer } from '../../lib/call-consumer.js';
-import type {
-  ElicitRequest,
-  ElicitResult,
-  Elicitor,
-  ToolEvent,
-  ToolResult,
-} from '../../lib/contract.js';
+import type { ElicitRequest, ElicitResult, Elicitor, ToolResult } from '../../lib/contract.js';
 import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
@@ -106,12 +100,7 @@ export class CallRun extends CallConsumer {
     barrier: boolean,
   ) {
     super();
-    // CallConsumer.init written out, for the same reason as in subscribeTool.
-    this.phase = PENDING;
-    this.context = undefined;
-    this.tool = undefined;
-    this.subscription = undefined;
-    this.timer = undefined;
+    this.init();
     this.failure = undefined;
     this.owner = owner;
     this.job = job;
@@ -162,24 +151,7 @@ export class CallRun extends CallConsumer {
       elicitor: owner.elicitor,
       maxQuestions: owner.maxQuestions,
     });
-    // CallConsumer.consume written out, with its own helpers: the engine measurably loses speed
-    // through the one more call on every tool it runs.
-    this.phase = RUNNING;
-    this.tool = tool;
-    this.context = context;
-    let subscription: Subscription | undefined;
-    let returned: Observable<ToolEvent> | undefined;
-    try {
-      returned = tool.execute(call, context);
-      subscription = returned.subscribe(this);
-    } catch (err) {
-      // A hand-written `async execute`: its Promise is adopted, and the call is timed meanwhile.
-      if (!this.adopt(returned)) return this.subscribeThrew(err);
-    }
-    if (subscription !== undefined) {
-      if (this.phase === ENDED) return this.unsubscribeTool(subscription);
-      this.subscription = subscription;
-    }
+    if (!this.consume(tool, call, context, context)) return;
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
   }
