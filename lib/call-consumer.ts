@@ -40,9 +40,11 @@ export const ENDED = 2;
  *   `onTeardownError`, and the call's outcome stands.
  */
 export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink {
-  // Declared, not initialised here: the class has no constructor of its own, since a base
-  // constructor (or field initialisers) measurably slows the engine, which makes one consumer per
-  // call. Every subclass's constructor sets them first, in this order: see {@link CallConsumer.init}.
+  // Declared, not initialised here: the class has no constructor of its own, since field
+  // initialisers slow the engine, which makes one consumer per call (on the compiled bench,
+  // scenario 1 ran at 0.94x a mergeMap on raw calls and 0.98x on typed ones with them, against
+  // 0.73x to 0.83x and 0.85x to 0.94x without). Every subclass's constructor sets them first, in
+  // this order: see {@link CallConsumer.init}.
   /** {@link PENDING}, {@link RUNNING} or {@link ENDED}. */
   declare protected phase: number;
   /** The context this consumer made for the call, if it made it. */
