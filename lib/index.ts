@@ -71,7 +71,6 @@ export type { Recordable, Recorder, ToolRecord } from './records.js';
 export {
   DEFAULT_MAX_RECORD_BYTES,
   DEFAULT_MAX_RECORDS,
-  isRecordable,
   RECORD_NS,
   recordOf,
 } from './records.js';
@@ -82,7 +81,6 @@ export {
   imagePart,
   parts,
   partsResult,
-  progressResult,
   textPart,
   textResult,
   toResult,

@@ -8,7 +8,6 @@ import {
   errorResult,
   filePart,
   NoToolError,
-  progressResult,
   rawTool,
   recordOf,
   TimeoutError,
@@ -19,6 +18,7 @@ import {
   type Recordable,
   type Tool,
 } from '../index.js';
+import { progressResult } from '../lib/result.js';
 import { of } from 'rxjs';
 
 const plain = (name: string, extra: Partial<Tool> = {}): Tool => ({
