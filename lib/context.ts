@@ -1,7 +1,6 @@
 /**
  * The call context: one per call, made by whoever runs the call (the executor, the MCP server,
- * `tool()` for its function). A class rather than an object literal with closures, since one is
- * made per call on the hot path.
+ * `tool()` for its function). A class: one object per call, with no closures.
  *
  * @module
  */

@@ -85,14 +85,8 @@ export class TerminalForm {
       for (const [name, field] of Object.entries(request.schema.properties)) {
         for (;;) {
           this.out.write(fieldPrompt(name, field, required.has(name)));
-          const line = await this.nextLine(signal);
-          if (line === undefined) {
-            this.out.write(signal.aborted ? '\n  (question closed: the call ended)\n' : '\n');
-            return CANCEL;
-          }
-          const typed = line.trim();
-          if (typed === '/decline') return DECLINE;
-          if (typed === '/cancel') return CANCEL;
+          const typed = await this.answerLine(signal, '\n');
+          if (typeof typed !== 'string') return typed;
           const parsed = parseField(field, typed, required.has(name));
           if ('error' in parsed) {
             this.out.write(`  ${parsed.error}\n`);
@@ -125,15 +119,24 @@ export class TerminalForm {
         `  host: ${visible(page.host)}\n${warnings}` +
         `  (open it yourself if you agree; Enter once you are back, /decline to decline, /cancel to dismiss)\n`,
     );
+    const typed = await this.answerLine(signal, '');
+    return typeof typed === 'string' ? BACK : typed;
+  }
+
+  /**
+   * The next line typed, trimmed; or the answer it stands for: `/decline` declines, `/cancel` or
+   * the end of input cancels, as does the call's end (said on the terminal, after `before`).
+   */
+  private async answerLine(signal: AbortSignal, before: string): Promise<string | ElicitResult> {
     const line = await this.nextLine(signal);
     if (line === undefined) {
-      this.out.write(signal.aborted ? '  (question closed: the call ended)\n' : '\n');
+      this.out.write(signal.aborted ? `${before}  (question closed: the call ended)\n` : '\n');
       return CANCEL;
     }
     const typed = line.trim();
     if (typed === '/decline') return DECLINE;
     if (typed === '/cancel') return CANCEL;
-    return BACK;
+    return typed;
   }
 
   /** The next line typed; undefined at the end of input or when `signal` aborts. */
