@@ -10,9 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { build } from 'esbuild';
 import { z } from 'zod';
-import { root } from './support/cli.js';
+import { browserBuild } from './support/bundle.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
 
 /** The page's script: connects, calls `measure`, and says what came back, or what failed. */
@@ -59,17 +58,8 @@ describe('agenttool/mcp/client in Chromium under script-src self', function () {
   let origin: string;
 
   before(async () => {
-    const built = await build({
-      stdin: { contents: PAGE_SCRIPT, resolveDir: root, loader: 'js', sourcefile: 'page.js' },
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      target: 'es2022',
-      write: false,
-      logLevel: 'silent',
-      define: { 'process.env.NODE_ENV': '"production"' },
-    });
-    const script = built.outputFiles[0]!.contents;
+    const built = await browserBuild(PAGE_SCRIPT);
+    const script = built.outputFiles![0]!.contents;
     const factory = () => {
       const mcp = new McpServer({ name: 'typed-results', version: '1' });
       mcp.registerTool(

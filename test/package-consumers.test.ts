@@ -22,6 +22,18 @@ function run(bin: string, args: string[], cwd = root): { code: number; out: stri
   }
 }
 
+/** A consumer's tsconfig.json for its app.ts: strict NodeNext ESM, with `options` on top. */
+function writeTsconfig(dir: string, options: Record<string, unknown>): void {
+  const compilerOptions = {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    ...options,
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
+}
+
 describe('the packed package, as consumers see it', function () {
   this.timeout(240_000);
 
@@ -60,24 +72,14 @@ describe('the packed package, as consumers see it', function () {
 
   it('the shipped types compile under exactOptionalPropertyTypes with skipLibCheck off', () => {
     const dir = consumerFolder('strict-consumer');
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          lib: ['ES2022', 'DOM'],
-          types: ['node'],
-          typeRoots: [join(root, 'node_modules/@types')],
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          skipLibCheck: false,
-          noEmit: true,
-        },
-        files: ['app.ts'],
-      }),
-    );
+    writeTsconfig(dir, {
+      lib: ['ES2022', 'DOM'],
+      types: ['node'],
+      typeRoots: [join(root, 'node_modules/@types')],
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: false,
+      noEmit: true,
+    });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     writeFileSync(
       join(dir, 'app.ts'),
@@ -113,23 +115,13 @@ export const uses = [executeBatch, toOutputItems, connectMcp, httpTransport, std
       symlinkSync(root, join(dir, 'node_modules', 'agenttool'), 'dir');
       symlinkSync(join(root, 'node_modules', 'zod'), join(dir, 'node_modules', 'zod'), 'dir');
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-      writeFileSync(
-        join(dir, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            declaration: true,
-            emitDeclarationOnly: true,
-            skipLibCheck: true,
-            types: [],
-            outDir: 'out',
-          },
-          files: ['app.ts'],
-        }),
-      );
+      writeTsconfig(dir, {
+        declaration: true,
+        emitDeclarationOnly: true,
+        skipLibCheck: true,
+        types: [],
+        outDir: 'out',
+      });
       writeFileSync(
         join(dir, 'app.ts'),
         `import { createMcpServer, serveHttp } from 'agenttool/mcp/server';

@@ -40,7 +40,13 @@ import type {
 } from '../../lib/contract.js';
 import { annotationsFromMcp } from '../mcp-shared/mcp-annotations.js';
 import { errorTextOf, resultFromMcp } from '../mcp-shared/mcp-content.js';
-import { callError, closedError, McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import {
+  callError,
+  closedError,
+  isConnectionLost,
+  McpCallError,
+  RemoteToolError,
+} from '../mcp-shared/mcp-errors.js';
 import { RECORDS_META_KEY, recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
@@ -306,12 +312,6 @@ function pagesOf(err: unknown): ElicitUrlRequest[] | undefined {
     pages.push({ mode: 'url', message, url: url as string });
   }
   return pages;
-}
-
-/** Whether `err` says the call's response broke before its answer (see AnswerWatch). */
-function isConnectionLost(err: unknown): boolean {
-  const message = err instanceof Error ? err.message : undefined;
-  return message !== undefined && /\bconnection lost: /.test(message);
 }
 
 /**

@@ -82,20 +82,24 @@ export class McpCallError extends Error {
   }
 }
 
+/** Whether `err` says the call's response broke before its answer (see AnswerWatch). */
+export function isConnectionLost(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : undefined;
+  return message !== undefined && /\bconnection lost: /.test(message);
+}
+
 /** The kind of failure `cause` is, read from what the SDK and the transport throw. */
 function kindOf(cause: unknown): { code: McpErrorCode; rpcCode?: number; status?: number } {
-  const { code, status, message, data } = (cause ?? {}) as {
+  const { code, status, data } = (cause ?? {}) as {
     code?: unknown;
     status?: unknown;
-    message?: unknown;
     data?: { httpStatus?: unknown } | null;
   };
   // A busy answer the client turned into a JSON-RPC error (see AnswerWatch): its HTTP status.
   if (typeof data?.httpStatus === 'number') return { code: 'http', status: data.httpStatus };
   if (issuesOf(cause) !== undefined || code === 'INVALID_RESULT') return { code: 'invalid_result' };
   if (code === 'REQUEST_TIMEOUT') return { code: 'timeout' };
-  if (typeof message === 'string' && /\bconnection lost: /.test(message))
-    return { code: 'connection_lost' };
+  if (isConnectionLost(cause)) return { code: 'connection_lost' };
   if (code === 'CONNECTION_CLOSED') return { code: 'connection_lost' };
   if (typeof status === 'number') return { code: 'http', status };
   if (typeof code === 'number') return { code: 'protocol', rpcCode: code };

@@ -124,17 +124,15 @@ export class CallControls {
   /**
    * Answers call `index`'s open question. An `accept` must carry content that fits the question's
    * schema ({@link checkAnswer}): otherwise the question stays open and the reason is returned.
-   * A URL question's `accept` (the person is back from the page) carries no content: any is dropped.
+   * A URL question's `accept` (the person is back from the page) is not checked: it has no form.
    */
   answer(index: number, result: ElicitResult): Decision {
     const pending = this.questions.get(index);
     if (pending === undefined) return 'not-asked';
-    if (result.action === 'accept') {
-      if (pending.mode === 'url') result = { action: 'accept', content: {} };
-      else {
-        const invalid = checkAnswer(pending.schema, result.content);
-        if (invalid !== undefined) return { invalid };
-      }
+    // A page's accept carries no form: the call's context drops its content (see OpenQuestion).
+    if (result.action === 'accept' && pending.mode !== 'url') {
+      const invalid = checkAnswer(pending.schema, result.content);
+      if (invalid !== undefined) return { invalid };
     }
     this.questions.delete(index);
     pending.answer(result);

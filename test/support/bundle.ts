@@ -14,24 +14,30 @@ export interface Bundled {
 }
 
 /**
- * Bundles `source` (an ES module's text, resolved from the repository root) for the browser,
- * minified, as an app's bundler would: ESM, tree-shaken, `production` conditions. Throws with
- * esbuild's errors when it cannot be bundled (a Node built-in in a browser bundle, say).
+ * esbuild's build of `source` (an ES module's text, resolved from the repository root) for the
+ * browser, as an app's bundler would: ESM, tree-shaken, `production` conditions, kept in memory.
  */
-export async function bundle(source: string, options: BuildOptions = {}): Promise<Bundled> {
-  const result = await build({
+export function browserBuild(source: string, options: BuildOptions = {}) {
+  return build({
     stdin: { contents: source, resolveDir: root, loader: 'ts', sourcefile: 'app.ts' },
     bundle: true,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
-    minify: true,
     write: false,
-    metafile: true,
     logLevel: 'silent',
     define: { 'process.env.NODE_ENV': '"production"' },
     ...options,
   });
+}
+
+/**
+ * Bundles `source` (an ES module's text, resolved from the repository root) for the browser,
+ * minified, as an app's bundler would: ESM, tree-shaken, `production` conditions. Throws with
+ * esbuild's errors when it cannot be bundled (a Node built-in in a browser bundle, say).
+ */
+export async function bundle(source: string, options: BuildOptions = {}): Promise<Bundled> {
+  const result = await browserBuild(source, { minify: true, metafile: true, ...options });
   let minified = 0;
   let gzipped = 0;
   for (const file of result.outputFiles ?? []) {
