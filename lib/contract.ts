@@ -377,6 +377,15 @@ export interface Tool {
    * Unset is `'unsafe'`.
    */
   readonly replay?: Replay;
+  /**
+   * The tool's calls may take long enough to outlive a connection: `createMcpServer` with a task
+   * store (`tasks`) runs a call of a client that declared MCP's tasks extension as a task, which
+   * the client polls, answers and cancels by its id, from any instance sharing the store.
+   * `'required'`: the tool is served only as a task, and a client without the extension is
+   * refused (JSON-RPC `-32021`). Unset or false: calls answer in the request, as any tool's.
+   * The executor runs every call alike; see docs/mcp.md.
+   */
+  readonly task?: boolean | 'required';
   /** Releases what the tool value owns beyond one call; the application's to call, never a batch's. */
   close?(): void | Promise<void>;
   /**

@@ -38,6 +38,8 @@ export interface ToolProperties {
   close?: () => void | Promise<void>;
   /** Whether an interrupted call can run again; see {@link Tool.replay}. */
   replay?: Replay;
+  /** Whether an MCP server may run the tool's calls as tasks; see {@link Tool.task}. */
+  task?: boolean | 'required';
 }
 
 /** What {@link rawTool} is built from. */
@@ -68,6 +70,11 @@ export function copyProperties(target: Partial<Tool>, source: ToolProperties): v
   if (source.confined !== undefined) target.confined = source.confined.bind(source);
   if (source.close !== undefined) target.close = source.close.bind(source);
   if (source.replay !== undefined) Object.assign(target, { replay: source.replay });
+  if (source.task !== undefined) {
+    if (source.task !== true && source.task !== false && source.task !== 'required')
+      throw new TypeError(`task must be true, false or 'required', got ${JSON.stringify(source.task)}`);
+    Object.assign(target, { task: source.task });
+  }
 }
 
 /**

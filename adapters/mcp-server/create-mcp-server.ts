@@ -10,6 +10,7 @@ import {
   MissingRequiredClientCapabilityError,
   ProtocolErrorCode,
   Server,
+  type CallToolResult,
   type ClientCapabilities,
   type Implementation,
   type Tool as McpTool,
@@ -36,6 +37,19 @@ import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
+import { wireTask } from './task-host.js';
+import {
+  checkTaskOptions,
+  declaresTasks,
+  taskHostOf,
+  TASKS_EXTENSION,
+  type TaskOptions,
+} from './task-host.js';
+import {
+  CancelTaskRequestV2Schema,
+  GetTaskRequestV2Schema,
+  UpdateTaskRequestV2Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
 
 /** Options of {@link createMcpServer}; every field is optional. */
 export interface McpServerOptions {
@@ -109,6 +123,25 @@ export interface McpServerOptions {
    * tool that can go on without the answer.
    */
   requiredCapabilities?: Readonly<Record<string, ClientCapabilities>>;
+  /**
+   * Serve MCP's tasks extension (`io.modelcontextprotocol/tasks`) with tasks kept in `store`: a
+   * call of a tool marked `task` (see `Tool.task`) from a client of MCP 2026-07-28 that declared
+   * the extension is answered at once with its task (`resultType: "task"`), runs on, and is
+   * polled (`tasks/get`), answered (`tasks/update`) and cancelled (`tasks/cancel`) by its id from
+   * any server sharing the store. Give every server of one process the same store value; give
+   * instances on several machines one Redis (`redisTaskStore` of `agenttool/redis`). See
+   * docs/mcp.md.
+   */
+  tasks?: TaskOptions;
+}
+
+/** The -32021 refusal of a client that did not declare the tasks extension. */
+function tasksRequired(what: string): MissingRequiredClientCapabilityError {
+  const requiredCapabilities = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities },
+    `${what}: declare the extension "${TASKS_EXTENSION}" in the request's client capabilities`,
+  );
 }
 
 /** The served call: its id, its arguments' text, and the trace context its request carries. */
@@ -508,10 +541,13 @@ export function createMcpServer(
   // logging (and answers logging/setLevel); a server of local tools sends none.
   const proxies =
     live || [...current().entries.values()].some((entry) => entry.tool.remote !== undefined);
+  const tasks = options.tasks;
+  if (tasks !== undefined) checkTaskOptions(tasks);
   const server = new Server(info, {
     capabilities: {
       tools: live ? { listChanged: true } : {},
       ...(proxies ? { logging: {} } : {}),
+      ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
     },
     ...(options.listCache === undefined ? {} : { cacheHints: { 'tools/list': options.listCache } }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -571,6 +607,49 @@ export function createMcpServer(
     maxRecordBytes: options.maxRecordBytes,
     maxQuestions: options.maxQuestions,
   });
+  if (tasks !== undefined) {
+    const host = () => taskHostOf(tasks.store, report);
+    const gate = (ctx: { mcpReq: unknown }, method: string): void => {
+      if (!declaresTasks(clientCapabilitiesOf(server, ctx)))
+        throw tasksRequired(`${method} is the tasks extension's`);
+    };
+    server.setRequestHandler(
+      'tasks/get',
+      { params: GetTaskRequestV2Schema.shape.params },
+      async (params, ctx) => {
+        gate(ctx, 'tasks/get');
+        return wireTask(await host().get(params.taskId)) as unknown as Record<string, unknown>;
+      },
+    );
+    server.setRequestHandler(
+      'tasks/update',
+      // The SDK lifts `inputResponses` out of a request's params (MCP 2026-07-28's multi
+      // round-trip field) into ctx.mcpReq.inputResponses: checked there.
+      { params: UpdateTaskRequestV2Schema.shape.params.omit({ inputResponses: true }) },
+      async (params, ctx) => {
+        gate(ctx, 'tasks/update');
+        // An answer to a key not open is ignored (the extension's rule), whatever it holds: only
+        // the answers the task waits for are read, each as an elicitation result.
+        const responses = ctx.mcpReq.inputResponses as unknown;
+        if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+          throw protocolError(
+            ProtocolErrorCode.InvalidParams,
+            'tasks/update: inputResponses must be an object of answers by question key',
+          );
+        await host().update(params.taskId, responses as Record<string, unknown>);
+        return {};
+      },
+    );
+    server.setRequestHandler(
+      'tasks/cancel',
+      { params: CancelTaskRequestV2Schema.shape.params },
+      async (params, ctx) => {
+        gate(ctx, 'tasks/cancel');
+        await host().cancel(params.taskId);
+        return {};
+      },
+    );
+  }
   server.setRequestHandler('tools/call', (request, ctx) => {
     const name = request.params.name;
     const entry = current().entries.get(name);
@@ -597,6 +676,39 @@ export function createMcpServer(
       return failure(new ValidationError('', 'arguments are nested too deeply'));
     }
     const modern = isModern(server);
+    if (tasks !== undefined && entry.tool.task !== undefined && entry.tool.task !== false) {
+      const capabilities = clientCapabilitiesOf(server, ctx);
+      if (modern && declaresTasks(capabilities) && ctx.mcpReq.requestState() === undefined) {
+        // Arguments a task would fail on at once are answered at once.
+        try {
+          entry.validator?.parse(text);
+        } catch (err) {
+          return failure(err);
+        }
+        const call = callOf(String(ctx.mcpReq.id), text, request.params._meta);
+        const sendRecords = asksForRecords(request.params._meta);
+        return taskHostOf(tasks.store, report).start(
+          name,
+          tasks,
+          elicitationModes(server, capabilities),
+          callTokenOf(request.params._meta),
+          (speaker) =>
+            runServedCall({
+              ...servedOf(entry, call, {
+                session: undefined,
+                signal: speaker.signal,
+                progressToken: speaker.progressToken,
+                notify: speaker.notify,
+                elicitor: speaker.elicitor,
+                log: undefined,
+                sendRecords,
+              }),
+              onFailure: speaker.onFailure,
+            }),
+        ) as unknown as CallToolResult;
+      }
+      if (entry.tool.task === 'required') throw tasksRequired(`tool "${name}" runs only as a task`);
+    }
     // A modern client that declared elicitation may be asked: its calls are held while it answers.
     // Any other call runs as below, its questions declined at once.
     const modes = modern ? elicitationModes(server, clientCapabilitiesOf(server, ctx)) : undefined;

@@ -19,6 +19,18 @@ export {
   type ServeHttpOptions,
 } from './serve-http.js';
 export { serveStdio, type McpStdioServer } from './serve-stdio.js';
+// Tasks (MCP's tasks extension): where they live, and how long they last.
+export {
+  memoryTaskStore,
+  isTerminal,
+  type MemoryTaskStoreOptions,
+  type StoredTask,
+  type TaskMessage,
+  type TaskStatus,
+  type TaskStore,
+  type TaskView,
+} from './task-store.js';
+export { TASK_DEFAULTS, TASKS_EXTENSION, type TaskOptions } from './task-host.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
 // The SDK's types this API uses, so that a module exporting what it returns names them through
 // `agenttool/mcp/server` (under pnpm the SDK is not the application's to name).

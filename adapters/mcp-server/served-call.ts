@@ -72,6 +72,11 @@ export interface ServedCall {
   readonly maxRecordBytes?: number | undefined;
   /** The call's cap on questions (see `McpServerOptions.maxQuestions`); the default when undefined. */
   readonly maxQuestions?: number | undefined;
+  /**
+   * Told of the error a failed call ended with, before it is mapped to an `isError` result: a
+   * task tells a tool's panic (a `failed` task) from a failure the model reads (`completed`).
+   */
+  readonly onFailure?: ((error: Error) => void) | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -222,6 +227,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   }
 
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
+    if (error !== undefined) this.served.onFailure?.(error);
     const mapped =
       error === undefined
         ? resultOf(this.served, result as ToolResult)

@@ -35,13 +35,18 @@ export interface StoredTask {
   readonly result?: Readonly<Record<string, unknown>>;
   /** The JSON-RPC error, once `failed`. */
   readonly error?: Readonly<{ code: number; message: string; data?: unknown }>;
-  /** The instance running the task. */
+  /** The instance running the task (a random id per process). */
   readonly owner: string;
+}
+
+/** A task as read: the task, and whether its owner's lease still runs. */
+export interface TaskView {
+  readonly task: StoredTask;
   /**
-   * Until when the owner vouches for the task (its lease): a task still unfinished past it has
-   * lost its instance.
+   * The instance running the task has renewed its lease in time. False for a task not final means
+   * its instance is gone (stopped, killed, cut off): it will never finish it.
    */
-  readonly leaseUntil: number;
+  readonly leased: boolean;
 }
 
 /** What reaches the instance running a task from wherever its client's requests land. */
@@ -56,22 +61,40 @@ export type TaskMessage =
       readonly kind: 'cancel';
     };
 
-/** Where tasks live (see the module). Every method may reject when the store cannot be reached. */
+/**
+ * Where tasks live (see the module): `memoryTaskStore()` here, `redisTaskStore(url)` from
+ * `agenttool/redis` for instances that share tasks. Every method may reject when the store cannot
+ * be reached; the server answers the request it serves with an error then, and the task stays as
+ * it was last written.
+ */
 export interface TaskStore {
-  /** Creates `task`, resolving once {@link TaskStore.get} finds it. Rejects for an id in use. */
-  create(task: StoredTask): Promise<void>;
-  /** The task, or undefined when there is none (never made, or past its TTL). */
-  get(taskId: string): Promise<StoredTask | undefined>;
   /**
-   * Replaces a task with the owner's newer view of it. A task that is final already stays as it
-   * is: resolves to false then, true when written. Rejects when there is no such task.
+   * Creates `task`, its owner holding its lease for `leaseMs`; resolves once {@link TaskStore.get}
+   * finds it, from any instance. Rejects for an id in use.
+   */
+  create(task: StoredTask, leaseMs: number): Promise<void>;
+  /** The task and its lease, or undefined when there is none (never made, or past its TTL). */
+  get(taskId: string): Promise<TaskView | undefined>;
+  /**
+   * Replaces a task with its owner's newer view. A task that is final already stays as it is:
+   * resolves to false then, true when written. Rejects when there is no such task.
    */
   put(task: StoredTask): Promise<boolean>;
+  /**
+   * Extends `owner`'s lease on `taskId` by `leaseMs` from now. Resolves to false, extending nothing,
+   * when the task is gone or final, or its lease lapsed (another instance may have failed it).
+   */
+  renew(taskId: string, owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Writes `failed` (a failed view of the task) when the task is not final and its lease has
+   * lapsed, atomically: an owner that renewed in time keeps its task. Resolves to whether it wrote.
+   */
+  abandon(failed: StoredTask): Promise<boolean>;
   /** Sends `message` to the instance running `taskId` (see {@link TaskStore.messages}). */
   send(taskId: string, message: TaskMessage): Promise<void>;
   /**
-   * The messages sent to `taskId` from now on, in the order sent, for the instance running it;
-   * unsubscribing stops listening.
+   * Every message sent to `taskId`, in the order sent: those sent before the subscription first,
+   * then each as it comes, for the instance running it; unsubscribing stops listening.
    */
   messages(taskId: string): Observable<TaskMessage>;
   /** Lets go of what the store holds open (connections, timers). */
@@ -84,59 +107,98 @@ export interface MemoryTaskStoreOptions {
   now?: () => number;
 }
 
+interface MemoryEntry {
+  task: StoredTask;
+  leaseUntil: number;
+  readonly inbox: TaskMessage[];
+  readonly channel: Subject<TaskMessage>;
+}
+
 /**
  * A {@link TaskStore} in this process's memory: tasks last as long as the process (or their TTL,
  * checked when read), and messages reach only a task running in this process. For one instance;
- * several instances share tasks through a Redis store.
+ * several instances share tasks through `redisTaskStore` (`agenttool/redis`).
  */
 export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore {
   const now = options.now ?? Date.now;
-  const tasks = new Map<string, StoredTask>();
-  const channels = new Map<string, Subject<TaskMessage>>();
-  const live = (task: StoredTask | undefined): StoredTask | undefined => {
-    if (task === undefined) return undefined;
-    if (task.ttlMs !== null && now() >= task.createdAt + task.ttlMs) {
-      tasks.delete(task.taskId);
+  const entries = new Map<string, MemoryEntry>();
+  const live = (taskId: string): MemoryEntry | undefined => {
+    const entry = entries.get(taskId);
+    if (entry === undefined) return undefined;
+    const { createdAt, ttlMs } = entry.task;
+    if (ttlMs !== null && now() >= createdAt + ttlMs) {
+      entries.delete(taskId);
+      entry.channel.complete();
       return undefined;
     }
-    return task;
+    return entry;
   };
+  const missing = (taskId: string): Error =>
+    new Error(`task store: no task ${JSON.stringify(taskId)}`);
   return {
-    create(task) {
-      if (live(tasks.get(task.taskId)) !== undefined)
+    create(task, leaseMs) {
+      if (live(task.taskId) !== undefined)
         return Promise.reject(new Error(`task store: task ${JSON.stringify(task.taskId)} exists`));
-      tasks.set(task.taskId, task);
+      entries.set(task.taskId, {
+        task,
+        leaseUntil: now() + leaseMs,
+        inbox: [],
+        channel: new Subject<TaskMessage>(),
+      });
       return Promise.resolve();
     },
     get(taskId) {
-      return Promise.resolve(live(tasks.get(taskId)));
+      const entry = live(taskId);
+      return Promise.resolve(
+        entry === undefined ? undefined : { task: entry.task, leased: now() < entry.leaseUntil },
+      );
     },
     put(task) {
-      const known = live(tasks.get(task.taskId));
-      if (known === undefined)
-        return Promise.reject(new Error(`task store: no task ${JSON.stringify(task.taskId)}`));
-      if (isTerminal(known.status)) return Promise.resolve(false);
-      tasks.set(task.taskId, task);
+      const entry = live(task.taskId);
+      if (entry === undefined) return Promise.reject(missing(task.taskId));
+      if (isTerminal(entry.task.status)) return Promise.resolve(false);
+      entry.task = task;
+      return Promise.resolve(true);
+    },
+    renew(taskId, owner, leaseMs) {
+      const entry = live(taskId);
+      if (
+        entry === undefined ||
+        isTerminal(entry.task.status) ||
+        entry.task.owner !== owner ||
+        now() >= entry.leaseUntil
+      )
+        return Promise.resolve(false);
+      entry.leaseUntil = now() + leaseMs;
+      return Promise.resolve(true);
+    },
+    abandon(failed) {
+      const entry = live(failed.taskId);
+      if (entry === undefined || isTerminal(entry.task.status) || now() < entry.leaseUntil)
+        return Promise.resolve(false);
+      entry.task = failed;
       return Promise.resolve(true);
     },
     send(taskId, message) {
-      channels.get(taskId)?.next(message);
+      const entry = live(taskId);
+      if (entry === undefined) return Promise.reject(missing(taskId));
+      entry.inbox.push(message);
+      entry.channel.next(message);
       return Promise.resolve();
     },
     messages(taskId) {
       return new Observable<TaskMessage>((subscriber) => {
-        let channel = channels.get(taskId);
-        if (channel === undefined) channels.set(taskId, (channel = new Subject<TaskMessage>()));
-        const subscription = channel.subscribe(subscriber);
-        return () => {
-          subscription.unsubscribe();
-          if (!channel.observed) channels.delete(taskId);
-        };
+        const entry = live(taskId);
+        if (entry === undefined) {
+          subscriber.error(missing(taskId));
+          return;
+        }
+        for (const message of entry.inbox) subscriber.next(message);
+        return entry.channel.subscribe(subscriber);
       });
     },
     close() {
-      for (const channel of channels.values()) channel.complete();
-      channels.clear();
+      for (const entry of entries.values()) entry.channel.complete();
       return Promise.resolve();
     },
   };

@@ -32,6 +32,8 @@ export const slowCount = tool({
       .describe('Pause between steps, in ms'),
   }),
   annotations: { title: 'Slow count', readOnlyHint: true, openWorldHint: false },
+  // Long enough to outlive a connection: served as a task to a client that takes tasks.
+  task: true,
   async *execute({ to, step_ms }, context) {
     for (let i = 1; i <= to; i++) {
       await pause(step_ms, context.signal);

@@ -7,7 +7,13 @@
  *
  * Run alone: `node --import tsx test/conformance/everything-server.ts` prints its URL.
  */
-import { createMcpServer, serveHttp, type McpHttpServer } from '../../adapters/mcp-server/index.js';
+import { EMPTY } from 'rxjs';
+import {
+  createMcpServer,
+  memoryTaskStore,
+  serveHttp,
+  type McpHttpServer,
+} from '../../adapters/mcp-server/index.js';
 import { z } from 'zod';
 import {
   filePart,
@@ -26,6 +32,17 @@ const WAV = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ').toString('base64');
 const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
 const none = { type: 'object', properties: {} } as const;
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    });
+  });
+}
 
 /** The text the elicitation scenarios expect: the action and the content. */
 const completed = (answer: { action: string; content?: unknown }): string =>
@@ -303,6 +320,91 @@ export const conformanceTools = [
     parameters: z.object({}),
     execute: () => 'ran with a client that declared sampling',
   }),
+  // The tasks extension (`task: true`): docs/mcp.md.
+  tool({
+    name: 'greet',
+    description: 'Greets, at once (never a task).',
+    parameters: z.object({ name: z.string() }),
+    execute: ({ name }) => `Hello, ${name}!`,
+  }),
+  tool({
+    name: 'slow_compute',
+    description: 'Sleeps `seconds`, then answers; a task for a client that takes tasks.',
+    parameters: z.object({ seconds: z.number().min(0).max(600), label: z.string().optional() }),
+    task: true,
+    execute: async ({ seconds, label }, context) => {
+      await pause(seconds * 1000, context.signal);
+      return `computed ${label ?? ''} after ${seconds} s`;
+    },
+  }),
+  tool({
+    name: 'failing_job',
+    description: 'Fails after a second, as a tool fails (the model reads why); only as a task.',
+    parameters: z.object({}),
+    task: 'required',
+    execute: async (_args, context) => {
+      await pause(1000, context.signal);
+      throw new Error('the job failed');
+    },
+  }),
+  rawTool({
+    name: 'protocol_error_job',
+    description: 'Breaks the tool contract (ends without a result): a failed task.',
+    parameters: none,
+    task: true,
+    execute: () => EMPTY,
+  }),
+  tool({
+    name: 'confirm_delete',
+    description: 'Asks to confirm deleting `filename`, then answers.',
+    parameters: z.object({ filename: z.string() }),
+    task: true,
+    execute: async ({ filename }, context) => {
+      const answer = await context.elicit({
+        message: `Delete ${filename}?`,
+        schema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean' } },
+          required: ['confirm'],
+        },
+      });
+      return answer.action === 'accept' && answer.content.confirm === true
+        ? `deleted ${filename}`
+        : `kept ${filename}`;
+    },
+  }),
+  tool({
+    name: 'multi_input',
+    description: 'Asks two questions at once.',
+    parameters: z.object({}),
+    task: true,
+    execute: async (_args, context) => {
+      const ask = (message: string) =>
+        context.elicit({
+          message,
+          schema: {
+            type: 'object',
+            properties: { name: { type: 'string' }, confirm: { type: 'boolean' } },
+          },
+        });
+      const [first, second] = await Promise.all([ask('First?'), ask('Second?')]);
+      return `${first.action} ${second.action}`;
+    },
+  }),
+  tool({
+    name: 'test_tool_with_task',
+    description: 'Asks for a name, then greets; only as a task.',
+    parameters: z.object({}),
+    task: 'required',
+    execute: async (_args, context) => {
+      const answer = await context.elicit({
+        key: 'user_name',
+        message: 'What is your name?',
+        schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
+    },
+  }),
   rawTool({
     name: 'echo_args',
     description: 'Echoes its arguments.',
@@ -313,12 +415,14 @@ export const conformanceTools = [
 
 /** Serves the conformance tools over Streamable HTTP on loopback, on any free port. */
 export function serveConformance(): Promise<McpHttpServer> {
+  const store = memoryTaskStore();
   return serveHttp({
     port: 0,
     host: '127.0.0.1',
     factory: () =>
       createMcpServer({ name: 'agenttool-conformance', version: '1.0.0' }, conformanceTools, {
         requiredCapabilities: { test_missing_capability: { sampling: {} } },
+        tasks: { store },
       }),
   });
 }

@@ -1,0 +1,521 @@
+/**
+ * Served calls as tasks of MCP's tasks extension (`io.modelcontextprotocol/tasks`): the instance
+ * that receives a call creates its task in the store, runs it, and writes what becomes of it;
+ * any instance sharing the store answers `tasks/get`, `tasks/update` and `tasks/cancel`, and an
+ * answer or a cancellation reaches the running call through the store's messages. The running
+ * instance holds a lease on each task it runs and renews it; a task whose lease lapsed has lost
+ * its instance, and the next reader reports it `failed`. docs/mcp.md says what a client sees.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  CallToolResult,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ServerNotification,
+} from '@modelcontextprotocol/server';
+import { Observable, type Subscription } from 'rxjs';
+import type { ElicitResult, Elicitor } from '../../lib/contract.js';
+import { CancelledError, describeThrown, oneLine, ToolPanicError } from '../../lib/errors.js';
+import { McpCallError } from '../mcp-shared/mcp-errors.js';
+import { CALL_TOKEN } from '../mcp-shared/call-token.js';
+import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
+import { isTerminal, type StoredTask, type TaskMessage, type TaskStore } from './task-store.js';
+
+/** The extension's identifier, as clients declare it and the server advertises it. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Options of `createMcpServer`'s `tasks`: where tasks live, and how long they last. */
+export interface TaskOptions {
+  /** Where tasks live: `memoryTaskStore()`, or `redisTaskStore(url)` shared by instances. */
+  store: TaskStore;
+  /**
+   * How long (ms) a task is kept from its creation, its result included (default 1 hour); null
+   * for as long as the store keeps it. A task still running at its end is cancelled: its result
+   * would have nowhere to go.
+   */
+  ttlMs?: number | null;
+  /** How often (ms) a client is asked to poll `tasks/get` (default 1 s). */
+  pollIntervalMs?: number;
+  /**
+   * How long (ms) a task stays vouched for by its instance without a renewal (default 15 s;
+   * renewed every third of it): an instance that dies leaves its tasks to be reported `failed`
+   * within this time.
+   */
+  leaseMs?: number;
+}
+
+/** The defaults of {@link TaskOptions}. */
+export const TASK_DEFAULTS: Readonly<{ ttlMs: number; pollIntervalMs: number; leaseMs: number }> =
+  Object.freeze({ ttlMs: 60 * 60_000, pollIntervalMs: 1_000, leaseMs: 15_000 });
+
+/** A task on the wire (the extension's `Task`, with what `tasks/get` inlines for its status). */
+export interface WireTask {
+  taskId: string;
+  status: StoredTask['status'];
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+  inputRequests?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** The wire form of `task`: ISO times, and only the payload its status carries. */
+export function wireTask(task: StoredTask): WireTask {
+  const wire: WireTask = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+  };
+  if (task.statusMessage !== undefined) wire.statusMessage = task.statusMessage;
+  if (task.pollIntervalMs !== undefined) wire.pollIntervalMs = task.pollIntervalMs;
+  if (task.status === 'input_required') wire.inputRequests = { ...task.inputRequests };
+  if (task.status === 'completed') wire.result = { ...task.result };
+  if (task.status === 'failed')
+    wire.error = task.error ?? { code: -32603, message: task.statusMessage ?? 'task failed' };
+  return wire;
+}
+
+/** A JSON-RPC error of `code`, as the SDK sends a thrown one. */
+export function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** A call's answer as the tool sees it; anything that is not an elicitation result, `cancel`. */
+function answerOf(response: unknown): ElicitResult {
+  const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
+  if (action === 'decline' || action === 'cancel') return { action };
+  if (action === 'accept') {
+    if (content === undefined) return { action: 'accept', content: {} };
+    if (typeof content === 'object' && content !== null && !Array.isArray(content))
+      return { action: 'accept', content: content as Record<string, string> };
+  }
+  return { action: 'cancel' };
+}
+
+/** What a task's call is run with: the parts of a served call that speak for it. */
+export interface TaskSpeaker {
+  readonly signal: AbortSignal;
+  readonly progressToken: string;
+  readonly notify: (notification: ServerNotification) => Promise<void>;
+  readonly elicitor: Elicitor;
+  /** Told of the error a failed call ended with, before its result is mapped. */
+  readonly onFailure: (error: Error) => void;
+}
+
+/** What a task's settings are, resolved from {@link TaskOptions}. */
+interface Settings {
+  readonly ttlMs: number | null;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+}
+
+function settingsOf(options: TaskOptions): Settings {
+  const ttlMs = options.ttlMs === undefined ? TASK_DEFAULTS.ttlMs : options.ttlMs;
+  const pollIntervalMs = options.pollIntervalMs ?? TASK_DEFAULTS.pollIntervalMs;
+  const leaseMs = options.leaseMs ?? TASK_DEFAULTS.leaseMs;
+  const whole = (name: string, value: number): void => {
+    if (!Number.isInteger(value) || value < 1)
+      throw new RangeError(`tasks.${name} must be a positive whole number of ms, got ${value}`);
+  };
+  if (ttlMs !== null) whole('ttlMs', ttlMs);
+  whole('pollIntervalMs', pollIntervalMs);
+  whole('leaseMs', leaseMs);
+  return { ttlMs, pollIntervalMs, leaseMs };
+}
+
+/** The message a task whose instance is gone is failed with. */
+export const ABANDONED =
+  'the server instance running this task stopped before it finished (its lease lapsed): call the tool again';
+
+/** One task this instance runs. */
+class RunningTask {
+  readonly controller = new AbortController();
+  private readonly open = new Map<
+    string,
+    {
+      readonly params: ElicitRequestFormParams | ElicitRequestURLParams;
+      answer(r: ElicitResult): void;
+    }
+  >();
+  private readonly used = new Set<string>();
+  private asked = 0;
+  private failure: Error | undefined = undefined;
+  /** Why the call was stopped by the server (lease lost, TTL), when it was; a cancel otherwise. */
+  private stopped: string | undefined = undefined;
+  private flushing = false;
+  private dirty = false;
+  private final = false;
+  private readonly timers: ReturnType<typeof setTimeout>[] = [];
+  private messages: Subscription | undefined = undefined;
+  private ended!: () => void;
+  /** Settles once the task's final view is written (or could not be, and was reported). */
+  readonly done = new Promise<void>((resolve) => (this.ended = resolve));
+
+  constructor(
+    private readonly host: TaskHost,
+    public view: StoredTask,
+    private readonly settings: Settings,
+    private readonly modes: ElicitationModes,
+    private readonly token: string | undefined,
+  ) {}
+
+  /** The parts of the served call that speak for this task. */
+  readonly speaker: TaskSpeaker = {
+    signal: this.controller.signal,
+    progressToken: 'task',
+    notify: (notification) => {
+      if (notification.method === 'notifications/progress') {
+        const { progress, total, message } = notification.params;
+        const said = message ?? (total === undefined ? `${progress}` : `${progress} of ${total}`);
+        this.change({ statusMessage: said });
+      }
+      return Promise.resolve();
+    },
+    elicitor: (request) =>
+      new Observable<ElicitResult>((subscriber) => {
+        if (!mayAsk(this.modes, request)) {
+          subscriber.next({ action: 'decline' });
+          subscriber.complete();
+          return;
+        }
+        // Keys are unique over the task's life (the extension's rule): a key once used is never
+        // used again, even by the tool.
+        let key = request.key;
+        while (key === undefined || this.used.has(key)) key = `q${++this.asked}`;
+        this.used.add(key);
+        this.open.set(key, {
+          params: {
+            ...elicitParams(request, undefined),
+            ...(this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } }),
+          },
+          answer: (result) => {
+            subscriber.next(result);
+            subscriber.complete();
+          },
+        });
+        this.showQuestions();
+        return () => {
+          if (this.open.delete(key)) this.showQuestions();
+        };
+      }),
+    onFailure: (error) => {
+      this.failure = error;
+    },
+  };
+
+  /** Starts listening for messages and renewing the lease; arms the TTL's end. */
+  begin(): void {
+    const { store } = this.host;
+    this.messages = store.messages(this.view.taskId).subscribe({
+      next: (message) => this.receive(message),
+      error: (err: unknown) => this.host.fault(`listening to task ${this.view.taskId}`, err),
+    });
+    const renew = setInterval(
+      () => {
+        store.renew(this.view.taskId, this.view.owner, this.settings.leaseMs).then(
+          (held) => {
+            if (!held && !this.final) this.stop('the task was ended elsewhere (its lease lapsed)');
+          },
+          (err: unknown) => this.host.fault(`renewing task ${this.view.taskId}`, err),
+        );
+        // A write the store refused is tried again.
+        if (this.dirty && !this.flushing) this.flush();
+      },
+      Math.max(1, Math.floor(this.settings.leaseMs / 3)),
+    );
+    renew.unref?.();
+    this.timers.push(renew);
+    if (this.view.ttlMs !== null) {
+      const end = setTimeout(
+        () => this.stop(`the task ran past its ttlMs (${this.view.ttlMs} ms)`),
+        this.view.createdAt + this.view.ttlMs - Date.now(),
+      );
+      end.unref?.();
+      this.timers.push(end);
+    }
+  }
+
+  /** A message from wherever the client's request landed. */
+  receive(message: TaskMessage): void {
+    if (message.kind === 'cancel') {
+      if (!this.controller.signal.aborted)
+        this.controller.abort(new CancelledError('task cancelled by the client'));
+      return;
+    }
+    for (const [key, response] of Object.entries(message.inputResponses)) {
+      // Keys not open now (never issued, answered already) are ignored, as the extension says.
+      const question = this.open.get(key);
+      if (question === undefined) continue;
+      this.open.delete(key);
+      question.answer(answerOf(response));
+    }
+    this.showQuestions();
+  }
+
+  /** The server stops the call (`why`): it ends `cancelled`, saying why. */
+  stop(why: string): void {
+    if (this.controller.signal.aborted) return;
+    this.stopped = why;
+    this.controller.abort(new CancelledError(why));
+  }
+
+  private showQuestions(): void {
+    if (this.final) return;
+    if (this.open.size === 0) {
+      if (this.view.status === 'input_required')
+        this.change({ status: 'working', inputRequests: undefined });
+      return;
+    }
+    const inputRequests: Record<string, unknown> = {};
+    for (const [key, question] of this.open)
+      inputRequests[key] = { method: 'elicitation/create', params: question.params };
+    this.change({ status: 'input_required', inputRequests });
+  }
+
+  /**
+   * Changes the task's view; written to the store one write at a time, the latest winning. `last`:
+   * the final view, after which nothing changes.
+   */
+  change(next: Partial<StoredTask>, last = false): void {
+    if (this.final) return;
+    if (last) this.final = true;
+    const view: Record<string, unknown> = { ...this.view, ...next, lastUpdatedAt: Date.now() };
+    for (const key of Object.keys(view)) if (view[key] === undefined) delete view[key];
+    this.view = view as unknown as StoredTask;
+    this.dirty = true;
+    if (!this.flushing) this.flush();
+  }
+
+  /** The call ended with `result`: the task's final view. */
+  finish(result: CallToolResult): void {
+    const failure = this.failure;
+    let next: Partial<StoredTask>;
+    if (this.controller.signal.aborted) {
+      next = { status: 'cancelled', statusMessage: this.stopped ?? 'cancelled by the client' };
+    } else if (failure instanceof ToolPanicError) {
+      // A tool that broke its contract is the server's fault, not an answer for the model.
+      next = { status: 'failed', error: { code: -32603, message: failure.message } };
+      next = { ...next, statusMessage: failure.message };
+    } else if (failure instanceof McpCallError && failure.rpcCode !== undefined) {
+      // A proxied tool whose server answered with a JSON-RPC error.
+      const message = oneLine(failure.message);
+      next = {
+        status: 'failed',
+        statusMessage: message,
+        error: { code: failure.rpcCode, message },
+      };
+    } else {
+      next = { status: 'completed', result: result as unknown as Record<string, unknown> };
+    }
+    this.change({ ...next, inputRequests: undefined }, true);
+  }
+
+  private flush(): void {
+    this.flushing = true;
+    this.dirty = false;
+    const written = this.view;
+    const last = this.final;
+    this.host.store.put(written).then(
+      (wrote) => {
+        this.flushing = false;
+        if (!wrote) {
+          // Final already: failed elsewhere (lost lease) or past its end. The call stops.
+          this.stop('the task was ended elsewhere');
+          this.close();
+          return;
+        }
+        if (this.dirty) this.flush();
+        else if (last) this.close();
+      },
+      (err: unknown) => {
+        this.flushing = false;
+        this.dirty = true;
+        this.host.fault(`writing task ${written.taskId}`, err);
+        // Tried again at the next lease renewal, while the lease runs.
+      },
+    );
+  }
+
+  private close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.length = 0;
+    this.messages?.unsubscribe();
+    this.host.forget(this);
+    this.ended();
+  }
+}
+
+/**
+ * The tasks of one store, as this process serves them: one per store, shared by every server made
+ * with it (MCP 2026-07-28 makes a server per request).
+ */
+export class TaskHost {
+  /** This instance's id, the owner of the tasks it runs. */
+  readonly owner = randomUUID();
+  private readonly running = new Map<string, RunningTask>();
+
+  constructor(
+    readonly store: TaskStore,
+    private readonly report: (error: Error) => void,
+  ) {}
+
+  /** Reports a fault of the store's that belongs to no request (a write, a renewal, a listener). */
+  fault(what: string, err: unknown): void {
+    this.report(new Error(`mcp server: tasks: ${what}: ${describeThrown(err)}`));
+  }
+
+  /** How many tasks this instance runs now. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Creates a task for a call of `tool` and starts it with `run`; resolves with the
+   * CreateTaskResult once the task is in the store (so `tasks/get` finds it from any instance).
+   */
+  async start(
+    tool: string,
+    options: TaskOptions,
+    modes: ElicitationModes,
+    token: string | undefined,
+    run: (speaker: TaskSpeaker) => CallToolResult | Promise<CallToolResult>,
+  ): Promise<WireTask & { resultType: 'task' }> {
+    const settings = settingsOf(options);
+    const now = Date.now();
+    const view: StoredTask = {
+      taskId: randomUUID(),
+      tool,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: settings.ttlMs,
+      pollIntervalMs: settings.pollIntervalMs,
+      owner: this.owner,
+    };
+    await this.store.create(view, settings.leaseMs);
+    const task = new RunningTask(this, view, settings, modes, token);
+    this.running.set(view.taskId, task);
+    task.begin();
+    void Promise.resolve()
+      .then(() => run(task.speaker))
+      .then(
+        (result) => task.finish(result),
+        (err: unknown) => {
+          task.speaker.onFailure(new ToolPanicError(tool, err));
+          task.finish({ content: [], isError: true });
+        },
+      );
+    return { resultType: 'task', ...wireTask(view) };
+  }
+
+  /** Forgets a task that has ended here. */
+  forget(task: RunningTask): void {
+    if (this.running.get(task.view.taskId) === task) this.running.delete(task.view.taskId);
+  }
+
+  /** The task `taskId` now, from this instance's own view or the store's; -32602 when unknown. */
+  async get(taskId: string): Promise<StoredTask> {
+    const own = this.running.get(taskId);
+    if (own !== undefined) return own.view;
+    const found = await this.store.get(taskId);
+    if (found === undefined) throw unknownTask(taskId);
+    if (found.leased || isTerminal(found.task.status)) return found.task;
+    // Its instance is gone: the task will never finish. Reported failed, once.
+    const failed: StoredTask = {
+      ...withoutPayload(found.task),
+      status: 'failed',
+      statusMessage: ABANDONED,
+      lastUpdatedAt: Date.now(),
+      error: { code: -32603, message: ABANDONED },
+    };
+    if (await this.store.abandon(failed)) return failed;
+    const again = await this.store.get(taskId);
+    if (again === undefined) throw unknownTask(taskId);
+    return again.task;
+  }
+
+  /** Delivers answers to the task's open questions, wherever it runs. */
+  async update(taskId: string, inputResponses: Readonly<Record<string, unknown>>): Promise<void> {
+    const message: TaskMessage = { kind: 'answers', inputResponses };
+    const own = this.running.get(taskId);
+    if (own !== undefined) return own.receive(message);
+    const task = await this.get(taskId);
+    if (isTerminal(task.status)) return;
+    await this.store.send(taskId, message);
+  }
+
+  /** Cancels the task, wherever it runs; a final task stays as it is. */
+  async cancel(taskId: string): Promise<void> {
+    const message: TaskMessage = { kind: 'cancel' };
+    const own = this.running.get(taskId);
+    if (own !== undefined) return own.receive(message);
+    const task = await this.get(taskId);
+    if (isTerminal(task.status)) return;
+    await this.store.send(taskId, message);
+  }
+
+  /** Resolves once every task this instance runs now has ended and been written. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.running.values()].map((task) => task.done));
+  }
+
+  /**
+   * Stops every task this instance runs (`why` is their status message) and resolves once they
+   * are written: for a server that shuts down.
+   */
+  async stopAll(why: string): Promise<void> {
+    for (const task of this.running.values()) task.stop(why);
+    await this.settled();
+  }
+}
+
+function withoutPayload(task: StoredTask): StoredTask {
+  const copy: Record<string, unknown> = { ...task };
+  delete copy.inputRequests;
+  delete copy.result;
+  delete copy.error;
+  return copy as unknown as StoredTask;
+}
+
+function unknownTask(taskId: string): Error {
+  return rpcError(
+    -32602,
+    `unknown task ${JSON.stringify(taskId)}: never created here, or past its ttlMs`,
+  );
+}
+
+const hosts = new WeakMap<TaskStore, TaskHost>();
+
+/** The host of `store`'s tasks in this process, made on first use. */
+export function taskHostOf(store: TaskStore, report: (error: Error) => void): TaskHost {
+  let host = hosts.get(store);
+  if (host === undefined) hosts.set(store, (host = new TaskHost(store, report)));
+  return host;
+}
+
+/** The host of `store`'s tasks in this process, if a server has used it. */
+export function existingTaskHost(store: TaskStore): TaskHost | undefined {
+  return hosts.get(store);
+}
+
+/** Checks `options` now, so that a bad one fails when the server is made. */
+export function checkTaskOptions(options: TaskOptions): void {
+  if (typeof options !== 'object' || options === null || typeof options.store !== 'object')
+    throw new TypeError('tasks must be { store, ttlMs?, pollIntervalMs?, leaseMs? }');
+  settingsOf(options);
+}
+
+/** Whether `capabilities` (a request's client capabilities) declare the tasks extension. */
+export function declaresTasks(capabilities: unknown): boolean {
+  const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
+  if (typeof extensions !== 'object' || extensions === null) return false;
+  const own = (extensions as Record<string, unknown>)[TASKS_EXTENSION];
+  return typeof own === 'object' && own !== null;
+}
