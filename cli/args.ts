@@ -78,6 +78,10 @@ export interface ServeArgs {
   allowHosts: string[];
   /** Origins whose pages may call the server from a browser (`--allow-origin`, repeatable). */
   allowOrigins: string[];
+  /** With `--http`: serve MCP tasks, kept in memory or in the Redis at this URL (`--tasks`). */
+  tasks?: 'memory' | string;
+  /** With `--tasks`: the lease of a running task, in ms (`--task-lease`; default 15 s). */
+  taskLease?: number;
   mcp: McpServerSpec[];
   /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
   roots: string[];
@@ -114,7 +118,13 @@ export type CliArgs =
 
 /** What node's parser is told of every option: its type, so it knows which take a value. */
 const WORDS = Object.fromEntries([
-  ...OPTIONS.map((o) => [o.name, { type: o.value === undefined ? 'boolean' : 'string' }] as const),
+  ...OPTIONS.map(
+    (o) =>
+      [
+        o.name,
+        { type: o.value === undefined || o.optionalValue !== undefined ? 'boolean' : 'string' },
+      ] as const,
+  ),
   ['help', { type: 'boolean', short: 'h' }] as const,
 ]);
 
@@ -179,12 +189,20 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     p.batch.input = word;
   };
   let terminated = false;
+  /** The flag just read whose value may follow it as the next word (see Option.optionalValue). */
+  let awaiting: (typeof OPTIONS)[number] | undefined;
   for (const token of tokens) {
+    const flag = awaiting;
+    awaiting = undefined;
     if (token.kind === 'option-terminator') {
       terminated = true;
       continue;
     }
     if (token.kind === 'positional') {
+      if (flag?.optionalValue?.(token.value) === true && !terminated) {
+        flag.apply(p, token.value);
+        continue;
+      }
       if (!terminated && token.value.startsWith('-') && token.value !== '-')
         throw new UsageError(`unknown option ${JSON.stringify(token.value)}`);
       input(token.value);
@@ -200,6 +218,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       );
     if (option.value === undefined && token.value !== undefined)
       throw new UsageError(`${token.rawName} takes no value`);
+    if (option.optionalValue !== undefined && token.value === undefined) awaiting = option;
     option.apply(p, token.value);
   }
   if (p.authorize) {
@@ -222,10 +241,13 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     [serve.advertise !== undefined, '--advertise'],
     [serve.stateKey !== undefined, '--state-key'],
     [serve.allowHosts.length > 0, '--allow-host'],
+    [serve.tasks !== undefined, '--tasks'],
   ] as const)
     if (set && serve.http === undefined) throw new UsageError(`${name} applies to --http only`);
   if (serve.maxQueued !== undefined && serve.maxCalls === undefined)
     throw new UsageError('--max-queued applies with --max-calls only');
+  if (serve.taskLease !== undefined && serve.tasks === undefined)
+    throw new UsageError('--task-lease applies with --tasks only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
   return command === 'run' ? run : command === 'ui' ? ui : serve;

@@ -34,6 +34,11 @@ export interface Option {
   readonly name: string;
   /** The value it takes, as the help shows it (`<n>`); undefined for a flag that takes none. */
   readonly value?: string;
+  /**
+   * For a flag whose value may be left out (`--tasks`, `--tasks redis://...`): whether the word
+   * after it is its value. Its `value` shows it in brackets.
+   */
+  readonly optionalValue?: (word: string) => boolean;
   /** The commands that take it. */
   readonly commands: readonly Command[];
   /** What the help says of it. */
@@ -351,6 +356,31 @@ export const OPTIONS: readonly Option[] = [
         );
       p.serve.advertise = url;
     },
+  },
+  {
+    name: 'tasks',
+    value: '[redis://host:port]',
+    optionalValue: (word) => /^rediss?:\/\//.test(word),
+    commands: ['serve'],
+    help:
+      'with --http: serve MCP tasks (2026-07-28 clients that declare the extension poll long calls by id), ' +
+      'kept in memory, or in this Redis shared by every instance given it',
+    apply: (p, url) => {
+      if (url !== undefined && (!/^rediss?:\/\//.test(url) || !URL.canParse(url)))
+        throw new UsageError(
+          `--tasks takes nothing (memory) or a redis:// URL, got ${JSON.stringify(url)}`,
+        );
+      p.serve.tasks = url ?? 'memory';
+    },
+  },
+  {
+    name: 'task-lease',
+    value: '<ms>',
+    commands: ['serve'],
+    help:
+      "with --tasks: how long a running task is vouched for without its instance's renewal " +
+      '(default 15000): a killed instance leaves its tasks reported failed within this time',
+    apply: (p, v) => void (p.serve.taskLease = integer('--task-lease', v, 30)),
   },
   {
     name: 'allow-host',

@@ -9,8 +9,11 @@
 import {
   createMcpServer,
   isLoopbackHost,
+  memoryTaskStore,
   serveHttp,
   serveStdio,
+  type TaskOptions,
+  type TaskStore,
 } from '../adapters/mcp-server/index.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet, type Tool } from '../index.js';
@@ -43,6 +46,20 @@ async function untilSignal(ended: Promise<void>): Promise<NodeJS.Signals | undef
 function stateKeyFromEnv(): string | undefined {
   const key = process.env.AGENTTOOL_STATE_KEY;
   return key === undefined || key === '' ? undefined : key;
+}
+
+/** The task store `--tasks` names: memory, or the Redis at its URL (which needs ioredis). */
+async function taskStoreOf(tasks: string): Promise<TaskStore> {
+  if (tasks === 'memory') return memoryTaskStore();
+  let redis: typeof import('../adapters/redis/index.js');
+  try {
+    redis = await import('../adapters/redis/index.js');
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND')
+      throw new UsageError('--tasks redis://... needs the ioredis package: npm install ioredis');
+    throw err;
+  }
+  return redis.redisTaskStore(tasks);
 }
 
 /**
@@ -85,6 +102,11 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     );
   // Compiles every schema now (sessions reuse them), so a tool left out is reported at startup.
   createMcpServer(INFO, served);
+  const store = args.tasks === undefined ? undefined : await taskStoreOf(args.tasks);
+  const tasks: TaskOptions | undefined =
+    store === undefined
+      ? undefined
+      : { store, ...(args.taskLease === undefined ? {} : { leaseMs: args.taskLease }) };
   const http = await serveHttp({
     port: args.http,
     host: args.host,
@@ -100,9 +122,11 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     allowedHosts: args.allowHosts,
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
-    factory: () => createMcpServer(INFO, served),
+    ...(tasks === undefined ? {} : { tasks }),
+    factory: () => createMcpServer(INFO, served, tasks === undefined ? {} : { tasks }),
   }).catch(async (err: unknown) => {
     await closeServers(remotes);
+    await store?.close();
     // Options serveHttp refuses (a token no client could send) are bad input, as a bad flag is.
     if (!(err instanceof RangeError)) throw err;
     const source = args.token === undefined ? 'AGENTTOOL_TOKEN' : '--token';
@@ -110,7 +134,15 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       err.message.startsWith('token') ? `${source}: ${err.message}` : err.message,
     );
   });
-  process.stderr.write(`agenttool: serving ${tools.size} tools over MCP at ${http.url.href}\n`);
+  const kept =
+    args.tasks === undefined
+      ? ''
+      : args.tasks === 'memory'
+        ? ', tasks in memory'
+        : `, tasks in ${args.tasks.replace(/\/\/[^@/]*@/, '//***@')}`;
+  process.stderr.write(
+    `agenttool: serving ${tools.size} tools over MCP at ${http.url.href}${kept}\n`,
+  );
   const signal = await untilSignal(new Promise<void>(() => undefined));
   if (signal === 'SIGTERM') {
     // A balancer's (or an orchestrator's) stop: let running calls finish, take no new ones.
@@ -118,6 +150,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     await http.drain();
   } else await http.close();
   reapShells();
+  await store?.close();
   await closeServers(remotes);
   return 0;
 }

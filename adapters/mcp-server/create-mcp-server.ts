@@ -13,6 +13,9 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type Implementation,
+  type JSONRPCRequest,
+  type Result,
+  type ServerContext,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import type { Session, Tool } from '../../lib/contract.js';
@@ -135,6 +138,27 @@ export interface McpServerOptions {
   tasks?: TaskOptions;
 }
 
+/**
+ * The SDK's Server, for a server of tasks: the SDK gives every tools/call result `content: []`
+ * when it has none, which a CreateTaskResult must not carry (`content` belongs to the task's
+ * result, on `tasks/get`).
+ */
+class TaskServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return async (request, ctx) => {
+      const result = (await wrapped(request, ctx)) as Result & { content?: unknown };
+      if (result.resultType !== 'task') return result;
+      const { content, ...task } = result;
+      return Array.isArray(content) && content.length === 0 ? task : result;
+    };
+  }
+}
+
 /** The -32021 refusal of a client that did not declare the tasks extension. */
 function tasksRequired(what: string): MissingRequiredClientCapabilityError {
   const requiredCapabilities = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
@@ -189,6 +213,11 @@ function missingCapabilities(
 interface Entry {
   readonly tool: Tool;
   readonly validator: ArgumentValidator | undefined;
+  /**
+   * A task tool's check of its arguments before its task is made (a call it would refuse is
+   * answered at once), even for a tool that checks its own; undefined for other tools.
+   */
+  readonly precheck?: ArgumentValidator | undefined;
 }
 
 /**
@@ -256,9 +285,13 @@ function prepare(tool: Tool, limits: ArgumentLimits | undefined, report: (e: Err
     const validator = own
       ? undefined
       : compileValidator(tool.parameters, { tool: tool.name, limits });
+    const precheck =
+      tool.task === true || tool.task === 'required'
+        ? (validator ?? compileValidator(tool.parameters, { tool: tool.name }))
+        : undefined;
     const listing = listingOf(tool);
     declarationsOf(tool, listing);
-    prepared = { listing, entry: { tool, validator } };
+    prepared = { listing, entry: { tool, validator, precheck } };
   } catch (err) {
     if (!(err instanceof SchemaError)) throw err;
     prepared = { problem: err };
@@ -543,7 +576,7 @@ export function createMcpServer(
     live || [...current().entries.values()].some((entry) => entry.tool.remote !== undefined);
   const tasks = options.tasks;
   if (tasks !== undefined) checkTaskOptions(tasks);
-  const server = new Server(info, {
+  const server = new (tasks === undefined ? Server : TaskServer)(info, {
     capabilities: {
       tools: live ? { listChanged: true } : {},
       ...(proxies ? { logging: {} } : {}),
@@ -681,7 +714,7 @@ export function createMcpServer(
       if (modern && declaresTasks(capabilities) && ctx.mcpReq.requestState() === undefined) {
         // Arguments a task would fail on at once are answered at once.
         try {
-          entry.validator?.parse(text);
+          entry.precheck?.parse(text);
         } catch (err) {
           return failure(err);
         }

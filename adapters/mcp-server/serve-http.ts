@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { parseHost } from './http-access.js';
 import { McpHttpHandler, type McpHttpHandlerOptions } from './mcp-http-handler.js';
+import { existingTaskHost, type TaskOptions } from './task-host.js';
 
 /** Options of {@link serveHttp}: where to listen, and the handler's options. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {
@@ -49,6 +50,14 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    * (default 30 s). `agenttool serve --http` drains on SIGTERM (`--drain-grace`).
    */
   drainGrace?: number;
+  /**
+   * The `tasks` the factory's servers are made with (`createMcpServer(..., { tasks })`): tasks
+   * run past the request that started them, so {@link McpHttpServer.drain} waits for this
+   * instance's tasks too, within its grace, and what still runs then (or at `close()`) is failed
+   * with a message saying the instance shut down, for its client to call again. The store stays
+   * open: it is the application's to close.
+   */
+  tasks?: TaskOptions;
 }
 
 /** The defaults of {@link ServeHttpOptions}' connection limits. */
@@ -209,6 +218,21 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
         allowedHosts: [...(options.allowedHosts ?? []), ...boundHosts(host, port)],
       });
       server.on('request', (req, res) => void handler.handle(req, res));
+      /** Lets this instance's tasks end within `grace` ms, then fails what still runs. */
+      const settleTasks = async (grace: number): Promise<void> => {
+        const host =
+          options.tasks === undefined ? undefined : existingTaskHost(options.tasks.store);
+        if (host === undefined || host.size === 0) return;
+        if (grace > 0) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([
+            host.settled(),
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, grace))),
+          ]);
+          clearTimeout(timer);
+        }
+        await host.stopAll();
+      };
       const stop = (): Promise<void> =>
         new Promise<void>((done) => {
           server.close(() => done());
@@ -227,11 +251,15 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
           return handler.activeCalls;
         },
         async drain(grace?: number) {
-          await handler.drain(grace ?? options.drainGrace ?? 30_000);
+          const wait = grace ?? options.drainGrace ?? 30_000;
+          const started = Date.now();
+          await handler.drain(wait);
+          await settleTasks(wait - (Date.now() - started));
           await stop();
         },
         async close() {
           await handler.close();
+          await settleTasks(0);
           await stop();
         },
       });

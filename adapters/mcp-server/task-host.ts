@@ -134,6 +134,10 @@ function settingsOf(options: TaskOptions): Settings {
 export const ABANDONED =
   'the server instance running this task stopped before it finished (its lease lapsed): call the tool again';
 
+/** The message a task is failed with when its instance shuts down before it ends. */
+export const SHUT_DOWN =
+  'the server instance running this task shut down before it finished: call the tool again';
+
 /** One task this instance runs. */
 class RunningTask {
   readonly controller = new AbortController();
@@ -147,8 +151,8 @@ class RunningTask {
   private readonly used = new Set<string>();
   private asked = 0;
   private failure: Error | undefined = undefined;
-  /** Why the call was stopped by the server (lease lost, TTL), when it was; a cancel otherwise. */
-  private stopped: string | undefined = undefined;
+  /** Why the server stopped the call (lease lost, TTL, shutdown), when it did; a cancel otherwise. */
+  private stopped: { readonly why: string; readonly failed: boolean } | undefined = undefined;
   private flushing = false;
   private dirty = false;
   private final = false;
@@ -259,10 +263,13 @@ class RunningTask {
     this.showQuestions();
   }
 
-  /** The server stops the call (`why`): it ends `cancelled`, saying why. */
-  stop(why: string): void {
+  /**
+   * The server stops the call (`why`): it ends `cancelled`, saying why, or `failed` (an internal
+   * error, -32603) when `failed`: the client did not ask for it.
+   */
+  stop(why: string, failed = false): void {
     if (this.controller.signal.aborted) return;
-    this.stopped = why;
+    this.stopped = { why, failed };
     this.controller.abort(new CancelledError(why));
   }
 
@@ -297,8 +304,15 @@ class RunningTask {
   finish(result: CallToolResult): void {
     const failure = this.failure;
     let next: Partial<StoredTask>;
-    if (this.controller.signal.aborted) {
-      next = { status: 'cancelled', statusMessage: this.stopped ?? 'cancelled by the client' };
+    const stopped = this.stopped;
+    if (stopped?.failed === true) {
+      next = {
+        status: 'failed',
+        statusMessage: stopped.why,
+        error: { code: -32603, message: stopped.why },
+      };
+    } else if (this.controller.signal.aborted) {
+      next = { status: 'cancelled', statusMessage: stopped?.why ?? 'cancelled by the client' };
     } else if (failure instanceof ToolPanicError) {
       // A tool that broke its contract is the server's fault, not an answer for the model.
       next = { status: 'failed', error: { code: -32603, message: failure.message } };
@@ -326,7 +340,8 @@ class RunningTask {
       (wrote) => {
         this.flushing = false;
         if (!wrote) {
-          // Final already: failed elsewhere (lost lease) or past its end. The call stops.
+          // Final already (failed elsewhere: its lease lapsed) or gone (past its TTL): the call
+          // stops, and nothing more is written.
           this.stop('the task was ended elsewhere');
           this.close();
           return;
@@ -467,12 +482,19 @@ export class TaskHost {
   }
 
   /**
-   * Stops every task this instance runs (`why` is their status message) and resolves once they
-   * are written: for a server that shuts down.
+   * Stops every task this instance runs, failing them (-32603, {@link SHUT_DOWN}), and resolves
+   * once they are written: for a server that shuts down.
    */
-  async stopAll(why: string): Promise<void> {
-    for (const task of this.running.values()) task.stop(why);
-    await this.settled();
+  async stopAll(): Promise<void> {
+    for (const task of this.running.values()) task.stop(SHUT_DOWN, true);
+    // A store that cannot be reached does not hold the shutdown: the tasks' leases lapse instead,
+    // and another instance reports them failed.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.settled(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000))),
+    ]);
+    clearTimeout(timer);
   }
 }
 

@@ -76,8 +76,8 @@ export interface TaskStore {
   /** The task and its lease, or undefined when there is none (never made, or past its TTL). */
   get(taskId: string): Promise<TaskView | undefined>;
   /**
-   * Replaces a task with its owner's newer view. A task that is final already stays as it is:
-   * resolves to false then, true when written. Rejects when there is no such task.
+   * Replaces a task with its owner's newer view. A task that is final already stays as it is, and
+   * one that is gone (past its TTL) stays gone: resolves to false then, true when written.
    */
   put(task: StoredTask): Promise<boolean>;
   /**
@@ -155,8 +155,7 @@ export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore
     },
     put(task) {
       const entry = live(task.taskId);
-      if (entry === undefined) return Promise.reject(missing(task.taskId));
-      if (isTerminal(entry.task.status)) return Promise.resolve(false);
+      if (entry === undefined || isTerminal(entry.task.status)) return Promise.resolve(false);
       entry.task = task;
       return Promise.resolve(true);
     },

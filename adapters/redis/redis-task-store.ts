@@ -206,7 +206,6 @@ export function redisTaskStore(url: string, options: RedisTaskStoreOptions = {})
       const wrote = await run(`writing task ${task.taskId}`, () =>
         redis.eval(PUT, 1, keys(task.taskId).task, JSON.stringify(task)),
       );
-      if (wrote === -1) throw new Error(`task store: no task ${JSON.stringify(task.taskId)}`);
       return wrote === 1;
     },
     async renew(taskId, owner, leaseMs) {
