@@ -158,6 +158,8 @@ class RunningTask {
   private final = false;
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private messages: Subscription | undefined = undefined;
+  /** Until when the store's faults are not reported again (one line per 10 s per task). */
+  private quietUntil = 0;
   private ended!: () => void;
   /** Settles once the task's final view is written (or could not be, and was reported). */
   readonly done = new Promise<void>((resolve) => (this.ended = resolve));
@@ -219,7 +221,7 @@ class RunningTask {
     const { store } = this.host;
     this.messages = store.messages(this.view.taskId).subscribe({
       next: (message) => this.receive(message),
-      error: (err: unknown) => this.host.fault(`listening to task ${this.view.taskId}`, err),
+      error: (err: unknown) => this.fault(`listening to task ${this.view.taskId}`, err),
     });
     const renew = setInterval(
       () => {
@@ -227,7 +229,7 @@ class RunningTask {
           (held) => {
             if (!held && !this.final) this.stop('the task was ended elsewhere (its lease lapsed)');
           },
-          (err: unknown) => this.host.fault(`renewing task ${this.view.taskId}`, err),
+          (err: unknown) => this.fault(`renewing task ${this.view.taskId}`, err),
         );
         // A write the store refused is tried again.
         if (this.dirty && !this.flushing) this.flush();
@@ -244,6 +246,14 @@ class RunningTask {
       end.unref?.();
       this.timers.push(end);
     }
+  }
+
+  /** Reports a fault of the store's, but not again for 10 s: an outage is one line, not a flood. */
+  private fault(what: string, err: unknown): void {
+    const now = Date.now();
+    if (now < this.quietUntil) return;
+    this.quietUntil = now + 10_000;
+    this.host.fault(what, err);
   }
 
   /** A message from wherever the client's request landed. */
@@ -352,7 +362,7 @@ class RunningTask {
       (err: unknown) => {
         this.flushing = false;
         this.dirty = true;
-        this.host.fault(`writing task ${written.taskId}`, err);
+        this.fault(`writing task ${written.taskId}`, err);
         // Tried again at the next lease renewal, while the lease runs.
       },
     );

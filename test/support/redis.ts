@@ -51,14 +51,15 @@ function pings(port: number): Promise<boolean> {
 }
 
 /**
- * Starts `redis-server` (see {@link findRedis}) on a free port, without persistence, and resolves
- * once it answers PING (within 10 s). Rejects when there is no redis-server, or it does not come up.
+ * Starts `redis-server` (see {@link findRedis}) on a free port (or `port`: a Redis that comes
+ * back where it was), without persistence, and resolves once it answers PING (within 10 s).
+ * Rejects when there is no redis-server, or it does not come up.
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(port?: number): Promise<TestRedis> {
   const binary = findRedis();
   if (binary === undefined)
     throw new Error('redis-server is not installed (apt-get install redis-server)');
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
