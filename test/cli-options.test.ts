@@ -38,6 +38,8 @@ const SAMPLES: Record<string, string> = {
   advertise: 'http://10.0.0.1:8101/mcp',
   'allow-host': 'tools.example',
   'allow-origin': 'http://localhost:4200',
+  tasks: 'redis://127.0.0.1:6379',
+  'task-lease': '1000',
 };
 
 /** What an option needs beside it to mean something (the server it applies to, --http). */
@@ -46,6 +48,7 @@ function context(name: string, command: Command): string[] {
   if (name === 'header' || name === 'auth') return ['--mcp-url', 'http://127.0.0.1:9/mcp'];
   if (name === 'prefix') return ['--mcp', 'srv'];
   if (name === 'max-queued') return ['--http', '0', '--max-calls', '2'];
+  if (name === 'task-lease') return ['--http', '0', '--tasks'];
   if (command === 'serve' && !['mcp', 'mcp-url', 'root', 'http', 'host'].includes(name))
     return ['--http', '0'];
   return [];
@@ -79,6 +82,23 @@ describe('agenttool: one option table parses and prints the help', function () {
             `--${o.name} is an option of ${takers}`,
           );
         });
+
+  it('takes --tasks alone (memory) or with a Redis URL, after it or after =', () => {
+    const serve = (...words: string[]) => parseArgs(['serve', '--http', '0', ...words]);
+    expect(serve('--tasks')).to.include({ tasks: 'memory' });
+    expect(serve('--tasks', 'redis://h:6379')).to.include({ tasks: 'redis://h:6379' });
+    expect(serve('--tasks=rediss://h:6380', '--stateless')).to.include({
+      tasks: 'rediss://h:6380',
+      stateless: true,
+    });
+    expect(serve('--tasks', '--task-lease', '900')).to.include({ tasks: 'memory', taskLease: 900 });
+    expect(() => serve('--tasks=http://h')).to.throw(
+      '--tasks takes nothing (memory) or a redis:// URL, got "http://h"',
+    );
+    expect(() => serve('--tasks', 'http://h')).to.throw('unexpected argument "http://h"');
+    expect(() => parseArgs(['serve', '--tasks'])).to.throw('--tasks applies to --http only');
+    expect(() => serve('--task-lease', '900')).to.throw('--task-lease applies with --tasks only');
+  });
 
   it('refuses a value given to a flag that takes none, and an unknown option, in one line', () => {
     expect(() => parseArgs(['run', '--json=yes'])).to.throw('--json takes no value');
