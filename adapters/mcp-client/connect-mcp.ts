@@ -9,7 +9,13 @@
  */
 import { Client } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/client';
 import type {
+  ClientCapabilities,
   Implementation,
   LoggingMessageNotification,
   Tool as McpTool,
@@ -25,11 +31,13 @@ import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
 import { RefreshTracker } from './refresh-tracker.js';
+import { TASKS_EXTENSION, type TaskGeneration } from './remote-task.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
 import { MAX_SCHEMA_DEPTH } from '../../lib/validation/json.js';
 import { headerDeclarations } from '../mcp-shared/mcp-param-headers.js';
 import {
   RemoteTool,
+  taskSupportOf,
   type InFlightCall,
   type RemoteClaims,
   type RemoteConnection,
@@ -202,6 +210,10 @@ export class McpRemote {
     private readonly transport: OrderedTransport,
     private readonly options: McpClientOptions,
     private readonly roots?: { close(): void },
+    declared: { capabilities: ClientCapabilities; clientInfo: Implementation } = {
+      capabilities: {},
+      clientInfo: CLIENT_INFO,
+    },
   ) {
     this.client = client;
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
@@ -228,6 +240,21 @@ export class McpRemote {
       serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
       report: (error) => options.onerror?.(error),
       modern: client.getProtocolEra() === 'modern',
+      tasks: taskGenerationOf(client),
+      taskRequest: (method, params) =>
+        transport.request(
+          method,
+          client.getProtocolEra() === 'modern'
+            ? {
+                ...params,
+                _meta: {
+                  [PROTOCOL_VERSION_META_KEY]: this.protocolVersion,
+                  [CLIENT_CAPABILITIES_META_KEY]: declared.capabilities,
+                  [CLIENT_INFO_META_KEY]: declared.clientInfo,
+                },
+              }
+            : params,
+        ),
       mirrorsHeaders: client.getProtocolEra() === 'modern' && transport.hasPerRequestStream,
       urlQuestions: options.urlElicitation === true && options.elicitor !== false,
     };
@@ -382,7 +409,7 @@ export class McpRemote {
           ? // Measured once, as the listing arrived (see OrderedTransport).
             definition._meta?.[TOO_DEEP] === true
             ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
-            : this.headersProblem(definition)
+            : (this.headersProblem(definition) ?? this.taskProblem(definition))
           : `its name ${named}`;
       if (problem === undefined) return true;
       if (!this.refused.has(definition.name)) {
@@ -392,6 +419,16 @@ export class McpRemote {
       }
       return false;
     });
+  }
+
+  /**
+   * Why a tool that runs only as a task (MCP 2025-11-25's `execution.taskSupport: "required"`)
+   * cannot be offered: its server serves this client no tasks, so every call would fail.
+   */
+  private taskProblem(definition: McpTool): string | undefined {
+    if (taskSupportOf(definition) !== 'required' || this.connection.tasks !== undefined)
+      return undefined;
+    return 'it runs only as a task (execution.taskSupport: "required"), and its server serves this client no tasks';
   }
 
   /** What breaks the tool's `x-mcp-header` declarations, where calls mirror them (see RemoteTool). */
@@ -487,6 +524,22 @@ function isStdio(transport: Transport): boolean {
 }
 
 /**
+ * Which MCP tasks `client`'s server serves it: the extension in MCP 2026-07-28 (`v2`), or, before
+ * it, 2025-11-25's tasks of tools/call (`v1`); undefined when none.
+ */
+function taskGenerationOf(client: Client): TaskGeneration | undefined {
+  const capabilities = client.getServerCapabilities() as
+    | {
+        extensions?: Record<string, unknown>;
+        tasks?: { requests?: { tools?: { call?: unknown } } };
+      }
+    | undefined;
+  if (client.getProtocolEra() === 'modern')
+    return capabilities?.extensions?.[TASKS_EXTENSION] === undefined ? undefined : 'v2';
+  return capabilities?.tasks?.requests?.tools?.call === undefined ? undefined : 'v1';
+}
+
+/**
  * Opens one MCP session over `transport` and lists the server's tools. Resolves with the
  * {@link McpRemote} once the first list has landed; rejects, with the transport closed, when the
  * session cannot be opened or the list cannot be read.
@@ -524,9 +577,14 @@ export async function connectMcp(
       `connectMcp: expected an MCP transport (httpTransport(url), stdioTransport(...) or the SDK's), got ${given(transport)}`,
     );
   const ordered = new OrderedTransport(transport);
-  const client = new Client(options.clientInfo ?? CLIENT_INFO, {
-    capabilities:
-      options.elicitor === false ? {} : elicitationCapability(options.urlElicitation === true),
+  const capabilities: ClientCapabilities = {
+    ...(options.elicitor === false ? {} : elicitationCapability(options.urlElicitation === true)),
+    // MCP 2026-07-28's tasks: a server may answer a call with a task, which the call polls.
+    extensions: { [TASKS_EXTENSION]: {} },
+  } as ClientCapabilities;
+  const clientInfo = options.clientInfo ?? CLIENT_INFO;
+  const client = new Client(clientInfo, {
+    capabilities,
     versionNegotiation: options.versionNegotiation ?? {
       mode: isStdio(transport) ? 'legacy' : 'auto',
     },
@@ -537,7 +595,7 @@ export async function connectMcp(
     if (options.roots !== undefined) roots = offerRoots(client, options.roots);
     await client.connect(ordered);
     roots?.connected();
-    const remote = new McpRemote(client, ordered, options, roots);
+    const remote = new McpRemote(client, ordered, options, roots, { capabilities, clientInfo });
     await remote.refresh();
     return remote;
   } catch (err) {

@@ -8,6 +8,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/clie
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { repaired } from './response-faults.js';
+import { isTaskResult, TASK_RESULT } from './remote-task.js';
 
 /**
  * A call whose progress the transport hands over itself: the request carries the token the call
@@ -67,6 +68,20 @@ function completeByDefault(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: unknown }).result;
   if (typeof result !== 'object' || result === null || 'resultType' in result) return message;
   return { ...message, result: { ...result, resultType: 'complete' } } as JSONRPCMessage;
+}
+
+/**
+ * A response whose result is a task (MCP 2026-07-28's `resultType: "task"`, or 2025-11-25's
+ * CreateTaskResult) as a CallToolResult carrying the task under `_meta[TASK_RESULT]`: the SDK's
+ * client refuses a task for tools/call, and the call reads it there (see remote-task.ts).
+ */
+function asTaskResult(message: JSONRPCMessage): JSONRPCMessage {
+  const result = (message as { result?: unknown }).result;
+  if (!isTaskResult(result)) return message;
+  return {
+    ...message,
+    result: { content: [], resultType: 'complete', _meta: { [TASK_RESULT]: result } },
+  } as JSONRPCMessage;
 }
 
 /** The `_meta` key of a listed tool that stands in for one nested too deep to read. */
@@ -149,17 +164,29 @@ export class OrderedTransport implements Transport {
     this.flush();
   };
 
+  /** Requests sent by {@link OrderedTransport.request}, by id, waiting for their answer. */
+  private readonly raw = new Map<
+    string,
+    { resolve(result: unknown): void; reject(error: Error): void }
+  >();
+  private raws = 0;
+
   constructor(readonly inner: Transport) {
     inner.onmessage = (message, extra) => {
+      if (this.raw.size > 0 && this.answerRaw(message)) return;
       if (this.routed.size > 0 && this.routeProgress(message)) return;
-      const fixed = shallowTools(repaired(message));
+      const fixed = asTaskResult(shallowTools(repaired(message)));
       this.receive({
         kind: 'message',
         message: this.modern ? completeByDefault(fixed) : fixed,
         extra,
       });
     };
-    inner.onclose = () => this.receive({ kind: 'close' });
+    inner.onclose = () => {
+      for (const waiting of this.raw.values()) waiting.reject(new Error('the connection closed'));
+      this.raw.clear();
+      this.receive({ kind: 'close' });
+    };
     inner.onerror = (error) => {
       this.lastError = error;
       this.onerror?.(error);
@@ -257,6 +284,45 @@ export class OrderedTransport implements Transport {
       message: { jsonrpc: '2.0', id: requestId, error: { code: -32800, message: reason } },
       extra: undefined,
     });
+  }
+
+  /**
+   * Sends a request the SDK's client would refuse to (the methods of MCP tasks: its 2026-07-28
+   * client knows no `tasks/get`) with an id of its own, and resolves with its result, or rejects
+   * with its error (`code` and `data` kept). The answer never reaches the SDK. `params` go as
+   * given: the caller puts in the `_meta` its era asks for.
+   */
+  request(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const id = `agenttool-request-${++this.raws}`;
+    return new Promise((resolve, reject) => {
+      this.raw.set(id, { resolve, reject });
+      this.inner
+        .send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage)
+        .catch((err: unknown) => {
+          this.raw.delete(id);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        });
+    });
+  }
+
+  /** Settles the {@link OrderedTransport.request} `message` answers; false when it answers none. */
+  private answerRaw(message: JSONRPCMessage): boolean {
+    const id = (message as { id?: unknown }).id;
+    if ('method' in message || typeof id !== 'string') return false;
+    const waiting = this.raw.get(id);
+    if (waiting === undefined) return false;
+    this.raw.delete(id);
+    const { result, error } = message as { result?: unknown; error?: unknown };
+    if (error !== undefined) {
+      const { code, message: text, data } = (error ?? {}) as Record<string, unknown>;
+      waiting.reject(
+        Object.assign(new Error(typeof text === 'string' ? text : 'the server answered an error'), {
+          code,
+          data,
+        }),
+      );
+    } else waiting.resolve(result);
+    return true;
   }
 
   /** Hands a routed call its progress; false when `message` is not one. */

@@ -54,6 +54,13 @@ import { logText } from './server-log.js';
 import { traceMeta } from '../mcp-shared/trace-context.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import {
+  createdTask,
+  RemoteTask,
+  TASK_RECORD_NS,
+  type TaskGeneration,
+  type TaskRecord,
+} from './remote-task.js';
+import {
   headerDeclarations,
   paramHeaders,
   type HeaderDeclaration,
@@ -115,6 +122,14 @@ export interface RemoteConnection {
    * with -32042 has its pages asked, and is sent again once every one was accepted.
    */
   readonly urlQuestions: boolean;
+  /**
+   * Which MCP tasks the server serves this client (see remote-task.ts), or undefined when none: a
+   * call it answers with a task is polled, and a 2025-11-25 tool that runs only as a task is
+   * called as one.
+   */
+  readonly tasks: TaskGeneration | undefined;
+  /** Sends a request of MCP tasks (`tasks/get`, ...) the SDK's client would refuse. */
+  taskRequest(method: string, params: Record<string, unknown>): Promise<unknown>;
 }
 
 /** The application's claims about a remote tool, which MCP has no field for. */
@@ -197,6 +212,11 @@ export class RemoteTool implements Tool {
   readonly resource?: string | ResourceFunction;
   readonly confined?: (args: string, context: ToolContext) => Confinement;
   readonly replay?: Replay;
+  /**
+   * What the server's listing says of tasks (MCP 2025-11-25's `execution.taskSupport`):
+   * `'required'`, its calls run only as tasks, which the call polls; true, they may.
+   */
+  readonly task?: boolean | 'required';
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
   /** The same definition, as the Tool property that marks a tool standing for a remote one. */
@@ -225,6 +245,9 @@ export class RemoteTool implements Tool {
     const by = claims.confinedBy;
     if (by !== undefined) this.confined = () => ({ confined: true, by });
     if (claims.replay !== undefined) this.replay = claims.replay;
+    const support = taskSupportOf(definition);
+    if (support === 'required') this.task = 'required';
+    else if (support === 'optional') this.task = true;
     // A listing whose declarations are broken never gets here (McpRemote leaves it out).
     const declared = connection.mirrorsHeaders ? headerDeclarations(definition.inputSchema) : [];
     this.headers = typeof declared === 'string' ? [] : declared;
@@ -263,11 +286,22 @@ export class RemoteTool implements Tool {
         headers: this.headers.length === 0 ? undefined : paramHeaders(this.headers, args),
         trace: call.trace,
         reissues: this.replay === 'safe' ? MAX_REISSUES : 0,
+        asTask: this.task === 'required' && connection.tasks === 'v1',
       });
       running.start();
       return running;
     });
   }
+}
+
+/** A listing's MCP 2025-11-25 `execution.taskSupport`, if it says one. */
+export function taskSupportOf(
+  definition: McpTool,
+): 'required' | 'optional' | 'forbidden' | undefined {
+  const support = (definition as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return support === 'required' || support === 'optional' || support === 'forbidden'
+    ? support
+    : undefined;
 }
 
 /** The SDK's own timeout is never reached: the call's deadline (CallDeadlines) comes first. */
@@ -286,7 +320,12 @@ interface CallRequest {
   readonly trace: TraceContext | undefined;
   /** How many times it may be sent again after its response broke (see `MAX_REISSUES`). */
   readonly reissues: number;
+  /** Sent as a task of MCP 2025-11-25 (`task` in its params): the tool runs only as one. */
+  readonly asTask: boolean;
 }
+
+/** How long a task of MCP 2025-11-25 is asked to be kept (its `ttl`): an hour. */
+const TASK_TTL = 3_600_000;
 
 /** How many times a call refused until a page is visited (-32042) is sent again. */
 const MAX_PAGE_ROUNDS = 3;
@@ -364,6 +403,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
         {
           name: remoteName,
           arguments: args,
+          ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
           // Asking for the call's records (see asksForRecords).
           _meta:
             trace === undefined
@@ -428,8 +468,60 @@ class RemoteCall implements InFlightCall, RoutedCall {
     this.fail(callError(this.tool, error));
   }
 
+  /** The task the server answered the call with, polled until it ends (see remote-task.ts). */
+  private task: RemoteTask | undefined = undefined;
+
+  /**
+   * The server answered with a task: it is recorded through the job's recorder (so that a run
+   * resumed after a crash polls it rather than calling again), then polled; its status message is
+   * the call's progress, its questions the call's, its end the call's.
+   */
+  private polled(created: NonNullable<ReturnType<typeof createdTask>>): void {
+    if ('problem' in created) {
+      this.fail(callError(this.tool, new Error(created.problem), '', 'invalid_result'));
+      return;
+    }
+    const { generation, task } = created;
+    const record: TaskRecord = {
+      server: this.connection.serverName,
+      tool: this.request.remoteName,
+      taskId: task.taskId,
+      generation,
+    };
+    this.context
+      .record({ recordNS: () => TASK_RECORD_NS, toJSON: () => record } as Recordable)
+      .catch((err: unknown) =>
+        this.connection.report(
+          callError(this.tool, err, `task ${task.taskId}: record: `, 'record'),
+        ),
+      );
+    this.follow(generation, task.taskId, task);
+  }
+
+  /** Polls the task `taskId` (from `first`, its view as created, when known) until it ends. */
+  follow(
+    generation: TaskGeneration,
+    taskId: string,
+    first?: Parameters<RemoteTask['start']>[0],
+  ): void {
+    this.task = new RemoteTask(this.connection.taskRequest, generation, taskId, {
+      progress: (message, status) => {
+        if (this.done) return;
+        this.subscriber.next({
+          final: false,
+          result: { output: message, details: { message, task: { taskId, status } } },
+        });
+      },
+      elicit: (question) => (this.done ? undefined : this.context.elicit(question)),
+      completed: (result) => this.answered(result),
+      failed: (error) => this.fail(callError(this.tool, error, `task ${taskId}: `)),
+    });
+    this.task.start(first);
+  }
+
   /** The subscription's teardown: an unsubscribe before the answer cancels the request. */
   unsubscribe(): void {
+    this.task?.cancel();
     if (this.done) return;
     this.cancel(String(new CancelledError()));
     this.end();
@@ -453,6 +545,11 @@ class RemoteCall implements InFlightCall, RoutedCall {
     if (this.done) return;
     this.connection.inFlight.delete(this);
     this.connection.router.unroute(this.token);
+    const created = this.task === undefined ? createdTask(result) : undefined;
+    if (created !== undefined) {
+      this.polled(created);
+      return;
+    }
     const settled = this.connection.settle(this.readOnly);
     const records = recordsOf(result, this.connection.serverName);
     if (records.length === 0) {

@@ -1,0 +1,303 @@
+/**
+ * A remote call the server answered with a task: polled until it ends, in either generation of
+ * MCP tasks behind one interface: the tasks extension of MCP 2026-07-28 (`tasks/get` inlines the
+ * result, questions come as `inputRequests` answered with `tasks/update`) and the tasks of MCP
+ * 2025-11-25 (a `tools/call` sent with `task`, then `tasks/get` and `tasks/result`). What the
+ * server sends is read with the official schemas (`@modelcontextprotocol/ext-tasks`).
+ *
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import {
+  CreateTaskResultV1Schema,
+  GetTaskResultV1Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v1';
+import {
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
+import type { ElicitRequest, ElicitResult, ElicitSchema } from '../../lib/contract.js';
+import { elicitUrlProblem } from '../../lib/elicit-url.js';
+import { describeThrown, oneLine } from '../../lib/errors.js';
+
+/** Which MCP tasks a connection speaks: 2025-11-25's (`v1`) or the 2026-07-28 extension's (`v2`). */
+export type TaskGeneration = 'v1' | 'v2';
+
+/** The extension's identifier (MCP 2026-07-28), as the client declares it. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/**
+ * The `_meta` key under which the transport hands a tools/call's task result to its call: the
+ * SDK's client takes a `tools/call` result to be a CallToolResult, and refuses a task.
+ */
+export const TASK_RESULT = 'io.agenttool/task-result';
+
+/** The record a remote task's call makes (see {@link TaskRecord}). */
+export const TASK_RECORD_NS = 'mcp:task';
+
+/**
+ * What a call records when its server answers with a task, through the job's recorder: enough for
+ * a later run (`resume`) to poll the same task rather than call the tool again.
+ */
+export interface TaskRecord {
+  /** The server's name, as it gave it. */
+  readonly server: string;
+  /** The tool's name on its server. */
+  readonly tool: string;
+  readonly taskId: string;
+  readonly generation: TaskGeneration;
+}
+
+/** A task as polled, in either generation. */
+interface Snapshot {
+  readonly taskId: string;
+  readonly status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  readonly statusMessage?: string | undefined;
+  readonly pollIntervalMs?: number | undefined;
+  readonly inputRequests?: Readonly<Record<string, unknown>> | undefined;
+  readonly result?: Readonly<Record<string, unknown>> | undefined;
+  readonly error?: { readonly code: number; readonly message: string } | undefined;
+}
+
+/** The task of a result `message` carries when it is one (either generation), for the transport. */
+export function isTaskResult(result: unknown): boolean {
+  if (typeof result !== 'object' || result === null) return false;
+  const r = result as { resultType?: unknown; task?: unknown; content?: unknown };
+  return r.resultType === 'task' || (typeof r.task === 'object' && r.content === undefined);
+}
+
+/** The task a call's result was turned into by the transport, read; undefined for a plain result. */
+export function createdTask(
+  result: CallToolResult,
+): { generation: TaskGeneration; task: Snapshot } | { problem: string } | undefined {
+  const raw = (result._meta as Record<string, unknown> | undefined)?.[TASK_RESULT];
+  if (raw === undefined) return undefined;
+  const v2 = CreateTaskResultV2Schema.safeParse(raw);
+  if (v2.success) return { generation: 'v2', task: v2.data };
+  const v1 = CreateTaskResultV1Schema.safeParse(raw);
+  if (v1.success)
+    return {
+      generation: 'v1',
+      task: { ...v1.data.task, pollIntervalMs: v1.data.task.pollInterval },
+    };
+  return {
+    problem: `the server answered with a task that is not one: ${oneLine(v2.error.message)}`,
+  };
+}
+
+/** `params` of an `elicitation/create` as a question, or why it is not one agenttool asks. */
+export function questionOf(
+  params: unknown,
+): { question: ElicitRequest; schema?: unknown } | { problem: string } {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.message !== 'string') return { problem: 'a question without a message' };
+  if (p.mode === 'url') {
+    const problem = elicitUrlProblem(p.url);
+    if (problem !== undefined) return { problem: `a URL question was declined unseen: ${problem}` };
+    return { question: { mode: 'url', message: p.message, url: p.url as string } };
+  }
+  return {
+    question: { message: p.message, schema: p.requestedSchema as ElicitSchema },
+    schema: p.requestedSchema,
+  };
+}
+
+/** What a polled task reports to its call. */
+export interface TaskListener {
+  /** The task's status message changed (its progress). */
+  progress(message: string, status: Snapshot['status']): void;
+  /** A question of the task's, asked through the call; undefined when the call has ended. */
+  elicit(question: ElicitRequest): Promise<ElicitResult> | undefined;
+  /** The task completed: its result (an `isError` one included). */
+  completed(result: CallToolResult): void;
+  /** The task failed (a JSON-RPC error), was cancelled by its server, or could not be polled. */
+  failed(error: Error): void;
+}
+
+/** How often a task is polled when its server suggests nothing, and the bounds of a suggestion. */
+const POLL = { default: 1_000, min: 10, max: 30_000 } as const;
+
+/** Polls after this many failed polls in a row give up. */
+const MAX_POLL_FAILURES = 3;
+
+/** An answer as MCP sends it: an accept of a URL question carries no content. */
+function wireAnswer(answer: ElicitResult, url: boolean): Record<string, unknown> {
+  if (answer.action !== 'accept') return { action: answer.action };
+  return url ? { action: 'accept' } : { action: 'accept', content: { ...answer.content } };
+}
+
+/**
+ * One task polled until it ends: its status message as progress, its questions (2026-07-28) asked
+ * through the call and answered with `tasks/update`, its end as the call's. `cancel()` stops
+ * polling and sends `tasks/cancel`.
+ */
+export class RemoteTask {
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private said: string | undefined = undefined;
+  /** Question keys asked already: each is asked once over the task's life. */
+  private readonly asked = new Set<string>();
+  private failures = 0;
+
+  constructor(
+    private readonly request: (method: string, params: Record<string, unknown>) => Promise<unknown>,
+    readonly generation: TaskGeneration,
+    readonly taskId: string,
+    private readonly listener: TaskListener,
+  ) {}
+
+  /** Starts polling from `first` (the task as created). */
+  start(first?: Snapshot): void {
+    if (first !== undefined) this.see(first);
+    else this.poll();
+  }
+
+  /** Stops polling and cancels the task on its server (best effort: its failure is dropped). */
+  cancel(): void {
+    if (this.stopped) return;
+    this.stop();
+    this.request('tasks/cancel', { taskId: this.taskId }).catch(() => undefined);
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private later(ms: number | undefined): void {
+    if (this.stopped) return;
+    const wait = Math.min(POLL.max, Math.max(POLL.min, ms ?? POLL.default));
+    this.timer = setTimeout(() => this.poll(), wait);
+  }
+
+  private poll(): void {
+    if (this.stopped) return;
+    this.request('tasks/get', { taskId: this.taskId }).then(
+      (raw) => {
+        if (this.stopped) return;
+        const snapshot = this.read(raw);
+        if (snapshot === undefined) return;
+        this.failures = 0;
+        this.see(snapshot);
+      },
+      (err: unknown) => {
+        if (this.stopped) return;
+        // A poll that failed (the connection blinked) is tried again, a few times.
+        if (++this.failures < MAX_POLL_FAILURES) return this.later(undefined);
+        this.end(new Error(`polling task ${this.taskId} failed: ${describeThrown(err)}`));
+      },
+    );
+  }
+
+  /** A tasks/get result, read with the generation's schema; undefined (and the call failed) if broken. */
+  private read(raw: unknown): Snapshot | undefined {
+    if (this.generation === 'v2') {
+      const parsed = GetTaskResultV2Schema.safeParse(raw);
+      if (parsed.success) return parsed.data as Snapshot;
+      this.end(
+        new Error(
+          `tasks/get answered with a task that is not one: ${oneLine(parsed.error.message)}`,
+        ),
+      );
+      return undefined;
+    }
+    const parsed = GetTaskResultV1Schema.safeParse(raw);
+    if (parsed.success) return { ...parsed.data, pollIntervalMs: parsed.data.pollInterval };
+    this.end(
+      new Error(`tasks/get answered with a task that is not one: ${oneLine(parsed.error.message)}`),
+    );
+    return undefined;
+  }
+
+  private see(task: Snapshot): void {
+    if (task.statusMessage !== undefined && task.statusMessage !== this.said) {
+      this.said = task.statusMessage;
+      this.listener.progress(task.statusMessage, task.status);
+    }
+    switch (task.status) {
+      case 'completed':
+        if (this.generation === 'v2') {
+          this.stop();
+          this.listener.completed(task.result as CallToolResult);
+        } else this.fetchResult();
+        return;
+      case 'failed':
+        if (this.generation === 'v2') {
+          // A JSON-RPC error: its code kept (McpCallError's rpcCode).
+          const error = task.error ?? { code: -32603, message: task.statusMessage ?? 'failed' };
+          this.end(
+            Object.assign(new Error(`the task failed: ${oneLine(error.message)}`), {
+              code: error.code,
+            }),
+          );
+        } else this.fetchResult();
+        return;
+      case 'cancelled':
+        this.end(
+          new Error(
+            `the server cancelled the task${task.statusMessage === undefined ? '' : `: ${task.statusMessage}`}`,
+          ),
+        );
+        return;
+      case 'input_required':
+        if (this.generation === 'v2') this.answer(task.inputRequests ?? {});
+        // 2025-11-25: the server asks over tasks/result, which waits for the task's end.
+        else return this.fetchResult();
+        break;
+      default:
+        break;
+    }
+    this.later(task.pollIntervalMs);
+  }
+
+  /** 2025-11-25: the task's payload (`tasks/result`), which waits until the task ends. */
+  private fetchResult(): void {
+    this.stop();
+    this.request('tasks/result', { taskId: this.taskId }).then(
+      (result) => this.listener.completed(result as CallToolResult),
+      (err: unknown) => this.listener.failed(err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  /** Asks each question not asked yet, and sends each answer as it comes. */
+  private answer(requests: Readonly<Record<string, unknown>>): void {
+    for (const [key, request] of Object.entries(requests)) {
+      if (this.asked.has(key)) continue;
+      this.asked.add(key);
+      const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
+      if (method !== 'elicitation/create') {
+        this.cancel();
+        this.listener.failed(
+          new Error(
+            `the task asked for ${JSON.stringify(method)}, which this client does not answer`,
+          ),
+        );
+        return;
+      }
+      const read = questionOf(params);
+      const answered: Promise<Record<string, unknown>> =
+        'problem' in read
+          ? Promise.resolve({ action: 'decline' })
+          : (
+              this.listener.elicit(read.question) ?? Promise.resolve({ action: 'cancel' as const })
+            ).then(
+              (answer) => wireAnswer(answer, read.question.mode === 'url'),
+              () => ({ action: 'cancel' }),
+            );
+      void answered.then((response) => {
+        if (this.stopped) return;
+        this.request('tasks/update', {
+          taskId: this.taskId,
+          inputResponses: { [key]: response },
+        }).catch((err: unknown) =>
+          this.end(new Error(`answering task ${this.taskId} failed: ${describeThrown(err)}`)),
+        );
+      });
+    }
+  }
+
+  private end(error: Error): void {
+    this.stop();
+    this.listener.failed(error);
+  }
+}
