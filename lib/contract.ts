@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { JsonSchema, ToolOutput } from './open-responses.js';
-import type { Recordable } from './records.js';
+import type { Recordable, ToolRecord } from './records.js';
 import { describeValue } from './validation/format.js';
 import { DEFAULT_LIMITS } from './validation/argument-validator.js';
 import { parseArgumentsText } from './validation/json.js';
@@ -30,6 +30,12 @@ export interface ToolCall {
    * application's trace. Optional; nothing in the engine reads it.
    */
   readonly trace?: TraceContext;
+  /**
+   * Set on a call `executeBatch` runs again after an interrupted run (`resume`): the records that
+   * run made (`ResumeLog.recorded`), in the order made, for a tool that picks up where it was
+   * (see {@link Tool.resumes}). Undefined on a call that runs for the first time.
+   */
+  readonly resumed?: readonly ToolRecord[];
 }
 
 /** A W3C trace context (https://www.w3.org/TR/trace-context/): where a call sits in a trace. */
@@ -386,6 +392,13 @@ export interface Tool {
    * The executor runs every call alike; see docs/mcp.md.
    */
   readonly task?: boolean | 'required';
+  /**
+   * Whether a call interrupted after making `records` (through `context.record`) can pick up its
+   * earlier run rather than run again: a remote tool whose server answered with a task polls that
+   * task. When it says so, a resumed batch (`resume`) runs the call, whatever its `replay`, with
+   * the records on `call.resumed`. See docs/engine.md.
+   */
+  resumes?(records: readonly ToolRecord[]): boolean;
   /** Releases what the tool value owns beyond one call; the application's to call, never a batch's. */
   close?(): void | Promise<void>;
   /**

@@ -28,9 +28,11 @@ export { toOutputItems } from './to-output-items.js';
 // Resuming an interrupted batch: the records a run leaves, read back.
 export {
   endedCall,
+  recordedCall,
   startedCall,
   type BatchOptions,
   type EndedCall,
+  type RecordedCall,
   type ResumeLog,
   type StartedCall,
 } from './resume-log.js';

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { ToolResult } from '../lib/contract.js';
+import type { ToolCall, ToolResult } from '../lib/contract.js';
+import type { ToolRecord } from '../lib/records.js';
 import { NotReplayedError } from '../lib/errors.js';
 import { idempotencyKeyOf, replayOf } from '../lib/replay.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
@@ -40,6 +41,30 @@ export interface EndedCall {
 }
 
 /**
+ * A record a call made (`context.record`), as the application's recorder wrote it down with the
+ * call it belongs to: see {@link recordedCall}.
+ */
+export interface RecordedCall {
+  /** The call's id. */
+  readonly callId: string;
+  /** The record. */
+  readonly record: ToolRecord;
+}
+
+/**
+ * What a recorder writes down for a resumable batch: the record and the id of the call that made
+ * it, JSON-safe. A call of a tool that can pick up its earlier run (a remote task) is given them
+ * back when the batch resumes (see {@link ResumeLog.recorded}).
+ *
+ * @param record The record, as the recorder receives it.
+ * @param call The call, as the recorder receives it.
+ * @return The entry for {@link ResumeLog.recorded}.
+ */
+export function recordedCall(record: ToolRecord, call: ToolCall): RecordedCall {
+  return { callId: call.id, record: { ...record } };
+}
+
+/**
  * The records of an earlier, interrupted run of the same batch, for `executeBatch(jobs, { resume
  * })`. Calls are matched by call id.
  */
@@ -52,6 +77,12 @@ export interface ResumeLog {
    * not finished is taken as started, which is the safe reading.
    */
   readonly started?: Iterable<StartedCall>;
+  /**
+   * The records the earlier run's calls made, written down by the recorder (`recordedCall`). A
+   * call that had started and not finished runs again with its own on `call.resumed`; one whose
+   * tool picks up from them (`Tool.resumes`, a remote task) runs so whatever its `replay`.
+   */
+  readonly recorded?: Iterable<RecordedCall>;
 }
 
 /** The options of {@link executeBatch} and {@link batchResults}: {@link ExecuteOptions} and `resume`. */
@@ -130,6 +161,19 @@ export function planResume(jobs: readonly Job[], log: ResumeLog): ResumePlan {
       started.set(entry.callId, entry);
     }
   }
+  const recorded = new Map<string, ToolRecord[]>();
+  for (const entry of log.recorded ?? []) {
+    checkEntry(entry, 'recorded');
+    const { record } = entry as { record?: unknown };
+    const { ns, data } = (record ?? {}) as { ns?: unknown; data?: unknown };
+    if (typeof ns !== 'string' || typeof data !== 'string')
+      throw new TypeError(
+        `resume: recorded entry of call "${entry.callId}" needs a record with ns and data`,
+      );
+    let list = recorded.get(entry.callId);
+    if (list === undefined) recorded.set(entry.callId, (list = []));
+    list.push(entry.record);
+  }
   const plan: ResumePlan = { decided: [], run: [], indices: [] };
   jobs.forEach((job, index) => {
     const id = job.call.id;
@@ -141,7 +185,7 @@ export function planResume(jobs: readonly Job[], log: ResumeLog): ResumePlan {
       return;
     }
     const start = started === undefined ? { callId: id } : started.get(id);
-    const call = start === undefined ? job.call : replayCall(job, start);
+    const call = start === undefined ? job.call : replayCall(job, start, recorded.get(id));
     if (call instanceof Error) {
       plan.decided.push({ error: call });
       return;
@@ -153,10 +197,28 @@ export function planResume(jobs: readonly Job[], log: ResumeLog): ResumePlan {
   return plan;
 }
 
-/** The call an interrupted job runs again with, or the NotReplayedError that ends it. */
-function replayCall(job: Job, start: StartedCall): Job['call'] | NotReplayedError {
+/**
+ * The call an interrupted job runs again with (its earlier records on `resumed`), or the
+ * NotReplayedError that ends it.
+ */
+function replayCall(
+  job: Job,
+  start: StartedCall,
+  records: readonly ToolRecord[] | undefined,
+): Job['call'] | NotReplayedError {
+  const again = replayKey(
+    job,
+    start,
+    records !== undefined && job.tool.resumes?.(records) === true,
+  );
+  if (again instanceof Error || records === undefined) return again;
+  return { ...again, resumed: Object.freeze([...records]) };
+}
+
+/** The call an interrupted job runs again with, or the NotReplayedError; `picksUp`: it resumes. */
+function replayKey(job: Job, start: StartedCall, picksUp: boolean): Job['call'] | NotReplayedError {
   const { tool, call } = job;
-  const replay = replayOf(tool);
+  const replay = picksUp ? 'safe' : replayOf(tool);
   const recorded = start.idempotencyKey ?? call.id;
   if (replay === 'unsafe') {
     return new NotReplayedError(call.id, tool.name, `tool "${tool.name}" is not safe to run twice`);

@@ -66,6 +66,33 @@ export function isTaskResult(result: unknown): boolean {
   return r.resultType === 'task' || (typeof r.task === 'object' && r.content === undefined);
 }
 
+/** The task `records` (a call's, from an earlier run) name on `server` for `tool`, the last one. */
+export function recordedTask(
+  records: readonly { readonly ns: string; readonly data: string }[],
+  server: string,
+  tool: string,
+): TaskRecord | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.ns !== TASK_RECORD_NS) continue;
+    let data: unknown;
+    try {
+      data = JSON.parse(record.data);
+    } catch {
+      continue;
+    }
+    const r = (data ?? {}) as Partial<TaskRecord>;
+    if (
+      r.server === server &&
+      r.tool === tool &&
+      typeof r.taskId === 'string' &&
+      (r.generation === 'v1' || r.generation === 'v2')
+    )
+      return r as TaskRecord;
+  }
+  return undefined;
+}
+
 /** The task a call's result was turned into by the transport, read; undefined for a plain result. */
 export function createdTask(
   result: CallToolResult,
@@ -182,8 +209,10 @@ export class RemoteTask {
       },
       (err: unknown) => {
         if (this.stopped) return;
-        // A poll that failed (the connection blinked) is tried again, a few times.
-        if (++this.failures < MAX_POLL_FAILURES) return this.later(undefined);
+        // A poll the server refused (an unknown task: past its TTL) ends the call; one that
+        // failed on the way (the connection blinked) is tried again, a few times.
+        const refused = typeof (err as { code?: unknown } | null)?.code === 'number';
+        if (!refused && ++this.failures < MAX_POLL_FAILURES) return this.later(undefined);
         this.end(new Error(`polling task ${this.taskId} failed: ${describeThrown(err)}`));
       },
     );

@@ -20,7 +20,7 @@ import {
 } from '../../lib/errors.js';
 import { relaysQuestions } from '../../lib/context.js';
 import { elicitUrlProblem } from '../../lib/elicit-url.js';
-import type { Recordable } from '../../lib/records.js';
+import type { Recordable, ToolRecord } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
   Annotations,
@@ -55,6 +55,7 @@ import { traceMeta } from '../mcp-shared/trace-context.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import {
   createdTask,
+  recordedTask,
   RemoteTask,
   TASK_RECORD_NS,
   type TaskGeneration,
@@ -280,6 +281,7 @@ export class RemoteTool implements Tool {
         subscriber.error(err);
         return undefined;
       }
+      const task = call.resumed === undefined ? undefined : this.taskOf(call.resumed);
       const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context, {
         remoteName: this.definition.name,
         args,
@@ -288,9 +290,25 @@ export class RemoteTool implements Tool {
         reissues: this.replay === 'safe' ? MAX_REISSUES : 0,
         asTask: this.task === 'required' && connection.tasks === 'v1',
       });
-      running.start();
+      // A call resumed after a crash whose task this server runs: polled, never called again.
+      if (task !== undefined) running.follow(task.generation, task.taskId);
+      else running.start();
       return running;
     });
+  }
+
+  /**
+   * Whether an interrupted call that made `records` can pick up its earlier run: it recorded a
+   * task of this tool on this server, which a resumed call polls (see `ResumeLog.recorded`).
+   */
+  resumes(records: readonly ToolRecord[]): boolean {
+    return this.taskOf(records) !== undefined;
+  }
+
+  /** The task `records` name for this tool, on a server that still serves tasks. */
+  private taskOf(records: readonly ToolRecord[]): TaskRecord | undefined {
+    const task = recordedTask(records, this.connection.serverName, this.definition.name);
+    return task !== undefined && task.generation === this.connection.tasks ? task : undefined;
   }
 }
 
