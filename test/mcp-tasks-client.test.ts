@@ -37,6 +37,13 @@ import {
 import { slowCount } from '../cli/tools/slow-count.js';
 import { root } from './support/cli.js';
 import { EMPTY } from 'rxjs';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  GetTaskRequestSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const signals = new Map<string, AbortSignal>();
 const gates = new Map<string, () => void>();
@@ -279,6 +286,93 @@ describe('MCP tasks as a client (connectMcp)', function () {
       'call "c6" was interrupted and not replayed: tool "gate" is not safe to run twice',
     );
   });
+});
+
+/**
+ * A hand-written server of MCP 2025-11-25 (the v1 SDK, in memory) listing one tool that runs only
+ * as a task, whose tools/call and tasks/get answer as `script` says: a hostile or broken peer.
+ */
+async function taskServer(
+  serves: boolean,
+  script: { create: () => unknown; get?: () => unknown },
+): Promise<{ remote: McpRemote; reported: string[] }> {
+  const server = new SdkServer(
+    { name: 'scripted', version: '1' },
+    {
+      capabilities: serves
+        ? { tools: {}, tasks: { requests: { tools: { call: {} } } } }
+        : { tools: {} },
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      { name: 'job', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } },
+      { name: 'plain', inputSchema: { type: 'object' } },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, () => script.create() as never);
+  if (serves) server.setRequestHandler(GetTaskRequestSchema, () => (script.get?.() ?? {}) as never);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const reported: string[] = [];
+  const remote = await connectMcp(clientSide, { onerror: (e) => reported.push(e.message) });
+  return { remote, reported };
+}
+
+const TASK = {
+  taskId: 't1',
+  status: 'working',
+  createdAt: '2026-12-04T00:00:00Z',
+  lastUpdatedAt: '2026-12-04T00:00:00Z',
+  ttl: 60_000,
+  pollInterval: 10,
+};
+
+describe('MCP tasks as a client: a server that breaks the rules', function () {
+  this.timeout(10_000);
+
+  it('leaves out, saying why, a tool that runs only as a task on a server that serves no tasks', async () => {
+    const { remote, reported } = await taskServer(false, { create: () => ({}) });
+    try {
+      expect(remote.tools.map((t) => t.name)).to.deep.equal(['plain']);
+      expect(reported).to.deep.equal([
+        'mcp: tools/list: left out tool "job": it runs only as a task (execution.taskSupport: "required"), and its server serves this client no tasks',
+      ]);
+    } finally {
+      await remote.close();
+    }
+  });
+
+  for (const [what, script, message] of [
+    [
+      'a task without an id',
+      { create: () => ({ task: TASK }), get: () => ({ ...TASK, taskId: 5 }) },
+      'mcp: call "job": task t1: tasks/get answered with a task that is not one: taskId is not a string',
+    ],
+    [
+      'a status no task has',
+      { create: () => ({ task: TASK }), get: () => ({ ...TASK, status: 'sleeping' }) },
+      'mcp: call "job": task t1: tasks/get answered with a task that is not one: status "sleeping" is not a task status',
+    ],
+    [
+      'a TTL that is not a number of ms',
+      { create: () => ({ task: TASK }), get: () => ({ ...TASK, ttl: 'soon' }) },
+      'mcp: call "job": task t1: tasks/get answered with a task that is not one: ttl is not whole ms or null',
+    ],
+  ] as const)
+    it(`fails the call, and only it, on ${what}`, async () => {
+      const { remote } = await taskServer(true, script as never);
+      try {
+        const job = remote.tools.find((t) => t.name === 'job')!;
+        expect(job.task).to.equal('required');
+        const events = await lastValueFrom(
+          executeBatch([{ tool: job, call: { id: 'j1', args: '{}' } }]).pipe(toArray()),
+        );
+        expect(events.at(-1)!.error?.message).to.equal(message);
+      } finally {
+        await remote.close();
+      }
+    });
 });
 
 describe('MCP 2025-11-25 tasks as a client (server-everything)', function () {
