@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every scenario, each side by side with its baseline, then the table.
  *
- *   npm run bench                          all eight scenarios, the table on stdout
+ *   npm run bench                          all nine scenarios, the table on stdout
  *   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
  *   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
  *   npm run bench -- --only=1,2            some scenarios only
@@ -35,6 +35,7 @@ import type { Scale } from './scenarios/scale-options.js';
 import { typedCallScenario } from './scenarios/typed-call.js';
 import { bundleSizeScenario } from './scenarios/bundle-size.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
+import { tasksScenario } from './scenarios/tasks.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -45,6 +46,7 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['MCP over Streamable HTTP', mcpHttpScenario],
   ['bundle size', bundleSizeScenario],
   ['scaling out behind nginx', scaleOutScenario],
+  ['MCP tasks', tasksScenario],
 ];
 
 function option(name: string): string | undefined {

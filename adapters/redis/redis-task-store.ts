@@ -135,6 +135,20 @@ export function redisTaskStore(url: string, options: RedisTaskStoreOptions = {})
     return redis;
   };
   const redis = connect('commands');
+  // The scripts are sent once and run by their digest after (EVALSHA).
+  const scripts = {
+    CREATE: [2, CREATE],
+    PUT: [1, PUT],
+    RENEW: [2, RENEW],
+    ABANDON: [2, ABANDON],
+    SEND: [2, SEND],
+  } as const;
+  for (const [name, [numberOfKeys, lua]] of Object.entries(scripts))
+    redis.defineCommand(`agenttool${name}`, { numberOfKeys, lua });
+  const script = (name: keyof typeof scripts, ...args: string[]): Promise<unknown> =>
+    (redis as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[`agenttool${name}`]!(
+      ...args,
+    );
   const listener = connect('messages');
   const keys = (taskId: string) => {
     const task = `${prefix}${taskId}`;
@@ -177,16 +191,7 @@ export function redisTaskStore(url: string, options: RedisTaskStoreOptions = {})
       const px =
         task.ttlMs === null ? '' : String(Math.max(1, task.createdAt + task.ttlMs - Date.now()));
       const made = await run(`creating task ${task.taskId}`, () =>
-        redis.eval(
-          CREATE,
-          2,
-          k.task,
-          k.lease,
-          JSON.stringify(task),
-          px,
-          task.owner,
-          String(leaseMs),
-        ),
+        script('CREATE', k.task, k.lease, JSON.stringify(task), px, task.owner, String(leaseMs)),
       );
       if (made !== 1) throw new Error(`task store: task ${JSON.stringify(task.taskId)} exists`);
     },
@@ -204,28 +209,28 @@ export function redisTaskStore(url: string, options: RedisTaskStoreOptions = {})
     },
     async put(task) {
       const wrote = await run(`writing task ${task.taskId}`, () =>
-        redis.eval(PUT, 1, keys(task.taskId).task, JSON.stringify(task)),
+        script('PUT', keys(task.taskId).task, JSON.stringify(task)),
       );
       return wrote === 1;
     },
     async renew(taskId, owner, leaseMs) {
       const k = keys(taskId);
       const held = await run(`renewing the lease of task ${taskId}`, () =>
-        redis.eval(RENEW, 2, k.task, k.lease, owner, String(leaseMs)),
+        script('RENEW', k.task, k.lease, owner, String(leaseMs)),
       );
       return held === 1;
     },
     async abandon(task) {
       const k = keys(task.taskId);
       const wrote = await run(`failing task ${task.taskId}`, () =>
-        redis.eval(ABANDON, 2, k.task, k.lease, JSON.stringify(task)),
+        script('ABANDON', k.task, k.lease, JSON.stringify(task)),
       );
       return wrote === 1;
     },
     async send(taskId, message) {
       const k = keys(taskId);
       const sent = await run(`sending to task ${taskId}`, () =>
-        redis.eval(SEND, 2, k.task, k.inbox, JSON.stringify(message), k.inbox),
+        script('SEND', k.task, k.inbox, JSON.stringify(message), k.inbox),
       );
       if (sent === -1) throw new Error(`task store: no task ${JSON.stringify(taskId)}`);
     },

@@ -90,7 +90,7 @@ export async function startRedis(port?: number): Promise<TestRedis> {
 }
 
 /** In a mocha `before`: skips the suite, saying why, when this machine has no redis-server. */
-export function skipWithoutRedis(context: Mocha.Context, what: string): void {
+export function skipWithoutRedis(context: { skip(): void }, what: string): void {
   if (findRedis() !== undefined) return;
   process.stdout.write(
     `    SKIPPED: redis-server is not installed (apt-get install redis-server; .ci/run does): ${what} did not run\n`,
