@@ -31,8 +31,10 @@ export async function withMcpSdk<T>(what: string, sdk: string, load: () => Promi
     return await load();
   } catch (err) {
     if (!sdkMissing(err)) throw err;
+    // The package Node could not find: the SDK's, or one beside it (the tasks extension's).
+    const missing = /'(@modelcontextprotocol\/[^/']+)/.exec((err as Error).message)?.[1] ?? sdk;
     throw new UsageError(
-      `${what} needs the MCP SDK, an optional peer dependency of agenttool that is not installed: npm install ${sdk}`,
+      `${what} needs the MCP SDK, an optional peer dependency of agenttool that is not installed: npm install ${missing}`,
     );
   }
 }

@@ -36,7 +36,7 @@ describe('the package', function () {
   it('every entry point resolves by its package name, with its public names', () => {
     const script = `
       const names = {};
-      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/testing']) {
+      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/redis', 'agenttool/testing']) {
         names[entry] = Object.keys(await import(entry)).sort();
       }
       console.log(JSON.stringify(names));`;
@@ -76,7 +76,9 @@ describe('the package', function () {
       'createMcpServer',
       'serveStdio',
       'serveHttp',
+      'memoryTaskStore',
     ]);
+    expect(names['agenttool/redis']).to.deep.equal(['redisTaskStore']);
     expect(names['agenttool/testing']).to.include('stubTool');
   });
 

@@ -47,8 +47,14 @@ export interface TaskOptions {
 }
 
 /** The defaults of {@link TaskOptions}. */
-export const TASK_DEFAULTS: Readonly<{ ttlMs: number; pollIntervalMs: number; leaseMs: number }> =
-  Object.freeze({ ttlMs: 60 * 60_000, pollIntervalMs: 1_000, leaseMs: 15_000 });
+export const TASK_DEFAULTS: Readonly<{
+  /** {@link TaskOptions.ttlMs}: an hour. */
+  ttlMs: number;
+  /** {@link TaskOptions.pollIntervalMs}: a second. */
+  pollIntervalMs: number;
+  /** {@link TaskOptions.leaseMs}: 15 s. */
+  leaseMs: number;
+}> = Object.freeze({ ttlMs: 60 * 60_000, pollIntervalMs: 1_000, leaseMs: 15_000 });
 
 /** A task on the wire (the extension's `Task`, with what `tasks/get` inlines for its status). */
 export interface WireTask {

@@ -19,28 +19,42 @@ export function isTerminal(status: TaskStatus): boolean {
 
 /** A task as the store keeps it. Times are milliseconds since the epoch. */
 export interface StoredTask {
+  /** The task's id (a random UUID), unique in the store. */
   readonly taskId: string;
   /** The tool the task runs. */
   readonly tool: string;
+  /** Where the task is (see {@link TaskStatus}). */
   readonly status: TaskStatus;
+  /** What the call last said of itself (its progress), or why it ended as it did. */
   readonly statusMessage?: string;
+  /** When the task was made. */
   readonly createdAt: number;
+  /** When the task last changed. */
   readonly lastUpdatedAt: number;
   /** How long after `createdAt` the task is kept; null for as long as the store lives. */
   readonly ttlMs: number | null;
+  /** How often clients are asked to poll it. */
   readonly pollIntervalMs?: number;
   /** The questions open while `input_required`, by key (MCP's `inputRequests`). */
   readonly inputRequests?: Readonly<Record<string, unknown>>;
   /** The tool call's result, once `completed`. */
   readonly result?: Readonly<Record<string, unknown>>;
   /** The JSON-RPC error, once `failed`. */
-  readonly error?: Readonly<{ code: number; message: string; data?: unknown }>;
+  readonly error?: Readonly<{
+    /** The JSON-RPC error code. */
+    code: number;
+    /** What went wrong. */
+    message: string;
+    /** More about it, if anything. */
+    data?: unknown;
+  }>;
   /** The instance running the task (a random id per process). */
   readonly owner: string;
 }
 
 /** A task as read: the task, and whether its owner's lease still runs. */
 export interface TaskView {
+  /** The task as last written. */
   readonly task: StoredTask;
   /**
    * The instance running the task has renewed its lease in time. False for a task not final means
@@ -54,6 +68,7 @@ export type TaskMessage =
   | {
       /** Answers to the task's open questions (MCP's `inputResponses`), by key. */
       readonly kind: 'answers';
+      /** The answers, by question key. */
       readonly inputResponses: Readonly<Record<string, unknown>>;
     }
   | {
