@@ -5,7 +5,11 @@
  * --tasks` (MCP 2026-07-28), whose `slow_count` is a task tool.
  */
 import { expect } from 'chai';
-import { everythingServer, runCli, serveCli } from './support/cli.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { everythingServer, finished, runCli, serveCli, startCli } from './support/cli.js';
+import { EventStreamReader } from './ui-support.js';
 
 const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
@@ -61,6 +65,44 @@ describe('agenttool run: calls its MCP servers run as tasks', function () {
       }
       expect(lines.at(-1)!.items![0]!.output).to.equal('counted to 3');
     } finally {
+      served.child.kill('SIGTERM');
+      await served.done;
+    }
+  });
+
+  it('feeds the web front (agenttool ui) a task’s status as the call’s progress', async () => {
+    const served = serveCli(['--tasks']);
+    const readers: EventStreamReader[] = [];
+    try {
+      const url = await served.url;
+      const turn = join(mkdtempSync(join(tmpdir(), 'agenttool-tasks-ui-')), 'turn.jsonl');
+      writeFileSync(turn, call('c', 'far__slow_count', { to: 3, step_ms: 300 }));
+      const ui = startCli(['ui', turn, '--no-open', '--mcp-url', url.href, '--prefix', 'far']);
+      const done = finished(ui);
+      const page = await new Promise<URL>((resolve, reject) => {
+        let text = '';
+        ui.stderr!.on('data', (d: Buffer) => {
+          text += d.toString();
+          const found = /the web front is at (http:\/\/\S+) /.exec(text);
+          if (found !== null) resolve(new URL(found[1]!));
+        });
+        ui.once('exit', () => reject(new Error(`agenttool ui exited: ${text}`)));
+      });
+      const html = await (await fetch(page)).text();
+      const token = /<meta name="agenttool-token" content="([\w-]+)"/.exec(html)![1]!;
+      const reader = new EventStreamReader(new URL(`events?token=${token}`, page));
+      readers.push(reader);
+      const progress = (await reader.waitFor(
+        (r) => r.type === 'event' && (r as { final?: boolean }).final === false,
+      )) as unknown as Line;
+      expect(progress.result!.output).to.match(/^counted [123] of 3$/);
+      expect(['working', 'completed']).to.include(progress.result!.details!.task!.status);
+      const output = (await reader.waitFor((r) => r.type === 'output')) as unknown as Line;
+      expect(output.items![0]!.output).to.equal('counted to 3');
+      ui.kill('SIGTERM');
+      await done;
+    } finally {
+      for (const reader of readers) reader.close();
       served.child.kill('SIGTERM');
       await served.done;
     }
