@@ -21,9 +21,9 @@ import {
 } from '../adapters/mcp-server/index.js';
 import { rawTool, tool, wrap, type Tool } from '../index.js';
 import { slowCount } from '../cli/tools/slow-count.js';
-import { ASKABLE, ENVELOPE } from './support/modern.js';
+import { ASKABLE, ENVELOPE, postModern } from './support/modern.js';
 import { callRequest, openSession, post } from './support/raw-http.js';
-import { ended, pollUntil, refusal, request, TASKS } from './support/tasks.js';
+import { ended, pollUntil, refusal, request, TASKING, TASKS } from './support/tasks.js';
 
 /** What the tools saw: each call's signal, by label. */
 const signals = new Map<string, AbortSignal>();
@@ -253,6 +253,14 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     await request(url, 'tasks/cancel', { taskId });
   });
 
+  it('answers an id it never makes (huge, or not an id) with -32602 in one short line, touching no store', async () => {
+    for (const taskId of ['x'.repeat(10_000), '../../etc', '']) {
+      const error = await refusal(url, 'tasks/get', { taskId });
+      expect(error.code).to.equal(-32602);
+      expect(error.message.length).to.be.below(120);
+    }
+  });
+
   it('cancels the running call on tasks/cancel (its signal aborts), and acks a cancel of a final task', async () => {
     const { taskId } = await request(url, 'tools/call', {
       name: 'gate',
@@ -351,5 +359,35 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     });
     const refused = await post(url, callRequest(2, 'only_task'), session).reply;
     expect(refused.messages.at(-1)!.error!.code).to.equal(-32021);
+  });
+
+  it('keeps a running task’s admission slot (maxConcurrentCalls) until the task ends', async () => {
+    const options: TaskOptions = { store: memoryTaskStore() };
+    const bounded = await serveHttp({
+      tasks: options,
+      maxConcurrentCalls: 1,
+      factory: () => createMcpServer({ name: 'one', version: '1' }, tools, { tasks: options }),
+    });
+    try {
+      const { taskId } = await request(bounded.url, 'tools/call', {
+        name: 'gate',
+        arguments: { label: 'slot' },
+      });
+      await pollUntil(bounded.url, taskId as string, (t) => t.statusMessage !== undefined);
+      const busy = await postModern(
+        bounded.url,
+        'tools/call',
+        { name: 'plain', arguments: {} },
+        {},
+        TASKING,
+      );
+      expect(busy.status).to.equal(503);
+      gates.get('slot')!();
+      await pollUntil(bounded.url, taskId as string, ended);
+      const plain = await request(bounded.url, 'tools/call', { name: 'plain', arguments: {} });
+      expect(plain.content).to.deep.equal([{ type: 'text', text: 'plain answer' }]);
+    } finally {
+      await bounded.close();
+    }
   });
 });

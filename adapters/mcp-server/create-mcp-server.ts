@@ -44,6 +44,7 @@ import { wireTask } from './task-host.js';
 import {
   checkTaskOptions,
   declaresTasks,
+  type RunningTask,
   taskHostOf,
   TASKS_EXTENSION,
   type TaskOptions,
@@ -247,6 +248,17 @@ const heldCalls = new WeakMap<Server, HeldCall>();
 export function heldCallOf(server: Server): HeldCall | undefined {
   const call = heldCalls.get(server);
   return call?.isHeld === true ? call : undefined;
+}
+
+/** The task each server (one per request in MCP 2026-07-28) started, if its call made one. */
+const startedTasks = new WeakMap<Server, RunningTask>();
+
+/**
+ * The task `server` started for its request, if any: the HTTP handler gives it the request's
+ * admission slot to keep while the task runs (see `RunningTask.keepSlot`).
+ */
+export function startedTaskOf(server: Server): RunningTask | undefined {
+  return startedTasks.get(server);
 }
 
 /** The declarations of a listing's input schema, once per tool value; a SchemaError when broken. */
@@ -720,25 +732,30 @@ export function createMcpServer(
         }
         const call = callOf(String(ctx.mcpReq.id), text, request.params._meta);
         const sendRecords = asksForRecords(request.params._meta);
-        return taskHostOf(tasks.store, report).start(
-          name,
-          tasks,
-          elicitationModes(server, capabilities),
-          callTokenOf(request.params._meta),
-          (speaker) =>
-            runServedCall({
-              ...servedOf(entry, call, {
-                session: undefined,
-                signal: speaker.signal,
-                progressToken: speaker.progressToken,
-                notify: speaker.notify,
-                elicitor: speaker.elicitor,
-                log: undefined,
-                sendRecords,
+        return taskHostOf(tasks.store, report)
+          .start(
+            name,
+            tasks,
+            elicitationModes(server, capabilities),
+            callTokenOf(request.params._meta),
+            (speaker) =>
+              runServedCall({
+                ...servedOf(entry, call, {
+                  session: undefined,
+                  signal: speaker.signal,
+                  progressToken: speaker.progressToken,
+                  notify: speaker.notify,
+                  elicitor: speaker.elicitor,
+                  log: undefined,
+                  sendRecords,
+                }),
+                onFailure: speaker.onFailure,
               }),
-              onFailure: speaker.onFailure,
-            }),
-        ) as unknown as CallToolResult;
+          )
+          .then(({ result, task }) => {
+            startedTasks.set(server, task);
+            return result as unknown as CallToolResult;
+          });
       }
       if (entry.tool.task === 'required') throw tasksRequired(`tool "${name}" runs only as a task`);
     }

@@ -19,7 +19,12 @@ import { markStateless } from './stateless-servers.js';
 import { CallAdmission } from './call-admission.js';
 import { admitEach, admitPost } from './http-admission.js';
 import { answerHealth, refuseDraining } from './http-health.js';
-import { heldCallOf, onToolListChange, paramHeaderRules } from './create-mcp-server.js';
+import {
+  heldCallOf,
+  onToolListChange,
+  paramHeaderRules,
+  startedTaskOf,
+} from './create-mcp-server.js';
 import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
 import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
 import {
@@ -600,8 +605,11 @@ export class McpHttpHandler {
     const retry = calls === 1 && hasRequestState(body);
     const admitted = await admitPost(this.admission, res, retry ? 0 : calls, ids, (release) => {
       const held = server === undefined ? undefined : heldCallOf(server);
-      if (held === undefined) release();
-      else held.keepSlot(release);
+      // A call that became a task runs on past its request, and keeps the slot while it does.
+      const task = server === undefined ? undefined : startedTaskOf(server);
+      if (held !== undefined) held.keepSlot(release);
+      else if (task !== undefined) task.keepSlot(release);
+      else release();
     });
     if (!admitted) return;
     const gone = new AbortController();

@@ -145,7 +145,7 @@ export const SHUT_DOWN =
   'the server instance running this task shut down before it finished: call the tool again';
 
 /** One task this instance runs. */
-class RunningTask {
+export class RunningTask {
   readonly controller = new AbortController();
   private readonly open = new Map<
     string,
@@ -374,7 +374,25 @@ class RunningTask {
     );
   }
 
+  /** The admission slot the task's call holds while it runs (see `keepSlot`). */
+  private slot: (() => void) | undefined = undefined;
+  private closed = false;
+
+  /**
+   * Keeps the admission slot of the request that made the task (see `maxConcurrentCalls`) until
+   * the task ends: its call runs on past that request, and counts against the bound as long as it
+   * does. Given back at once when the task has ended already.
+   */
+  keepSlot(release: () => void): void {
+    if (this.closed) release();
+    else this.slot = release;
+  }
+
   private close(): void {
+    this.closed = true;
+    const slot = this.slot;
+    this.slot = undefined;
+    slot?.();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.length = 0;
     this.messages?.unsubscribe();
@@ -417,7 +435,7 @@ export class TaskHost {
     modes: ElicitationModes,
     token: string | undefined,
     run: (speaker: TaskSpeaker) => CallToolResult | Promise<CallToolResult>,
-  ): Promise<WireTask & { resultType: 'task' }> {
+  ): Promise<{ result: WireTask & { resultType: 'task' }; task: RunningTask }> {
     const settings = settingsOf(options);
     const now = Date.now();
     const view: StoredTask = {
@@ -443,7 +461,7 @@ export class TaskHost {
           task.finish({ content: [], isError: true });
         },
       );
-    return { resultType: 'task', ...wireTask(view) };
+    return { result: { resultType: 'task', ...wireTask(view) }, task };
   }
 
   /** Forgets a task that has ended here. */
@@ -453,6 +471,8 @@ export class TaskHost {
 
   /** The task `taskId` now, from this instance's own view or the store's; -32602 when unknown. */
   async get(taskId: string): Promise<StoredTask> {
+    // An id this server never makes is not looked up (nor sent to Redis as a key).
+    if (!TASK_ID.test(taskId)) throw unknownTask(taskId);
     const own = this.running.get(taskId);
     if (own !== undefined) return own.view;
     const found = await this.store.get(taskId);
@@ -522,11 +542,14 @@ function withoutPayload(task: StoredTask): StoredTask {
   return copy as unknown as StoredTask;
 }
 
+/** What a task id this server makes looks like (a UUID): anything else is no task of its. */
+const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 function unknownTask(taskId: string): Error {
-  return rpcError(
-    -32602,
-    `unknown task ${JSON.stringify(taskId)}: never created here, or past its ttlMs`,
-  );
+  const named = TASK_ID.test(taskId)
+    ? JSON.stringify(taskId)
+    : `(an id of ${taskId.length} characters)`;
+  return rpcError(-32602, `unknown task ${named}: never created here, or past its ttlMs`);
 }
 
 const hosts = new WeakMap<TaskStore, TaskHost>();
