@@ -189,6 +189,25 @@ describe('MCP tasks as a client (connectMcp)', function () {
     });
   });
 
+  it('fails a call following a task at once when its connection is closed', async () => {
+    const own = await connectMcp(httpTransport(http.url));
+    const done = lastValueFrom(
+      executeBatch([
+        {
+          tool: own.tools.find((t) => t.name === 'gate')!,
+          call: { id: 'c7', args: '{"label":"closed"}' },
+        },
+      ]).pipe(toArray()),
+    );
+    await until(() => signals.has('closed'), 'the task’s start');
+    await own.close();
+    const events = await done;
+    expect(events.at(-1)!.error?.message).to.equal('mcp: connection closed');
+    // The task itself runs on, for a client that resumes it.
+    expect(signals.get('closed')!.aborted).to.equal(false);
+    gates.get('closed')!();
+  });
+
   it('fails the call of a failed task with the JSON-RPC error, and of an isError result as any remote failure', async () => {
     const events = await lastValueFrom(
       executeBatch([
@@ -401,6 +420,25 @@ describe('MCP 2025-11-25 tasks as a client (server-everything)', function () {
       expect(progress).to.include.members(['Gathering sources...', 'Generating report...']);
       const last = events.at(-1)!;
       expect(String(last.final && last.result?.output)).to.match(/^# Research Report: bees\n/);
+      // Its question (over tasks/result, naming the task) reaches the job's elicitor.
+      const asked: string[] = [];
+      const clarified = await lastValueFrom(
+        executeBatch(
+          [{ tool: research, call: { id: 'r2', args: '{"topic":"bees","ambiguous":true}' } }],
+          {
+            elicitor: (question) => {
+              asked.push(question.message);
+              return Promise.resolve({
+                action: 'accept',
+                content: { interpretation: 'technical' },
+              });
+            },
+          },
+        ).pipe(toArray()),
+      );
+      expect(asked).to.have.length(1);
+      expect(asked[0]).to.match(/could have multiple interpretations/);
+      expect(String(clarified.at(-1)!.result?.output)).to.match(/\*\*Clarification\*\*: technical/);
     } finally {
       await remote.close();
     }

@@ -250,7 +250,8 @@ export class RemoteTask {
     this.request('tasks/cancel', { taskId: this.taskId }).catch(() => undefined);
   }
 
-  private stop(): void {
+  /** Stops polling, leaving the task be (its call ended otherwise: the connection closed). */
+  stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
   }

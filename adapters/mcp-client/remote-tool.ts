@@ -80,6 +80,8 @@ export interface InFlightCall extends TimedCall {
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
   /** Whether its context relays questions for another party (see `relaysQuestions`). */
   readonly relays: boolean;
+  /** The id of the server's task the call follows, once it follows one. */
+  readonly taskId?: string | undefined;
 }
 
 /** The transport's part in a call: its progress, and its cancellation (see OrderedTransport). */
@@ -466,7 +468,9 @@ class RemoteCall implements InFlightCall, RoutedCall {
     this.deadline = Infinity;
     const asked = this.context.elicit(request);
     const answered = (): void => {
-      if (--this.asking === 0 && !this.done) this.connection.deadlines.start(this);
+      // A task's call has no deadline of its own: it runs as long as the task does.
+      if (--this.asking === 0 && !this.done && this.task === undefined)
+        this.connection.deadlines.start(this);
     };
     asked.then(answered, answered);
     return asked;
@@ -488,6 +492,10 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   /** The task the server answered the call with, polled until it ends (see remote-task.ts). */
   private task: RemoteTask | undefined = undefined;
+
+  get taskId(): string | undefined {
+    return this.task?.taskId;
+  }
 
   /**
    * The server answered with a task: it is recorded through the job's recorder (so that a run
@@ -522,6 +530,10 @@ class RemoteCall implements InFlightCall, RoutedCall {
     taskId: string,
     first?: Parameters<RemoteTask['start']>[0],
   ): void {
+    // In flight again, without a deadline: the connection's loss fails it at once, and a question
+    // the server asks for the task (2025-11-25, naming it in `_meta`) finds it.
+    this.deadline = Infinity;
+    this.connection.inFlight.add(this);
     this.task = new RemoteTask(this.connection.taskRequest, generation, taskId, {
       progress: (message, status) => {
         if (this.done) return;
@@ -554,6 +566,7 @@ class RemoteCall implements InFlightCall, RoutedCall {
   }
 
   private end(): void {
+    this.task?.stop();
     this.done = true;
     this.connection.inFlight.delete(this);
     this.connection.router.unroute(this.token);
