@@ -80,7 +80,7 @@ export interface ServeArgs {
   allowOrigins: string[];
   /** With `--http`: serve MCP tasks, kept in memory or in the Redis at this URL (`--tasks`). */
   tasks?: 'memory' | string;
-  /** With `--tasks`: the lease of a running task, in ms (`--task-lease`; default 15 s). */
+  /** With `--tasks`: the lease of a running task, in ms (`--task-lease`; default 10 s). */
   taskLease?: number;
   mcp: McpServerSpec[];
   /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */

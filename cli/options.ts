@@ -379,7 +379,7 @@ export const OPTIONS: readonly Option[] = [
     commands: ['serve'],
     help:
       "with --tasks: how long a running task is vouched for without its instance's renewal " +
-      '(default 15000): a killed instance leaves its tasks reported failed within this time',
+      '(default 10000): a killed instance leaves its tasks reported failed within this time',
     apply: (p, v) => void (p.serve.taskLease = integer('--task-lease', v, 30)),
   },
   {

@@ -39,7 +39,7 @@ export interface TaskOptions {
   /** How often (ms) a client is asked to poll `tasks/get` (default 1 s). */
   pollIntervalMs?: number;
   /**
-   * How long (ms) a task stays vouched for by its instance without a renewal (default 15 s;
+   * How long (ms) a task stays vouched for by its instance without a renewal (default 10 s;
    * renewed every third of it): an instance that dies leaves its tasks to be reported `failed`
    * within this time.
    */
@@ -52,9 +52,9 @@ export const TASK_DEFAULTS: Readonly<{
   ttlMs: number;
   /** {@link TaskOptions.pollIntervalMs}: a second. */
   pollIntervalMs: number;
-  /** {@link TaskOptions.leaseMs}: 15 s. */
+  /** {@link TaskOptions.leaseMs}: 10 s. */
   leaseMs: number;
-}> = Object.freeze({ ttlMs: 60 * 60_000, pollIntervalMs: 1_000, leaseMs: 15_000 });
+}> = Object.freeze({ ttlMs: 60 * 60_000, pollIntervalMs: 1_000, leaseMs: 10_000 });
 
 /** A task on the wire (the extension's `Task`, with what `tasks/get` inlines for its status). */
 export interface WireTask {
