@@ -73,11 +73,29 @@ const tools: Tool[] = [
     parameters: z.object({}),
     task: true,
     execute: async (_args, context) => {
+      // Under way first: the question comes through the task.
+      await new Promise((resolve) => setTimeout(resolve, 10));
       const answer = await context.elicit({
         message: 'Who are you?',
         schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       });
       return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
+    },
+  }),
+  tool({
+    name: 'confirm_then_work',
+    description: 'Asks first (in the request), then works as a task.',
+    parameters: z.object({}),
+    task: true,
+    async *execute(_args, context) {
+      const answer = await context.elicit({
+        message: 'Go ahead?',
+        schema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] },
+      });
+      if (answer.action !== 'accept' || answer.content.go !== true) return 'stopped';
+      yield { progress: 1, message: 'working after the go' };
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return 'worked';
     },
   }),
   tool({
@@ -170,6 +188,18 @@ describe('MCP tasks as a client (connectMcp)', function () {
     expect((events.at(-1) as ExecutionEvent & { final: true }).result?.output).to.equal(
       'Hello, Ada!',
     );
+  });
+
+  it('answers a tool’s opening question in the request, then follows the task it becomes', async () => {
+    const recorded: RecordedCall[] = [];
+    const events = await lastValueFrom(
+      executeBatch([{ tool: find('confirm_then_work'), call: { id: 'c8', args: '{}' } }], {
+        elicitor: () => Promise.resolve({ action: 'accept', content: { go: true } }),
+        recorder: (record, call) => void recorded.push(recordedCall(record, call)),
+      }).pipe(toArray()),
+    );
+    expect((events.at(-1) as ExecutionEvent & { final: true }).result?.output).to.equal('worked');
+    expect(recorded.map((r) => r.record.ns)).to.deep.equal(['mcp:task']);
   });
 
   it('cancels the task when the call is unsubscribed: the call on the server is cancelled', async () => {

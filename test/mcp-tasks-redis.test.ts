@@ -46,6 +46,8 @@ const tools: Tool[] = [
     parameters: z.object({}),
     task: true,
     execute: async (_args, context) => {
+      // Under way first: the question comes through the task.
+      await new Promise((resolve) => setTimeout(resolve, 10));
       const answer = await context.elicit({
         key: 'who',
         message: 'Who are you?',

@@ -53,12 +53,31 @@ const tools: Tool[] = [
     parameters: z.object({}),
     task: true,
     execute: async (_args, context) => {
+      // Under way first: the question comes through the task.
+      await new Promise((resolve) => setTimeout(resolve, 10));
       const answer = await context.elicit({
         key: 'who',
         message: 'Who are you?',
         schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       });
       return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
+    },
+  }),
+  tool({
+    name: 'confirm_then_work',
+    description: 'Asks first (in the request), then works as a task.',
+    parameters: z.object({}),
+    task: true,
+    async *execute(_args, context) {
+      const answer = await context.elicit({
+        key: 'go',
+        message: 'Go ahead?',
+        schema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] },
+      });
+      if (answer.action !== 'accept' || answer.content.go !== true) return 'stopped';
+      yield { progress: 1, message: 'working after the go' };
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return 'worked';
     },
   }),
   tool({
@@ -234,6 +253,42 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     const done = await pollUntil(url, taskId as string, ended);
     expect(done).to.not.have.property('inputRequests');
     expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+  });
+
+  it('asks a tool’s opening question in the request, then makes the task on the retry', async () => {
+    const first = await request(url, 'tools/call', { name: 'confirm_then_work', arguments: {} });
+    expect(first).to.include({ resultType: 'input_required' });
+    expect(first).to.not.have.property('taskId');
+    expect(Object.keys(first.inputRequests as object)).to.deep.equal(['go']);
+    const second = await request(url, 'tools/call', {
+      name: 'confirm_then_work',
+      arguments: {},
+      inputResponses: { go: { action: 'accept', content: { go: true } } },
+      requestState: first.requestState,
+    });
+    expect(CreateTaskResultV2Schema.safeParse(second).success).to.equal(true);
+    expect(second).to.not.have.any.keys('requestState', 'inputRequests');
+    const done = await pollUntil(url, second.taskId as string, ended);
+    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'worked' }] });
+  });
+
+  it('runs a tool’s opening question through the task for a client that answers no questions', async () => {
+    const meta = {
+      ...TASKING,
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+    };
+    const created = await request(
+      url,
+      'tools/call',
+      { name: 'confirm_then_work', arguments: {} },
+      meta,
+    );
+    expect(created.resultType).to.equal('task');
+    const done = await request(url, 'tasks/get', { taskId: created.taskId }, meta).then(
+      async (t) => (ended(t) ? t : pollUntil(url, created.taskId as string, ended)),
+    );
+    // Asked of a client that cannot answer, the question is declined at once.
+    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'stopped' }] });
   });
 
   it('refuses tasks/update without inputResponses, and an unknown task, with -32602', async () => {

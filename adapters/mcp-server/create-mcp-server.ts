@@ -40,6 +40,7 @@ import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
+import { OpeningCall, openingOf } from './opening-questions.js';
 import { wireTask } from './task-host.js';
 import {
   checkTaskOptions,
@@ -158,6 +159,23 @@ class TaskServer extends Server {
       return Array.isArray(content) && content.length === 0 ? task : result;
     };
   }
+}
+
+/**
+ * Answers a request of an opening call (see opening-questions.ts), noting the task it became for
+ * the HTTP handler (`startedTaskOf`).
+ */
+async function answerOpening(
+  server: Server,
+  opening: OpeningCall,
+  ctx: ServerContext,
+  declared: boolean,
+): Promise<unknown> {
+  const result = await opening.next(ctx, stateSigningOf(server), declared);
+  const task = opening.running;
+  if (task !== undefined && (result as { resultType?: unknown }).resultType === 'task')
+    startedTasks.set(server, task);
+  return result;
 }
 
 /** The -32021 refusal of a client that did not declare the tasks extension. */
@@ -723,7 +741,8 @@ export function createMcpServer(
     const modern = isModern(server);
     if (tasks !== undefined && entry.tool.task !== undefined && entry.tool.task !== false) {
       const capabilities = clientCapabilitiesOf(server, ctx);
-      if (modern && declaresTasks(capabilities) && ctx.mcpReq.requestState() === undefined) {
+      const declares = modern && declaresTasks(capabilities);
+      if (declares && ctx.mcpReq.requestState() === undefined) {
         // Arguments a task would fail on at once are answered at once.
         try {
           entry.precheck?.parse(text);
@@ -732,32 +751,59 @@ export function createMcpServer(
         }
         const call = callOf(String(ctx.mcpReq.id), text, request.params._meta);
         const sendRecords = asksForRecords(request.params._meta);
-        return taskHostOf(tasks.store, report)
-          .start(
+        const modes = elicitationModes(server, capabilities);
+        const token = callTokenOf(request.params._meta);
+        if (modes.form || modes.url) {
+          // A client that answers questions: the tool's opening questions are asked in the request,
+          // and the call becomes a task once it goes on past them (opening-questions.ts).
+          const held = new HeldCall(
             name,
-            tasks,
-            elicitationModes(server, capabilities),
-            callTokenOf(request.params._meta),
-            (speaker) =>
-              runServedCall({
-                ...servedOf(entry, call, {
-                  session: undefined,
-                  signal: speaker.signal,
-                  progressToken: speaker.progressToken,
-                  notify: speaker.notify,
-                  elicitor: speaker.elicitor,
-                  log: undefined,
-                  sendRecords,
-                }),
-                onFailure: speaker.onFailure,
+            options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT,
+            ctx.mcpReq.inputResponses,
+            token,
+            modes,
+          );
+          const opening = new OpeningCall(held, () =>
+            taskHostOf(tasks.store, report).create(name, tasks, modes, token),
+          );
+          const served = servedOf(entry, call, {
+            session: undefined,
+            signal: opening.signal,
+            progressToken: opening.progressToken,
+            notify: opening.notify,
+            elicitor: opening.elicitor,
+            log: undefined,
+            sendRecords,
+          });
+          heldCalls.set(server, held);
+          void Promise.resolve(runServedCall({ ...served, onFailure: opening.onFailure })).then(
+            (result) => opening.finish(result),
+          );
+          return answerOpening(server, opening, ctx, true) as unknown as CallToolResult;
+        }
+        return taskHostOf(tasks.store, report)
+          .start(name, tasks, modes, token, (speaker) =>
+            runServedCall({
+              ...servedOf(entry, call, {
+                session: undefined,
+                signal: speaker.signal,
+                progressToken: speaker.progressToken,
+                notify: speaker.notify,
+                elicitor: speaker.elicitor,
+                log: undefined,
+                sendRecords,
               }),
+              onFailure: speaker.onFailure,
+            }),
           )
           .then(({ result, task }) => {
             startedTasks.set(server, task);
             return result as unknown as CallToolResult;
           });
       }
-      if (entry.tool.task === 'required') throw tasksRequired(`tool "${name}" runs only as a task`);
+      // A retry (requestState) of a client that takes tasks carries on its call below.
+      if (!declares && entry.tool.task === 'required')
+        throw tasksRequired(`tool "${name}" runs only as a task`);
     }
     // A modern client that declared elicitation may be asked: its calls are held while it answers.
     // Any other call runs as below, its questions declined at once.
@@ -785,6 +831,14 @@ export function createMcpServer(
             `the call this requestState names has ended or expired: call "${name}" again`,
           );
         call.deliver(ctx.mcpReq.inputResponses);
+        const opening = openingOf(call);
+        if (opening !== undefined)
+          return answerOpening(
+            server,
+            opening,
+            ctx,
+            declaresTasks(clientCapabilitiesOf(server, ctx)),
+          ) as unknown as CallToolResult;
         return call.answer(ctx, signing);
       }
       const call = new HeldCall(

@@ -172,6 +172,25 @@ export class HeldCall {
     else this.slot = release;
   }
 
+  /** Whether one of the call's questions is open, waiting for its client's answer. */
+  get asking(): boolean {
+    return this.open.size > 0;
+  }
+
+  /**
+   * Lets the call go on without waiting for a retry any more (it became a task): it is no longer
+   * held, nor cancelled for want of a retry, and the admission slot it kept is handed back to the
+   * caller to keep (undefined when it keeps none).
+   */
+  release(): (() => void) | undefined {
+    clearTimeout(this.timer);
+    held.delete(this.id);
+    const slot = this.slot;
+    this.slot = undefined;
+    this.ended = true;
+    return slot;
+  }
+
   /** Whether the call waits, running, for its client's retry. */
   get isHeld(): boolean {
     return held.get(this.id) === this;

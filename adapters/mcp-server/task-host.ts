@@ -374,8 +374,8 @@ export class RunningTask {
     );
   }
 
-  /** The admission slot the task's call holds while it runs (see `keepSlot`). */
-  private slot: (() => void) | undefined = undefined;
+  /** The admission slots the task's call holds while it runs (see `keepSlot`). */
+  private readonly slots: (() => void)[] = [];
   private closed = false;
 
   /**
@@ -385,14 +385,12 @@ export class RunningTask {
    */
   keepSlot(release: () => void): void {
     if (this.closed) release();
-    else this.slot = release;
+    else this.slots.push(release);
   }
 
   private close(): void {
     this.closed = true;
-    const slot = this.slot;
-    this.slot = undefined;
-    slot?.();
+    for (const release of this.slots.splice(0)) release();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.length = 0;
     this.messages?.unsubscribe();
@@ -436,6 +434,30 @@ export class TaskHost {
     token: string | undefined,
     run: (speaker: TaskSpeaker) => CallToolResult | Promise<CallToolResult>,
   ): Promise<{ result: WireTask & { resultType: 'task' }; task: RunningTask }> {
+    const made = await this.create(tool, options, modes, token);
+    const { task } = made;
+    void Promise.resolve()
+      .then(() => run(task.speaker))
+      .then(
+        (result) => task.finish(result),
+        (err: unknown) => {
+          task.speaker.onFailure(new ToolPanicError(tool, err));
+          task.finish({ content: [], isError: true });
+        },
+      );
+    return made;
+  }
+
+  /**
+   * Creates a task for a call of `tool` that runs already, or is about to: its speaker is the
+   * task's `speaker`, and its end is given to `finish`. Resolves once the task is in the store.
+   */
+  async create(
+    tool: string,
+    options: TaskOptions,
+    modes: ElicitationModes,
+    token: string | undefined,
+  ): Promise<{ result: WireTask & { resultType: 'task' }; task: RunningTask }> {
     const settings = settingsOf(options);
     const now = Date.now();
     const view: StoredTask = {
@@ -452,15 +474,6 @@ export class TaskHost {
     const task = new RunningTask(this, view, settings, modes, token);
     this.running.set(view.taskId, task);
     task.begin();
-    void Promise.resolve()
-      .then(() => run(task.speaker))
-      .then(
-        (result) => task.finish(result),
-        (err: unknown) => {
-          task.speaker.onFailure(new ToolPanicError(tool, err));
-          task.finish({ content: [], isError: true });
-        },
-      );
     return { result: { resultType: 'task', ...wireTask(view) }, task };
   }
 

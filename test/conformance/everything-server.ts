@@ -360,6 +360,9 @@ export const conformanceTools = [
     parameters: z.object({ filename: z.string() }),
     task: true,
     execute: async ({ filename }, context) => {
+      // Looks the file up first: the question comes once the call is under way, so through its
+      // task (a question asked before that would be asked in the request).
+      await pause(20, context.signal);
       const answer = await context.elicit({
         message: `Delete ${filename}?`,
         schema: {
@@ -387,13 +390,15 @@ export const conformanceTools = [
             properties: { name: { type: 'string' }, confirm: { type: 'boolean' } },
           },
         });
+      await pause(20, context.signal);
       const [first, second] = await Promise.all([ask('First?'), ask('Second?')]);
       return `${first.action} ${second.action}`;
     },
   }),
   tool({
     name: 'test_tool_with_task',
-    description: 'Asks for a name, then greets; only as a task.',
+    description:
+      'Asks for a name before anything else (in the request), then greets as a task; only as a task.',
     parameters: z.object({}),
     task: 'required',
     execute: async (_args, context) => {

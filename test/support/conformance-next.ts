@@ -68,10 +68,7 @@ export const SERVER: Record<string, Verdict> = {
   'tasks-dispatch-and-envelope': 'pass',
   'tasks-status-notifications': 'pass',
   'tasks-required-task-error': 'pass',
-  'tasks-mrtr-composition': {
-    notYet:
-      'a task tool of a client that takes tasks is a task from its start: its questions come through the task (inputRequests), never a multi round-trip before it',
-  },
+  'tasks-mrtr-composition': 'pass',
   'input-required-result-basic-elicitation': 'pass',
   'input-required-result-basic-sampling': { outOfScope: SAMPLING },
   'input-required-result-basic-list-roots': { outOfScope: SAMPLING },

@@ -1,0 +1,141 @@
+/**
+ * A task tool's opening questions, asked in the request before its task is made (MCP
+ * 2026-07-28: a multi round-trip, then the task). A call of a task tool from a client that
+ * declared both the tasks extension and elicitation runs as a held call (held-calls.ts) for its
+ * first turn: the questions it asks before it first waits on anything but its client (a
+ * confirmation before the long part) are answered `input_required`, and its retries give them
+ * their answers; as soon as a turn ends with no question open, the call becomes a task
+ * (task-host.ts) and runs on as one, its later questions coming through the task. docs/mcp.md
+ * says what a client sees.
+ *
+ * @module
+ */
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  ServerContext,
+  ServerNotification,
+} from '@modelcontextprotocol/server';
+import type { Elicitor } from '../../lib/contract.js';
+import type { HeldCall } from './held-calls.js';
+import type { StateSigning } from './request-state.js';
+import type { RunningTask, WireTask } from './task-host.js';
+
+/** The opening call a held call belongs to, when it does. */
+const openings = new WeakMap<HeldCall, OpeningCall>();
+
+/** The opening call `held` belongs to, if it is one (see {@link OpeningCall}). */
+export function openingOf(held: HeldCall): OpeningCall | undefined {
+  return openings.get(held);
+}
+
+/** A macrotask from now: the call's turn (its synchronous part and the promises it settles) is over. */
+const turnEnded = (): Promise<void> =>
+  new Promise((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
+
+/**
+ * The parts a served call of a task tool speaks through while its opening questions are asked
+ * (see the module): the held call's until the call becomes a task, the task's after.
+ */
+export class OpeningCall {
+  private readonly controller = new AbortController();
+  /** The served call's signal: the held call's cancellation, then the task's. */
+  readonly signal = this.controller.signal;
+  private task: RunningTask | undefined = undefined;
+  private result: CallToolResult | undefined = undefined;
+  private failure: Error | undefined = undefined;
+
+  constructor(
+    readonly held: HeldCall,
+    /** Makes the call's task (in the store) once it goes on past its opening questions. */
+    private readonly makeTask: () => Promise<{
+      result: WireTask & { resultType: 'task' };
+      task: RunningTask;
+    }>,
+  ) {
+    openings.set(held, this);
+    held.signal.addEventListener(
+      'abort',
+      () => {
+        if (this.task === undefined) this.controller.abort(held.signal.reason);
+      },
+      { once: true },
+    );
+  }
+
+  /** A progress token for the served call: both speakers put in their own. */
+  readonly progressToken = 'opening';
+
+  /** The call's latest progress before its task was made: the task's first status message. */
+  private progress: ServerNotification | undefined = undefined;
+
+  readonly notify = (notification: ServerNotification): Promise<void> => {
+    if (this.task !== undefined) return this.task.speaker.notify(notification);
+    if (notification.method === 'notifications/progress') this.progress = notification;
+    return this.held.notify(notification);
+  };
+
+  readonly elicitor: Elicitor = (request, call) =>
+    this.task === undefined
+      ? this.held.elicitor(request, call)
+      : this.task.speaker.elicitor(request, call);
+
+  readonly onFailure = (error: Error): void => {
+    this.failure = error;
+    this.task?.speaker.onFailure(error);
+  };
+
+  /** The served call's end. */
+  finish(result: CallToolResult): void {
+    if (this.task !== undefined) {
+      this.task.finish(result);
+      return;
+    }
+    this.result = result;
+    this.held.finish(result);
+  }
+
+  /**
+   * Answers the request `ctx` (the first, or a retry with answers): once the call's turn is over,
+   * `input_required` while a question is open, else its task (`declared`: the client's request
+   * declares the extension; a request that does not gets the call carried on as any held call).
+   */
+  async next(
+    ctx: ServerContext,
+    signing: StateSigning,
+    declared: boolean,
+  ): Promise<CallToolResult | InputRequiredResult | (WireTask & { resultType: 'task' })> {
+    await turnEnded();
+    if (this.task !== undefined || this.held.asking || !declared)
+      return this.held.answer(ctx, signing);
+    const slot = this.held.release();
+    let made: Awaited<ReturnType<OpeningCall['makeTask']>>;
+    try {
+      made = await this.makeTask();
+    } catch (err) {
+      // No task could be made (the store is away): the call stops, and the request says why.
+      slot?.();
+      this.controller.abort(err);
+      throw err;
+    }
+    const { task } = made;
+    if (slot !== undefined) task.keepSlot(slot);
+    this.task = task;
+    task.speaker.signal.addEventListener(
+      'abort',
+      () => this.controller.abort(task.speaker.signal.reason),
+      { once: true },
+    );
+    if (this.progress !== undefined) void task.speaker.notify(this.progress);
+    if (this.failure !== undefined) task.speaker.onFailure(this.failure);
+    if (this.result !== undefined) task.finish(this.result);
+    return made.result;
+  }
+
+  /** The task the call became, once it did. */
+  get running(): RunningTask | undefined {
+    return this.task;
+  }
+}
