@@ -72,7 +72,9 @@ export function copyProperties(target: Partial<Tool>, source: ToolProperties): v
   if (source.replay !== undefined) Object.assign(target, { replay: source.replay });
   if (source.task !== undefined) {
     if (source.task !== true && source.task !== false && source.task !== 'required')
-      throw new TypeError(`task must be true, false or 'required', got ${JSON.stringify(source.task)}`);
+      throw new TypeError(
+        `task must be true, false or 'required', got ${JSON.stringify(source.task)}`,
+      );
     Object.assign(target, { task: source.task });
   }
 }

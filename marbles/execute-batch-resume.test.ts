@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { CancelledError, NotReplayedError } from '../lib/errors.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import type { Job } from '../operators/job.js';
+import type { Tool } from '../lib/contract.js';
 import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
 import { job, testScheduler, toolEvents } from './support.js';
 
@@ -52,6 +53,57 @@ describe('executeBatch: resume', () => {
       expectSubscriptions(e.subscriptions).toBe(eSubs);
       expectSubscriptions(f.subscriptions).toBe([]);
     });
+  });
+
+  it('runs an interrupted call whose tool picks up from its records, handing them back', () => {
+    const seen = new Map<string, unknown>();
+    const task = { ns: 'remote:task', data: '{"taskId":"t1"}' };
+    const other = { ns: 'shell:process-group', data: '{"pgid":7}' };
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const p = cold('  --(f|)', toolEvents); // unsafe, picks up: runs with its records
+      const pSubs = '   ^-!';
+      const q = cold('  -(f|)', toolEvents); // unsafe, records it cannot pick up from: refused
+      const r = cold('  ---(f|)', toolEvents); // safe: runs again, as without records
+      const rSubs = '   ^--!';
+      const picking = (name: string, events: typeof p): Tool => ({
+        name,
+        description: name,
+        execute: (call) => {
+          seen.set(name, call.resumed);
+          return events;
+        },
+        resumes: (records) => records.some((record) => record.ns === 'remote:task'),
+      });
+      const jobs = [
+        job(picking('p', p), 'p'),
+        job(picking('q', q), 'q'),
+        job(stubTool('r', r, { replay: 'safe' }), 'r'),
+      ];
+      const resume = {
+        started: ['p', 'q', 'r'].map((callId) => ({ callId })),
+        recorded: [
+          { callId: 'p', record: task },
+          { callId: 'q', record: other },
+          { callId: 'r', record: other },
+        ],
+      };
+      expectObservable(executeBatch(jobs, { resume })).toBe('q-p(r|)', {
+        q: errorEvent(1, 'q', unsafe('q', 'q')),
+        p: finalEvent(0, 'p', 'done'),
+        r: finalEvent(2, 'r', 'done'),
+      });
+      expectSubscriptions(p.subscriptions).toBe(pSubs);
+      expectSubscriptions(q.subscriptions).toBe([]);
+      expectSubscriptions(r.subscriptions).toBe(rSubs);
+    });
+    expect(seen.get('p')).to.deep.equal([task]);
+    expect(seen.has('q')).to.equal(false);
+  });
+
+  it('refuses a recorded entry that is not a record, in one line', () => {
+    expect(() =>
+      executeBatch([], { resume: { recorded: [{ callId: 'x', record: { ns: 1 } as never }] } }),
+    ).to.throw(TypeError, 'resume: recorded entry of call "x" needs a record with ns and data');
   });
 
   it('keeps a chain whose first call had finished and whose second is refused', () => {
