@@ -6,11 +6,15 @@
  */
 import { UsageError } from './usage-error.js';
 
-/** The SDK's package the MCP server adapter (`agenttool serve`) is built on. */
-export const MCP_SERVER_SDK = '@modelcontextprotocol/server';
+/** The packages the MCP server adapter (`agenttool serve`) is built on. */
+export const MCP_SERVER_SDK: readonly string[] = [
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/node',
+  '@modelcontextprotocol/ext-tasks',
+];
 
-/** The SDK's package the MCP client adapter (`--mcp`, `--mcp-url`) is built on. */
-export const MCP_CLIENT_SDK = '@modelcontextprotocol/client';
+/** The packages the MCP client adapter (`--mcp`, `--mcp-url`) is built on. */
+export const MCP_CLIENT_SDK: readonly string[] = ['@modelcontextprotocol/client'];
 
 /** Whether `err` is Node's failure to find a package of the SDK. */
 function sdkMissing(err: unknown): boolean {
@@ -22,19 +26,35 @@ function sdkMissing(err: unknown): boolean {
   );
 }
 
+/** Which of `packages` this process cannot load. */
+async function missingOf(packages: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(
+    packages.map((name) =>
+      import(name).then(
+        () => true,
+        (err: unknown) => !sdkMissing(err),
+      ),
+    ),
+  );
+  return packages.filter((_, i) => !found[i]);
+}
+
 /**
  * `load()`, which imports modules built on the SDK; without the SDK installed, a UsageError that
- * says what needs it (`what`) and which package to install (`sdk`), in one line.
+ * says what needs it (`what`) and which of its packages (`sdk`) to install, in one line.
  */
-export async function withMcpSdk<T>(what: string, sdk: string, load: () => Promise<T>): Promise<T> {
+export async function withMcpSdk<T>(
+  what: string,
+  sdk: readonly string[],
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (err) {
     if (!sdkMissing(err)) throw err;
-    // The package Node could not find: the SDK's, or one beside it (the tasks extension's).
-    const missing = /'(@modelcontextprotocol\/[^/']+)/.exec((err as Error).message)?.[1] ?? sdk;
+    const missing = await missingOf(sdk);
     throw new UsageError(
-      `${what} needs the MCP SDK, an optional peer dependency of agenttool that is not installed: npm install ${missing}`,
+      `${what} needs the MCP SDK, an optional peer dependency of agenttool that is not installed: npm install ${(missing.length > 0 ? missing : sdk).join(' ')}`,
     );
   }
 }

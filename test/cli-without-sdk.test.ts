@@ -6,10 +6,11 @@ import { cliArgs, finished, root, type CliResult } from './support/cli.js';
 // Node, told by this hook to find no package of the MCP SDK: a machine without that optional peer.
 const withoutSdk = resolve(import.meta.dirname, 'fixtures', 'without-mcp-sdk.mjs');
 
-function runWithoutSdk(args: string[]): Promise<CliResult> {
+function runWithoutSdk(args: string[], missing = ''): Promise<CliResult> {
   const child = spawn(process.execPath, ['--import', withoutSdk, ...cliArgs(), ...args], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, AGENTTOOL_MISSING: missing },
   });
   child.stdin!.end('');
   return finished(child);
@@ -27,7 +28,8 @@ describe('agenttool without the MCP SDK installed', function () {
     expect([0, 1]).to.include(status); // the bundled turn fails two calls on purpose
   });
 
-  const server = '@modelcontextprotocol/server';
+  const server =
+    '@modelcontextprotocol/server @modelcontextprotocol/node @modelcontextprotocol/ext-tasks';
   const client = '@modelcontextprotocol/client';
   for (const [what, sdk, args] of [
     ['agenttool serve', server, ['serve']],
@@ -44,4 +46,15 @@ describe('agenttool without the MCP SDK installed', function () {
       expect(stderr).to.equal(`agenttool: ${what} needs the MCP SDK, ${install} ${sdk}\n`);
       expect(status).to.equal(2);
     });
+
+  it('names only the package missing when the rest of the SDK is there', async () => {
+    const { status, stderr } = await runWithoutSdk(
+      ['serve', '--http', '0'],
+      '@modelcontextprotocol/ext-tasks',
+    );
+    expect(stderr).to.equal(
+      `agenttool: agenttool serve needs the MCP SDK, ${install} @modelcontextprotocol/ext-tasks\n`,
+    );
+    expect(status).to.equal(2);
+  });
 });
