@@ -1,0 +1,366 @@
+/**
+ * A worker fleet for tool calls on BullMQ: `queueTools` gives tools whose calls run on the
+ * workers a queue feeds, and `runWorker` runs tools for the calls it takes from the queue. A call
+ * is a BullMQ job whose id is derived from the call's idempotency key, so a call sent again is
+ * never run twice; its progress comes back as the job's progress, its end as the job's result or
+ * failure; unsubscribing cancels it on whichever worker runs it. docs/scaling-out.md says when to
+ * use it.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import {
+  Queue,
+  QueueEvents,
+  UnrecoverableError,
+  Worker,
+  type ConnectionOptions,
+  type Job,
+} from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import { lastValueFrom, Observable, tap } from 'rxjs';
+import type { Tool, ToolCall, ToolEvent, ToolResult } from '../../lib/contract.js';
+import { describeThrown, NotReplayedError } from '../../lib/errors.js';
+import { idempotencyKeyOf, replayOf } from '../../lib/replay.js';
+import { wrap } from '../../lib/wrap.js';
+import { executeBatch } from '../../operators/execute-batch.js';
+
+/** Where the fleet's queue lives: a Redis URL (`redis://host:port`), or ioredis options. */
+export type FleetConnection = string | RedisOptions;
+
+/** Options of {@link queueTools} and {@link runWorker}. */
+export interface FleetOptions {
+  /** The Redis the queue lives in. */
+  connection: FleetConnection;
+  /** The queue's name (default `agenttool`): dispatchers and workers of one fleet share it. */
+  queue?: string;
+}
+
+/** Options of {@link runWorker}. */
+export interface WorkerOptions extends FleetOptions {
+  /** Calls this worker runs at once (default 1). */
+  concurrency?: number;
+  /**
+   * How long (ms) a worker holds a call without renewing its lock (BullMQ's `lockDuration`,
+   * default 30 s): a worker that dies leaves its calls to the others about two of these later.
+   */
+  lockDuration?: number;
+}
+
+const DEFAULT_QUEUE = 'agenttool';
+
+/** ioredis options for `connection`, as BullMQ needs them (no retry limit per request). */
+function redisOptionsOf(connection: FleetConnection): RedisOptions {
+  if (typeof connection !== 'string') return { ...connection, maxRetriesPerRequest: null };
+  if (!/^rediss?:\/\//.test(connection) || !URL.canParse(connection))
+    throw new TypeError(
+      `fleet: expected a redis:// or rediss:// URL, got ${JSON.stringify(connection)}`,
+    );
+  const url = new URL(connection);
+  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined;
+  return {
+    host: url.hostname,
+    port: url.port === '' ? 6379 : Number(url.port),
+    ...(url.username === '' ? {} : { username: decodeURIComponent(url.username) }),
+    ...(url.password === '' ? {} : { password: decodeURIComponent(url.password) }),
+    ...(db === undefined || !Number.isInteger(db) ? {} : { db }),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** The job id of a call: derived from its idempotency key, the same wherever it is sent from. */
+export function jobIdOf(call: ToolCall): string {
+  const key = idempotencyKeyOf(call);
+  return `call-${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
+}
+
+/** What a job carries: the tool's name and the call. */
+interface CallData {
+  readonly tool: string;
+  readonly call: {
+    readonly id: string;
+    readonly args: string;
+    readonly idempotencyKey: string;
+    readonly trace?: ToolCall['trace'];
+  };
+}
+
+/** A call's end as the worker returns it (the job's result). */
+interface Finished {
+  readonly output: ToolResult['output'];
+  readonly details?: unknown;
+  readonly terminate?: boolean;
+}
+
+/** A failure as the worker throws it (the job's failed reason): the error's message and code. */
+const FAILURE = 'agenttool-failure:';
+
+function failureText(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return `${FAILURE}${JSON.stringify(typeof code === 'string' ? { message: error.message, code } : { message: error.message })}`;
+}
+
+function failureOf(reason: string): Error {
+  if (reason.startsWith(FAILURE)) {
+    try {
+      const { message, code } = JSON.parse(reason.slice(FAILURE.length)) as {
+        message: string;
+        code?: string;
+      };
+      return Object.assign(new Error(message), code === undefined ? {} : { code });
+    } catch {
+      // Not ours after all: read as it is.
+    }
+  }
+  return new Error(reason);
+}
+
+/** `value` as JSON can carry it (what cannot be is dropped), for a job's progress or result. */
+function jsonSafe(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The channel on which a queue's cancellations are announced to its workers. */
+const cancelChannel = (queue: string): string => `agenttool:fleet:${queue}:cancel`;
+
+/** Tools whose calls run on a fleet's workers (see {@link queueTools}), and their shared parts. */
+export interface QueuedTools {
+  /** The tools: the same definitions, their calls run on the fleet. */
+  readonly tools: readonly Tool[];
+  /** Closes the queue's connections; calls still waiting fail. */
+  close(): Promise<void>;
+}
+
+interface Watch {
+  progress(data: unknown): void;
+  completed(value: unknown): void;
+  failed(reason: string): void;
+}
+
+/**
+ * `tools` with the same definitions (name, description, schema, `sequential`, `resource`,
+ * `replay`, ...: `wrap` keeps every property) whose calls run on the workers of a BullMQ queue
+ * (see {@link runWorker}), so that `executeBatch` and everything built on it runs them unchanged.
+ * A call is a job whose id is derived from its idempotency key (`jobIdOf`): sent again (a
+ * dispatcher restarted), it is the same job, run once, and its result is read back. Its progress
+ * events come back as they are made; its final event or failure ends the call. Unsubscribing
+ * cancels it: a job still waiting is removed, one running is cancelled on its worker (its
+ * tool's call is unsubscribed, its signal aborts).
+ */
+export function queueTools(tools: Iterable<Tool>, options: FleetOptions): QueuedTools {
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const redis = redisOptionsOf(options.connection);
+  const connection = redis as ConnectionOptions;
+  const queue = new Queue<CallData, Finished, string>(name, { connection });
+  const events = new QueueEvents(name, { connection });
+  const publisher = new Redis(redis);
+  const watches = new Map<string, Watch>();
+  events.on('progress', ({ jobId, data }) => watches.get(jobId)?.progress(data));
+  events.on('completed', ({ jobId, returnvalue }) => watches.get(jobId)?.completed(returnvalue));
+  events.on('failed', ({ jobId, failedReason }) => watches.get(jobId)?.failed(failedReason));
+  const ready = events.waitUntilReady();
+  let closed = false;
+
+  const run = (tool: Tool, call: ToolCall): Observable<ToolEvent> =>
+    new Observable<ToolEvent>((subscriber) => {
+      if (closed) {
+        subscriber.error(new Error(`fleet: queue "${name}" is closed`));
+        return;
+      }
+      const jobId = jobIdOf(call);
+      let ended = false;
+      const end = (): void => {
+        ended = true;
+        watches.delete(jobId);
+      };
+      const finish = (value: unknown): void => {
+        if (ended) return;
+        end();
+        const finished = (typeof value === 'string' ? JSON.parse(value) : value) as Finished;
+        const result: ToolResult = { output: finished.output };
+        if (finished.details !== undefined) result.details = finished.details;
+        if (finished.terminate === true) result.terminate = true;
+        subscriber.next({ final: true, result });
+        subscriber.complete();
+      };
+      const fail = (reason: string): void => {
+        if (ended) return;
+        end();
+        subscriber.error(failureOf(reason));
+      };
+      watches.set(jobId, {
+        progress: (data) => {
+          if (ended) return;
+          const { output, details } = (data ?? {}) as { output?: unknown; details?: unknown };
+          const result: ToolResult = { output: (output ?? '') as ToolResult['output'] };
+          if (details !== undefined) result.details = details;
+          subscriber.next({ final: false, result });
+        },
+        completed: finish,
+        failed: fail,
+      });
+      const data: CallData = {
+        tool: tool.name,
+        call: {
+          id: call.id,
+          args: call.args,
+          idempotencyKey: idempotencyKeyOf(call),
+          ...(call.trace === undefined ? {} : { trace: call.trace }),
+        },
+      };
+      // Listening first: a job that ends at once is not missed. A job that exists already (the
+      // call sent again) is the same job: its end is read back if it has one.
+      ready
+        .then(() =>
+          queue.add(tool.name, data, {
+            jobId,
+            attempts: 1,
+            removeOnComplete: { age: 3600 },
+            removeOnFail: { age: 3600 },
+          }),
+        )
+        .then(async (job) => {
+          if (ended) return;
+          const state = await job.getState();
+          if (state === 'completed') {
+            const done = await queue.getJob(jobId);
+            finish(done?.returnvalue);
+          } else if (state === 'failed') {
+            const done = await queue.getJob(jobId);
+            fail(done?.failedReason ?? 'failed');
+          }
+        })
+        .catch((err: unknown) => fail(`fleet: queue "${name}": ${describeThrown(err)}`));
+      return () => {
+        if (ended) return;
+        end();
+        // Waiting: removed; running: cancelled on its worker (a removal of a locked job fails).
+        void queue
+          .remove(jobId)
+          .catch(() => 0)
+          .then((removed) =>
+            removed === 1 ? undefined : publisher.publish(cancelChannel(name), jobId),
+          )
+          .catch(() => undefined);
+      };
+    });
+
+  return {
+    tools: [...tools].map((tool) =>
+      wrap(tool, { execute: (call) => run(tool, call), close: undefined }),
+    ),
+    async close() {
+      closed = true;
+      for (const watch of [...watches.values()]) watch.failed(`fleet: queue "${name}" closed`);
+      await Promise.all([queue.close(), events.close(), publisher.quit().catch(() => undefined)]);
+    },
+  };
+}
+
+/** A running worker (see {@link runWorker}). */
+export interface FleetWorker {
+  /** Calls running on this worker now. */
+  readonly running: number;
+  /**
+   * Stops taking calls and waits for the running ones to finish; `force` cancels them instead,
+   * and they go back to the queue for another worker (those safe to run again) or fail.
+   */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * Runs `tools` for the calls a BullMQ queue holds (see {@link queueTools}), `concurrency` at a
+ * time. Each call runs through `executeBatch` (its arguments checked, its progress sent back as
+ * the job's progress); a call cancelled by its dispatcher is unsubscribed. A call taken again
+ * after its worker died runs again only when its tool's `replay` is `'safe'` or `'idempotent'`;
+ * any other fails with a NotReplayedError (`not_replayed`), never running twice.
+ */
+export async function runWorker(
+  tools: Iterable<Tool>,
+  options: WorkerOptions,
+): Promise<FleetWorker> {
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const redis = redisOptionsOf(options.connection);
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) byName.set(tool.name, tool);
+  const cancelled = new Map<string, AbortController>();
+  let running = 0;
+  const processor = async (
+    job: Job<CallData, Finished, string>,
+    _token?: string,
+    signal?: AbortSignal,
+  ): Promise<Finished> => {
+    const { tool: toolName, call } = job.data;
+    const tool = byName.get(toolName);
+    if (tool === undefined)
+      throw new UnrecoverableError(
+        failureText(
+          Object.assign(new Error(`no tool "${toolName}" on this worker`), { code: 'no_tool' }),
+        ),
+      );
+    // Taken again after a worker died mid-call: only a call safe to run twice runs again.
+    if ((job.attemptsStarted > 1 || job.stalledCounter > 0) && replayOf(tool) === 'unsafe')
+      throw new UnrecoverableError(
+        failureText(
+          new NotReplayedError(call.id, tool.name, `tool "${tool.name}" is not safe to run twice`),
+        ),
+      );
+    const controller = new AbortController();
+    cancelled.set(job.id!, controller);
+    signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    running++;
+    try {
+      const final = await lastValueFrom(
+        executeBatch([{ tool, call: { ...call } }], { signal: controller.signal }).pipe(
+          tap((event) => {
+            if (!event.final)
+              void job
+                .updateProgress({
+                  output: jsonSafe(event.result!.output) ?? '',
+                  details: jsonSafe(event.result!.details),
+                } as object)
+                .catch(() => undefined);
+          }),
+        ),
+      );
+      if (final.error !== undefined) throw new UnrecoverableError(failureText(final.error));
+      const result = final.result!;
+      return {
+        output: (jsonSafe(result.output) ?? '') as ToolResult['output'],
+        ...(result.details === undefined ? {} : { details: jsonSafe(result.details) }),
+        ...(result.terminate === true ? { terminate: true } : {}),
+      } satisfies Finished;
+    } finally {
+      running--;
+      cancelled.delete(job.id!);
+    }
+  };
+  const worker = new Worker<CallData, Finished, string>(name, processor, {
+    connection: redis as ConnectionOptions,
+    concurrency: options.concurrency ?? 1,
+    ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+  });
+  const listener = new Redis(redis);
+  listener.on('message', (_channel: string, jobId: string) => {
+    cancelled.get(jobId)?.abort(new Error('cancelled by its dispatcher'));
+  });
+  await listener.subscribe(cancelChannel(name));
+  await worker.waitUntilReady();
+  return {
+    get running() {
+      return running;
+    },
+    async close(force = false) {
+      if (force)
+        for (const controller of cancelled.values()) controller.abort(new Error('worker closed'));
+      await worker.close(force);
+      await listener.quit().catch(() => undefined);
+    },
+  };
+}

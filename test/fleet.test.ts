@@ -1,0 +1,165 @@
+/**
+ * The worker fleet on BullMQ (`queueTools`, `runWorker` from `agenttool/redis`): a batch whose
+ * calls run on two workers gives what a local run gives, progress included, spread over both; a
+ * call sent again is never run twice; unsubscribing cancels the call on the worker that runs it;
+ * a call of a tool no worker has fails saying so. Needs Debian's redis-server (started here;
+ * skipped with a line where it is missing).
+ */
+import { expect } from 'chai';
+import { lastValueFrom, toArray } from 'rxjs';
+import { z } from 'zod';
+import {
+  queueTools,
+  runWorker,
+  type FleetWorker,
+  type QueuedTools,
+} from '../adapters/redis/index.js';
+import { slowCount } from '../cli/tools/slow-count.js';
+import { executeBatch, tool, type ExecutionEvent, type Job, type Tool } from '../index.js';
+import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
+
+const runs = new Map<string, number>();
+const signals = new Map<string, AbortSignal>();
+
+/** The tools one worker runs: `whoami` says which worker ran it. */
+function toolsOf(worker: string): Tool[] {
+  return [
+    slowCount,
+    tool({
+      name: 'whoami',
+      description: 'Says which worker ran it, after a pause.',
+      parameters: z.object({ n: z.number() }),
+      execute: async ({ n }) => {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return `${worker}:${n}`;
+      },
+    }),
+    tool({
+      name: 'counted',
+      description: 'Counts its runs by label.',
+      parameters: z.object({ label: z.string() }),
+      execute: ({ label }) => {
+        runs.set(label, (runs.get(label) ?? 0) + 1);
+        return `ran ${label}`;
+      },
+    }),
+    tool({
+      name: 'hang',
+      description: 'Waits until cancelled.',
+      parameters: z.object({ label: z.string() }),
+      execute: ({ label }, context) => {
+        signals.set(label, context.signal);
+        return new Promise<string>((_resolve, reject) =>
+          context.signal.addEventListener('abort', () => reject(context.signal.reason as Error)),
+        );
+      },
+    }),
+  ];
+}
+
+const finals = (events: ExecutionEvent[]) =>
+  events
+    .filter((e) => e.final)
+    .sort((a, b) => a.index - b.index)
+    .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
+
+describe('the worker fleet on BullMQ', function () {
+  this.timeout(60_000);
+  let redis: TestRedis;
+  const workers: FleetWorker[] = [];
+  let fleet: QueuedTools;
+  const find = (name: string) => fleet.tools.find((t) => t.name === name)!;
+
+  before(async function () {
+    skipWithoutRedis(this, 'the worker fleet tests');
+    redis = await startRedis();
+    workers.push(await runWorker(toolsOf('w1'), { connection: redis.url }));
+    workers.push(await runWorker(toolsOf('w2'), { connection: redis.url }));
+    fleet = queueTools(toolsOf('dispatcher'), { connection: redis.url });
+  });
+  after(async () => {
+    await fleet?.close();
+    await Promise.all(workers.map((worker) => worker.close(true)));
+    await redis?.stop();
+  });
+
+  it('keeps every definition of the tools it queues', () => {
+    const local = toolsOf('x');
+    expect(fleet.tools.map((t) => [t.name, t.description, t.parameters])).to.deep.equal(
+      local.map((t) => [t.name, t.description, t.parameters]),
+    );
+  });
+
+  it('runs a batch on the workers as a local run does: the same finals, progress, spread over both', async () => {
+    const batch = (tools: readonly Tool[]): Job[] => {
+      const by = (name: string) => tools.find((t) => t.name === name)!;
+      return [
+        { tool: by('slow_count'), call: { id: 'a', args: '{"to":3,"step_ms":20}' } },
+        { tool: by('slow_count'), call: { id: 'b', args: '{"to":"x"}' } },
+        ...[1, 2, 3, 4, 5, 6].map((n) => ({
+          tool: by('whoami'),
+          call: { id: `w${n}`, args: JSON.stringify({ n }) },
+        })),
+      ];
+    };
+    const remote = await lastValueFrom(executeBatch(batch(fleet.tools)).pipe(toArray()));
+    const local = await lastValueFrom(executeBatch(batch(toolsOf('w'))).pipe(toArray()));
+    const strip = (outputs: unknown[]) => outputs.map((o) => String(o).replace(/^w\d?:/, 'w:'));
+    expect(strip(finals(remote))).to.deep.equal(strip(finals(local)));
+    expect(
+      remote.filter((e) => !e.final && e.callId === 'a').map((e) => e.result!.output),
+    ).to.deep.equal(['counted 1 of 3', 'counted 2 of 3', 'counted 3 of 3']);
+    const ranOn = new Set(
+      finals(remote)
+        .slice(2)
+        .map((o) => String(o).split(':')[0]),
+    );
+    expect([...ranOn].sort()).to.deep.equal(['w1', 'w2']);
+  });
+
+  it('never runs a call sent again twice: its result is read back', async () => {
+    const job = (): Job => ({
+      tool: find('counted'),
+      call: { id: 'c1', args: '{"label":"once"}', idempotencyKey: 'batch-7/c1' },
+    });
+    const first = await lastValueFrom(executeBatch([job()]).pipe(toArray()));
+    const again = await lastValueFrom(executeBatch([job()]).pipe(toArray()));
+    expect(finals(first)).to.deep.equal(['ran once']);
+    expect(finals(again)).to.deep.equal(['ran once']);
+    expect(runs.get('once')).to.equal(1);
+  });
+
+  it('cancels the call on the worker that runs it when the dispatcher unsubscribes', async () => {
+    const subscription = executeBatch([
+      { tool: find('hang'), call: { id: 'h1', args: '{"label":"cancel-me"}' } },
+    ]).subscribe();
+    const deadline = Date.now() + 10_000;
+    while (!signals.has('cancel-me') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signals.get('cancel-me')?.aborted).to.equal(false);
+    subscription.unsubscribe();
+    while (signals.get('cancel-me')?.aborted !== true && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signals.get('cancel-me')!.aborted).to.equal(true);
+  });
+
+  it('fails a call of a tool no worker has, saying so', async () => {
+    const stranger = queueTools(
+      [tool({ name: 'nobody_has', description: 'x', execute: () => 'x' })],
+      { connection: redis.url },
+    );
+    try {
+      const events = await lastValueFrom(
+        executeBatch([{ tool: stranger.tools[0]!, call: { id: 'n1', args: '{}' } }]).pipe(
+          toArray(),
+        ),
+      );
+      expect(events.at(-1)!.error).to.deep.include({
+        message: 'no tool "nobody_has" on this worker',
+        code: 'no_tool',
+      });
+    } finally {
+      await stranger.close();
+    }
+  });
+});
