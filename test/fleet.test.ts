@@ -6,6 +6,8 @@
  * skipped with a line where it is missing).
  */
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import {
@@ -16,6 +18,7 @@ import {
 } from '../adapters/redis/index.js';
 import { slowCount } from '../cli/tools/slow-count.js';
 import { executeBatch, tool, type ExecutionEvent, type Job, type Tool } from '../index.js';
+import { root } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 
 const runs = new Map<string, number>();
@@ -162,4 +165,74 @@ describe('the worker fleet on BullMQ', function () {
       await stranger.close();
     }
   });
+
+  /** A worker in a process of its own on `queue`, and what it prints. */
+  function workerProcess(queue: string) {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test/support/fleet-worker.ts'), redis.url, queue],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let said = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    return { child, said: () => said, exited };
+  }
+
+  async function until(check: () => boolean, what: string, within = 15_000): Promise<void> {
+    const deadline = Date.now() + within;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`${what} did not happen within ${within} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  for (const [replay, expected] of [
+    ['safe', 'done killed-safe'],
+    [
+      'unsafe',
+      'error: call "k1" was interrupted and not replayed: tool "slow_unsafe" is not safe to run twice',
+    ],
+  ] as const)
+    it(`after its worker is killed mid-call, a ${replay} call ${replay === 'safe' ? 'runs again on another worker' : 'fails unrun (not_replayed)'}`, async () => {
+      const queue = `kill-${replay}`;
+      const dying = workerProcess(queue);
+      await until(() => dying.said().includes('ready'), 'the worker’s start');
+      const name = `slow_${replay}`;
+      const label = `killed-${replay}`;
+      const ran: string[] = [];
+      const survivorTool = tool({
+        name,
+        description: 'x',
+        parameters: z.object({ label: z.string() }),
+        replay,
+        execute: ({ label: l }) => {
+          ran.push(l);
+          return `done ${l}`;
+        },
+      });
+      const dispatcher = queueTools([survivorTool], { connection: redis.url, queue });
+      try {
+        const done = lastValueFrom(
+          executeBatch([
+            { tool: dispatcher.tools[0]!, call: { id: 'k1', args: JSON.stringify({ label }) } },
+          ]).pipe(toArray()),
+        );
+        await until(() => dying.said().includes(`started ${label}`), 'the call’s start');
+        dying.child.kill('SIGKILL');
+        await dying.exited;
+        const survivor = await runWorker([survivorTool], {
+          connection: redis.url,
+          queue,
+          lockDuration: 1_000,
+          stalledInterval: 500,
+        });
+        workers.push(survivor);
+        expect(finals(await done)).to.deep.equal([expected]);
+        expect(ran).to.deep.equal(replay === 'safe' ? [label] : []);
+      } finally {
+        dying.child.kill('SIGKILL');
+        await dispatcher.close();
+      }
+    });
 });

@@ -45,6 +45,11 @@ export interface WorkerOptions extends FleetOptions {
    * default 30 s): a worker that dies leaves its calls to the others about two of these later.
    */
   lockDuration?: number;
+  /**
+   * How often (ms) this worker looks for calls whose worker died (BullMQ's `stalledInterval`,
+   * default 30 s), and gives them back to the queue.
+   */
+  stalledInterval?: number;
 }
 
 const DEFAULT_QUEUE = 'agenttool';
@@ -345,6 +350,7 @@ export async function runWorker(
     connection: redis as ConnectionOptions,
     concurrency: options.concurrency ?? 1,
     ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+    ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
   });
   const listener = new Redis(redis);
   listener.on('message', (_channel: string, jobId: string) => {

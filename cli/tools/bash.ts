@@ -29,6 +29,8 @@ export const bash = tool({
     cwd: z.string().optional().describe('Working directory (default: the current one)'),
   }),
   resource: 'shell:session',
+  // A command may change the world: run again, it may do so twice.
+  replay: 'unsafe',
   annotations: { title: 'Bash', destructiveHint: true, openWorldHint: true },
   async execute({ command, cwd }, context) {
     const child = spawn('bash', ['-c', command], {

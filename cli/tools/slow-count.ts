@@ -34,6 +34,8 @@ export const slowCount = tool({
   annotations: { title: 'Slow count', readOnlyHint: true, openWorldHint: false },
   // Long enough to outlive a connection: served as a task to a client that takes tasks.
   task: true,
+  // It only counts: a second run has no further effect.
+  replay: 'safe',
   async *execute({ to, step_ms }, context) {
     for (let i = 1; i <= to; i++) {
       await pause(step_ms, context.signal);
