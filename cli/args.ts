@@ -48,6 +48,24 @@ export interface RunArgs {
   json: boolean;
   /** Scripted answers to the tools' questions (`--answer`, repeatable), in the order asked. */
   answers: ElicitResult[];
+  /** Send each call to the worker fleet on this Redis instead of running it here (`--redis`). */
+  redis?: string;
+  /** With `--redis`: the fleet's queue (`--queue`; default `agenttool`). */
+  queue?: string;
+}
+
+/** The options of `agenttool worker`. */
+export interface WorkerArgs {
+  command: 'worker';
+  /** The Redis the fleet's queue lives in (`--redis`, required). */
+  redis?: string;
+  /** The queue (`--queue`; default `agenttool`). */
+  queue?: string;
+  /** Calls run at once (`--concurrency`; default 1). */
+  concurrency?: number;
+  mcp: McpServerSpec[];
+  /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
+  roots: string[];
 }
 
 /** The options of `agenttool serve`. */
@@ -112,6 +130,7 @@ export type CliArgs =
   | RunArgs
   | ServeArgs
   | UiArgs
+  | WorkerArgs
   /** `agenttool help`, or `agenttool <command> -h` (`of`: that command). */
   | { command: 'help'; of?: Command }
   | { command: 'version' };
@@ -134,7 +153,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
     return { command: 'help' };
   if (command === '--version' || command === 'version') return { command: 'version' };
-  if (command !== 'run' && command !== 'serve' && command !== 'ui')
+  if (command !== 'run' && command !== 'serve' && command !== 'ui' && command !== 'worker')
     throw new UsageError(`unknown command ${JSON.stringify(command)} (try: agenttool help)`);
 
   const mcp: McpServerSpec[] = [];
@@ -166,11 +185,13 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     sequential: false,
   };
   // run and ui share the batch options; each value goes to the command's own.
+  const worker: WorkerArgs = { command: 'worker', mcp, roots };
   const p: Parsing = {
     command,
     run,
     serve,
     ui,
+    worker,
     batch: command === 'ui' ? ui : run,
     mcp,
     authorize: false,
@@ -184,7 +205,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     tokens: true,
   });
   const input = (word: string): void => {
-    if (command === 'serve') throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
+    if (command === 'serve' || command === 'worker')
+      throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
     if (p.batch.input !== undefined) throw new UsageError('give one turn file at most');
     p.batch.input = word;
   };
@@ -250,5 +272,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--task-lease applies with --tasks only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
+  if (command === 'worker' && worker.redis === undefined)
+    throw new UsageError('agenttool worker needs --redis redis://HOST:PORT');
+  if (run.queue !== undefined && run.redis === undefined)
+    throw new UsageError('--queue applies with --redis only');
+  if (command === 'worker') return worker;
   return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `agenttool`: replay a model turn through the executor (`run`), watch it in a browser (`ui`), or
- * serve tools over MCP (`serve`). Exit status: 0 done, 1 a call failed, 2 bad input.
+ * `agenttool`: replay a model turn through the executor (`run`), watch it in a browser (`ui`),
+ * serve tools over MCP (`serve`), or run calls for a fleet (`worker`). Exit status: 0 done, 1 a
+ * call failed, 2 bad input.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from './args.js';
@@ -52,6 +53,8 @@ async function main(argv: readonly string[]): Promise<number> {
       ).serveCommand(args);
     case 'ui':
       return (await import('./ui/ui-command.js')).uiCommand(args);
+    case 'worker':
+      return (await import('./worker-command.js')).workerCommand(args);
   }
 }
 

@@ -9,11 +9,11 @@
 import { parseHost } from '../adapters/mcp-server/http-access.js';
 import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
 import { parseAnswer } from './answers.js';
-import type { McpServerSpec, RunArgs, ServeArgs, UiArgs } from './args.js';
+import type { McpServerSpec, RunArgs, ServeArgs, UiArgs, WorkerArgs } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** The commands that take options. */
-export type Command = 'run' | 'serve' | 'ui';
+export type Command = 'run' | 'serve' | 'ui' | 'worker';
 
 /** What options are applied to while a command line is parsed. */
 export interface Parsing {
@@ -21,6 +21,7 @@ export interface Parsing {
   readonly run: RunArgs;
   readonly serve: ServeArgs;
   readonly ui: UiArgs;
+  readonly worker: WorkerArgs;
   /** The batch options' home: `ui` for `agenttool ui`, else `run`. */
   readonly batch: RunArgs | UiArgs;
   readonly mcp: McpServerSpec[];
@@ -47,7 +48,7 @@ export interface Option {
   readonly apply: (p: Parsing, value: string | undefined) => void;
 }
 
-const ALL: readonly Command[] = ['run', 'ui', 'serve'];
+const ALL: readonly Command[] = ['run', 'ui', 'serve', 'worker'];
 const BATCH: readonly Command[] = ['run', 'ui'];
 
 function integer(option: string, value: string | undefined, min: number): number {
@@ -396,6 +397,41 @@ export const OPTIONS: readonly Option[] = [
     },
   },
   {
+    name: 'redis',
+    value: '<url>',
+    commands: ['run', 'worker'],
+    help:
+      'run: send each call to the worker fleet on this Redis (redis://host:port) instead of running it here; ' +
+      'worker: take calls from it',
+    apply: (p, url) => {
+      if (url === undefined || !/^rediss?:\/\//.test(url) || !URL.canParse(url))
+        throw new UsageError(`--redis takes a redis:// URL, got ${JSON.stringify(url ?? '')}`);
+      if (p.command === 'worker') p.worker.redis = url;
+      else p.run.redis = url;
+    },
+  },
+  {
+    name: 'queue',
+    value: '<name>',
+    commands: ['run', 'worker'],
+    help: "with --redis: the fleet's queue (default agenttool)",
+    apply: (p, queue) => {
+      if (queue === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(queue))
+        throw new UsageError(
+          `--queue takes 1 to 64 letters, digits, _ or -, got ${JSON.stringify(queue ?? '')}`,
+        );
+      if (p.command === 'worker') p.worker.queue = queue;
+      else p.run.queue = queue;
+    },
+  },
+  {
+    name: 'concurrency',
+    value: '<n>',
+    commands: ['worker'],
+    help: 'calls this worker runs at once (default 1)',
+    apply: (p, v) => void (p.worker.concurrency = integer('--concurrency', v, 1)),
+  },
+  {
     name: 'allow-origin',
     value: '<origin>',
     commands: ['serve'],
@@ -434,6 +470,15 @@ const COMMANDS: Record<Command, { usage: string; what: string; notes: string }> 
       'The page shows one row per call (state, progress, time, output) and a timeline with a lane ' +
       'per resource; it can run the turn again, cancel one call, or cancel the batch, approve or ' +
       "refuse a call, and answer a tool's question in its row. Ctrl-C stops the server.",
+  },
+  worker: {
+    usage: 'agenttool worker --redis redis://host:port [options]',
+    what: 'run the bundled tools (and those of --mcp servers) for the calls a fleet queue holds',
+    notes:
+      'Dispatchers (agenttool run --redis, or queueTools from agenttool/redis) send calls to the ' +
+      'queue; each worker takes them --concurrency at a time. SIGTERM lets running calls finish; ' +
+      'SIGINT cancels them (a call safe to run again goes back to the queue). Exit status: 0 once ' +
+      'stopped, 2 bad input.',
   },
   serve: {
     usage: 'agenttool serve [options]',

@@ -19,6 +19,7 @@ import { scriptedElicitor } from './answers.js';
 import type { RunArgs } from './args.js';
 import { initialState, reduceBatch, type BatchAction } from './call-state.js';
 import { closeServers, connectServers, modelTools } from './mcp-servers.js';
+import { loadFleet } from './worker-command.js';
 import { readTurn } from './read-turn.js';
 import { JsonView } from './views/json-view.js';
 import { LiveView } from './views/live-view.js';
@@ -42,8 +43,16 @@ export async function runCommand(args: RunArgs): Promise<number> {
   const remotes = await connectServers(args.mcp, args.roots, (request, call) =>
     questions.answer === undefined ? { action: 'decline' } : questions.answer(request, call),
   );
+  // With --redis, every call runs on the fleet's workers: the same definitions, sent to the queue.
+  const fleet =
+    args.redis === undefined
+      ? undefined
+      : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
+          connection: args.redis,
+          queue: args.queue ?? 'agenttool',
+        });
   try {
-    const tools = new ToolSet([...bundledTools, ...modelTools(remotes)]);
+    const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);
     tools.validate();
     if (args.list) {
       process.stdout.write(`${terminalJson(tools.definitions(), 2)}\n`);
@@ -51,6 +60,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
     }
     return await runTurn(args, tools, items, questions);
   } finally {
+    await fleet?.close();
     await closeServers(remotes);
   }
 }

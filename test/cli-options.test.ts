@@ -11,7 +11,7 @@ import { parseArgs } from '../cli/args.js';
 import { OPTIONS, type Command } from '../cli/options.js';
 import { root, runCli } from './support/cli.js';
 
-const COMMANDS: Command[] = ['run', 'ui', 'serve'];
+const COMMANDS: Command[] = ['run', 'ui', 'serve', 'worker'];
 
 /** A value each option takes, for a command line that must parse. */
 const SAMPLES: Record<string, string> = {
@@ -39,16 +39,27 @@ const SAMPLES: Record<string, string> = {
   'allow-host': 'tools.example',
   'allow-origin': 'http://localhost:4200',
   tasks: 'redis://127.0.0.1:6379',
+  redis: 'redis://127.0.0.1:6379',
+  queue: 'q',
+  concurrency: '2',
   'task-lease': '1000',
 };
 
 /** What an option needs beside it to mean something (the server it applies to, --http). */
 function context(name: string, command: Command): string[] {
+  // A worker needs its Redis whatever else it is given.
+  const redis =
+    command === 'worker' && name !== 'redis' ? ['--redis', 'redis://127.0.0.1:6379'] : [];
+  return [...redis, ...needs(name, command)];
+}
+
+function needs(name: string, command: Command): string[] {
   if (name === 'env') return ['--mcp', 'srv'];
   if (name === 'header' || name === 'auth') return ['--mcp-url', 'http://127.0.0.1:9/mcp'];
   if (name === 'prefix') return ['--mcp', 'srv'];
   if (name === 'max-queued') return ['--http', '0', '--max-calls', '2'];
   if (name === 'task-lease') return ['--http', '0', '--tasks'];
+  if (name === 'queue' && command !== 'worker') return ['--redis', 'redis://127.0.0.1:6379'];
   if (command === 'serve' && !['mcp', 'mcp-url', 'root', 'http', 'host'].includes(name))
     return ['--http', '0'];
   return [];

@@ -1,0 +1,92 @@
+/**
+ * The worker fleet from the command line: two `agenttool worker --redis` processes and
+ * `agenttool run --redis` sending a turn to them give the output items a local run gives, with
+ * the progress streamed back (`--json`). Needs Debian's redis-server (started here; skipped with a
+ * line where it is missing).
+ */
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { finished, runCli, startCli, type CliResult } from './support/cli.js';
+import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
+
+const call = (call_id: string, name: string, args: object) =>
+  JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
+
+const TURN = [
+  call('a', 'slow_count', { to: 3, step_ms: 50 }),
+  call('b', 'slow_count', { to: 'many' }),
+  call('c', 'read_file', { path: 'package.json', max_bytes: 20 }),
+  call('d', 'no_such_tool', {}),
+].join('\n');
+
+type Line = { type: string; final?: boolean; callId?: string; items?: { output: string }[] };
+const lines = (text: string): Line[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Line);
+
+describe('agenttool worker and agenttool run --redis', function () {
+  this.timeout(60_000);
+  let redis: TestRedis;
+  const workers: { child: ChildProcess; done: Promise<CliResult> }[] = [];
+
+  before(async function () {
+    skipWithoutRedis(this, 'the fleet command line tests');
+    redis = await startRedis();
+    for (let i = 0; i < 2; i++) {
+      const child = startCli(['worker', '--redis', redis.url, '--concurrency', '2']);
+      const done = finished(child);
+      workers.push({ child, done });
+      await new Promise<void>((resolve, reject) => {
+        let said = '';
+        child.stderr!.on('data', (d: Buffer) => {
+          said += d.toString();
+          if (said.includes('worker taking calls')) resolve();
+        });
+        child.once('exit', () => reject(new Error(`agenttool worker exited: ${said}`)));
+      });
+    }
+  });
+  after(async () => {
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => worker.done));
+    await redis?.stop();
+  });
+
+  it('gives the output items of a local run, progress streamed back', async () => {
+    const remote = await runCli(['run', '-', '--json', '--redis', redis.url], { stdin: TURN });
+    const local = await runCli(['run', '-', '--json'], { stdin: TURN });
+    expect(remote.status, remote.stderr).to.equal(local.status);
+    const out = lines(remote.stdout);
+    expect(out.at(-1)!.items).to.deep.equal(lines(local.stdout).at(-1)!.items);
+    expect(
+      out.filter((l) => l.type === 'event' && l.final === false && l.callId === 'a').length,
+    ).to.equal(3);
+  });
+
+  it('stops a worker on SIGTERM with status 0, saying so', async () => {
+    const child = startCli(['worker', '--redis', redis.url]);
+    const done = finished(child);
+    await new Promise<void>((resolve) => {
+      let said = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        said += d.toString();
+        if (said.includes('worker taking calls')) resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    const { status, stderr } = await done;
+    expect(status).to.equal(0);
+    expect(stderr).to.contain('SIGTERM: running calls finish, no new ones are taken');
+  });
+
+  it('refuses a worker without --redis, and --queue without --redis, in one line', async () => {
+    const worker = await runCli(['worker']);
+    expect(worker.status).to.equal(2);
+    expect(worker.stderr).to.equal('agenttool: agenttool worker needs --redis redis://HOST:PORT\n');
+    const run = await runCli(['run', '-', '--queue', 'q'], { stdin: TURN });
+    expect(run.status).to.equal(2);
+    expect(run.stderr).to.equal('agenttool: --queue applies with --redis only\n');
+  });
+});
