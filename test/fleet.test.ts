@@ -17,7 +17,14 @@ import {
   type QueuedTools,
 } from '../adapters/redis/index.js';
 import { slowCount } from '../cli/tools/slow-count.js';
-import { executeBatch, tool, type ExecutionEvent, type Job, type Tool } from '../index.js';
+import {
+  executeBatch,
+  tool,
+  type ExecutionEvent,
+  type Job,
+  type Tool,
+  type ToolRecord,
+} from '../index.js';
 import { root } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 
@@ -44,6 +51,21 @@ function toolsOf(worker: string): Tool[] {
       execute: ({ label }) => {
         runs.set(label, (runs.get(label) ?? 0) + 1);
         return `ran ${label}`;
+      },
+    }),
+    tool({
+      name: 'ask_and_record',
+      description: 'Records what it does, asks a name, then greets.',
+      parameters: z.object({}),
+      execute: async (_args, context) => {
+        await context.record({ recordNS: () => 'demo:step', toJSON: () => ({ worker }) } as never);
+        const answer = await context.elicit({
+          message: 'Who are you?',
+          schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        });
+        return answer.action === 'accept'
+          ? `Hello, ${String(answer.content.name)}!`
+          : answer.action;
       },
     }),
     tool({
@@ -118,6 +140,27 @@ describe('the worker fleet on BullMQ', function () {
         .map((o) => String(o).split(':')[0]),
     );
     expect([...ranOn].sort()).to.deep.equal(['w1', 'w2']);
+  });
+
+  it('asks a call’s questions through the dispatching job’s elicitor, and records through its recorder', async () => {
+    const asked: string[] = [];
+    const records: ToolRecord[] = [];
+    const events = await lastValueFrom(
+      executeBatch([{ tool: find('ask_and_record'), call: { id: 'q1', args: '{}' } }], {
+        elicitor: (request) => {
+          asked.push(request.message);
+          return Promise.resolve({ action: 'accept', content: { name: 'Ada' } });
+        },
+        recorder: (record) => void records.push(record),
+      }).pipe(toArray()),
+    );
+    expect(finals(events)).to.deep.equal(['Hello, Ada!']);
+    expect(asked).to.deep.equal(['Who are you?']);
+    expect(records).to.have.length(1);
+    expect(records[0]).to.deep.include({ ns: 'demo:step', remote: 'fleet:agenttool' });
+    expect(JSON.parse(records[0]!.data))
+      .to.have.property('worker')
+      .that.matches(/^w[12]$/);
   });
 
   it('never runs a call sent again twice: its result is read back', async () => {

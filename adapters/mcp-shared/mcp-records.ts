@@ -80,6 +80,15 @@ class ReceivedRecord implements Recordable {
 }
 
 /**
+ * A record made elsewhere (`ns` and its JSON text `data`), as a Recordable to pass to
+ * `context.record`, marked as made by `source` (the record's `remote`): what a peer reports it
+ * did on its own machine.
+ */
+export function receivedRecord(ns: string, data: string, source: string): Recordable {
+  return new ReceivedRecord(ns, data, source);
+}
+
+/**
  * The records a result carries under {@link RECORDS_META_KEY}, as Recordables to pass to
  * `context.record`, in order, each marked as sent by `server` (the record's `remote`). An entry
  * that is not `{ ns, data }` with a non-empty string `ns` and a string `data` is not a record

@@ -19,7 +19,16 @@ import {
 } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { lastValueFrom, Observable, tap } from 'rxjs';
-import type { Tool, ToolCall, ToolEvent, ToolResult } from '../../lib/contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolEvent,
+  ToolResult,
+} from '../../lib/contract.js';
+import { receivedRecord } from '../mcp-shared/mcp-records.js';
 import { describeThrown, NotReplayedError } from '../../lib/errors.js';
 import { idempotencyKeyOf, replayOf } from '../../lib/replay.js';
 import { wrap } from '../../lib/wrap.js';
@@ -134,6 +143,13 @@ function jsonSafe(value: unknown): unknown {
 /** The channel on which a queue's cancellations are announced to its workers. */
 const cancelChannel = (queue: string): string => `agenttool:fleet:${queue}:cancel`;
 
+/** The channel on which answers to a queue's questions are announced (the message: a job id). */
+const answersChannel = (queue: string): string => `agenttool:fleet:${queue}:answers`;
+
+/** The list of a job's answers, `{ key, answer }` each, read by the worker asking. */
+const answersKey = (queue: string, jobId: string): string =>
+  `agenttool:fleet:${queue}:answers:${jobId}`;
+
 /** Tools whose calls run on a fleet's workers (see {@link queueTools}), and their shared parts. */
 export interface QueuedTools {
   /** The tools: the same definitions, their calls run on the fleet. */
@@ -172,7 +188,7 @@ export function queueTools(tools: Iterable<Tool>, options: FleetOptions): Queued
   const ready = events.waitUntilReady();
   let closed = false;
 
-  const run = (tool: Tool, call: ToolCall): Observable<ToolEvent> =>
+  const run = (tool: Tool, call: ToolCall, context: ToolContext): Observable<ToolEvent> =>
     new Observable<ToolEvent>((subscriber) => {
       if (closed) {
         subscriber.error(new Error(`fleet: queue "${name}" is closed`));
@@ -199,16 +215,49 @@ export function queueTools(tools: Iterable<Tool>, options: FleetOptions): Queued
         end();
         subscriber.error(failureOf(reason));
       };
+      // Records the worker's call made are written through this call's context, in order, before
+      // its end is given (they come ahead of it on the queue's event stream).
+      let recorded: Promise<unknown> = Promise.resolve();
       watches.set(jobId, {
         progress: (data) => {
           if (ended) return;
-          const { output, details } = (data ?? {}) as { output?: unknown; details?: unknown };
+          const { output, details, record, question } = (data ?? {}) as {
+            output?: unknown;
+            details?: unknown;
+            record?: { ns?: unknown; data?: unknown };
+            question?: { key?: unknown; request?: unknown };
+          };
+          if (record !== undefined) {
+            if (typeof record.ns === 'string' && typeof record.data === 'string') {
+              const made = receivedRecord(record.ns, record.data, `fleet:${name}`);
+              recorded = recorded.then(() => context.record(made)).catch(() => undefined);
+            }
+            return;
+          }
+          if (question !== undefined) {
+            if (typeof question.key !== 'string') return;
+            const key = question.key;
+            const asked = context
+              .elicit(question.request as ElicitRequest)
+              .catch((): ElicitResult => ({ action: 'cancel' }));
+            void asked
+              .then((answer) =>
+                publisher
+                  .multi()
+                  .rpush(answersKey(name, jobId), JSON.stringify({ key, answer }))
+                  .expire(answersKey(name, jobId), 3600)
+                  .publish(answersChannel(name), jobId)
+                  .exec(),
+              )
+              .catch(() => undefined);
+            return;
+          }
           const result: ToolResult = { output: (output ?? '') as ToolResult['output'] };
           if (details !== undefined) result.details = details;
           subscriber.next({ final: false, result });
         },
-        completed: finish,
-        failed: fail,
+        completed: (value) => void recorded.then(() => finish(value)),
+        failed: (reason) => void recorded.then(() => fail(reason)),
       });
       const data: CallData = {
         tool: tool.name,
@@ -258,7 +307,7 @@ export function queueTools(tools: Iterable<Tool>, options: FleetOptions): Queued
 
   return {
     tools: [...tools].map((tool) =>
-      wrap(tool, { execute: (call) => run(tool, call), close: undefined }),
+      wrap(tool, { execute: (call, context) => run(tool, call, context), close: undefined }),
     ),
     async close() {
       closed = true;
@@ -295,6 +344,25 @@ export async function runWorker(
   const byName = new Map<string, Tool>();
   for (const tool of tools) byName.set(tool.name, tool);
   const cancelled = new Map<string, AbortController>();
+  /** The questions open, by job id, then key: each waits for its dispatcher's answer. */
+  const asking = new Map<string, Map<string, (answer: ElicitResult) => void>>();
+  const commands = new Redis(redis);
+  /** Reads the answers that came for `jobId`, handing each to its question. */
+  const readAnswers = async (jobId: string): Promise<void> => {
+    const open = asking.get(jobId);
+    if (open === undefined) return;
+    for (;;) {
+      const text = await commands.lpop(answersKey(name, jobId)).catch(() => null);
+      if (text === null) return;
+      try {
+        const { key, answer } = JSON.parse(text) as { key: string; answer: ElicitResult };
+        open.get(key)?.(answer);
+        open.delete(key);
+      } catch {
+        // Not an answer this fleet wrote: skipped.
+      }
+    }
+  };
   let running = 0;
   const processor = async (
     job: Job<CallData, Finished, string>,
@@ -320,11 +388,31 @@ export async function runWorker(
     cancelled.set(job.id!, controller);
     signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     running++;
+    const jobId = job.id!;
+    let questions = 0;
+    asking.set(jobId, new Map());
     try {
       const final = await lastValueFrom(
-        executeBatch([{ tool, call: { ...call } }], { signal: controller.signal }).pipe(
+        executeBatch([{ tool, call: { ...call } }], {
+          signal: controller.signal,
+          // What the call records goes to its dispatcher's recorder, in order.
+          recorder: (record) =>
+            job.updateProgress({ record: { ns: record.ns, data: record.data } } as object),
+          // Its questions go to its dispatcher's elicitor, and the answers come back.
+          elicitor: (request) =>
+            new Promise<ElicitResult>((resolve) => {
+              const key = `q${++questions}`;
+              asking.get(jobId)?.set(key, resolve);
+              void job
+                .updateProgress({ question: { key, request: jsonSafe(request) } } as object)
+                .then(() => readAnswers(jobId))
+                .catch(() => resolve({ action: 'cancel' }));
+            }),
+        }).pipe(
           tap((event) => {
-            if (!event.final)
+            // Progress only: the batch's own events about the call (a question asked) are not
+            // the tool's to send.
+            if (!event.final && event.result !== undefined)
               void job
                 .updateProgress({
                   output: jsonSafe(event.result!.output) ?? '',
@@ -343,7 +431,8 @@ export async function runWorker(
       } satisfies Finished;
     } finally {
       running--;
-      cancelled.delete(job.id!);
+      cancelled.delete(jobId);
+      asking.delete(jobId);
     }
   };
   const worker = new Worker<CallData, Finished, string>(name, processor, {
@@ -353,10 +442,11 @@ export async function runWorker(
     ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
   });
   const listener = new Redis(redis);
-  listener.on('message', (_channel: string, jobId: string) => {
-    cancelled.get(jobId)?.abort(new Error('cancelled by its dispatcher'));
+  listener.on('message', (channel: string, jobId: string) => {
+    if (channel === answersChannel(name)) void readAnswers(jobId);
+    else cancelled.get(jobId)?.abort(new Error('cancelled by its dispatcher'));
   });
-  await listener.subscribe(cancelChannel(name));
+  await listener.subscribe(cancelChannel(name), answersChannel(name));
   await worker.waitUntilReady();
   return {
     get running() {
@@ -367,6 +457,7 @@ export async function runWorker(
         for (const controller of cancelled.values()) controller.abort(new Error('worker closed'));
       await worker.close(force);
       await listener.quit().catch(() => undefined);
+      await commands.quit().catch(() => undefined);
     },
   };
 }
