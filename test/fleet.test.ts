@@ -69,6 +69,16 @@ function toolsOf(worker: string): Tool[] {
       },
     }),
     tool({
+      name: 'counted_slow',
+      description: 'Counts its runs by label, after a pause of `ms`.',
+      parameters: z.object({ label: z.string(), ms: z.number() }),
+      execute: async ({ label, ms }) => {
+        runs.set(label, (runs.get(label) ?? 0) + 1);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return `ran ${label}`;
+      },
+    }),
+    tool({
       name: 'hang',
       description: 'Waits until cancelled.',
       parameters: z.object({ label: z.string() }),
@@ -278,4 +288,29 @@ describe('the worker fleet on BullMQ', function () {
         await dispatcher.close();
       }
     });
+
+  it('lets a dispatcher restarted mid-batch pick the batch up from Redis: finished calls keep their results, none runs twice', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test/support/fleet-dispatcher.ts'), redis.url],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let said = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
+    await until(() => said.includes('final d1'), 'the first call’s end');
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    // A new dispatcher, the same jobs.
+    const events = await lastValueFrom(
+      executeBatch(
+        [1, 2, 3, 4].map((n) => ({
+          tool: find('counted_slow'),
+          call: { id: `d${n}`, args: JSON.stringify({ label: `restart-${n}`, ms: n * 400 }) },
+        })),
+        { maxParallel: 4 },
+      ).pipe(toArray()),
+    );
+    expect(finals(events)).to.deep.equal([1, 2, 3, 4].map((n) => `ran restart-${n}`));
+    for (const n of [1, 2, 3, 4]) expect(runs.get(`restart-${n}`), `restart-${n}`).to.equal(1);
+  });
 });
