@@ -124,6 +124,10 @@ export interface UiArgs {
   maxParallel?: number;
   sequential: boolean;
   timeout?: number;
+  /** Send each call to the worker fleet on this Redis (`--redis`). */
+  redis?: string;
+  /** With `--redis`: the fleet's queue (`--queue`). */
+  queue?: string;
 }
 
 export type CliArgs =
@@ -274,7 +278,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--allow-origin applies to --http only');
   if (command === 'worker' && worker.redis === undefined)
     throw new UsageError('agenttool worker needs --redis redis://HOST:PORT');
-  if (run.queue !== undefined && run.redis === undefined)
+  if (p.batch.queue !== undefined && p.batch.redis === undefined)
     throw new UsageError('--queue applies with --redis only');
   if (command === 'worker') return worker;
   return command === 'run' ? run : command === 'ui' ? ui : serve;

@@ -399,29 +399,27 @@ export const OPTIONS: readonly Option[] = [
   {
     name: 'redis',
     value: '<url>',
-    commands: ['run', 'worker'],
+    commands: ['run', 'ui', 'worker'],
     help:
-      'run: send each call to the worker fleet on this Redis (redis://host:port) instead of running it here; ' +
+      'run, ui: send each call to the worker fleet on this Redis (redis://host:port) instead of running it here; ' +
       'worker: take calls from it',
     apply: (p, url) => {
       if (url === undefined || !/^rediss?:\/\//.test(url) || !URL.canParse(url))
         throw new UsageError(`--redis takes a redis:// URL, got ${JSON.stringify(url ?? '')}`);
-      if (p.command === 'worker') p.worker.redis = url;
-      else p.run.redis = url;
+      (p.command === 'worker' ? p.worker : p.batch).redis = url;
     },
   },
   {
     name: 'queue',
     value: '<name>',
-    commands: ['run', 'worker'],
+    commands: ['run', 'ui', 'worker'],
     help: "with --redis: the fleet's queue (default agenttool)",
     apply: (p, queue) => {
       if (queue === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(queue))
         throw new UsageError(
           `--queue takes 1 to 64 letters, digits, _ or -, got ${JSON.stringify(queue ?? '')}`,
         );
-      if (p.command === 'worker') p.worker.queue = queue;
-      else p.run.queue = queue;
+      (p.command === 'worker' ? p.worker : p.batch).queue = queue;
     },
   },
   {

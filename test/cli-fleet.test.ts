@@ -6,6 +6,10 @@
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventStreamReader } from './ui-support.js';
 import { finished, runCli, startCli, type CliResult } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 
@@ -63,6 +67,38 @@ describe('agenttool worker and agenttool run --redis', function () {
     expect(
       out.filter((l) => l.type === 'event' && l.final === false && l.callId === 'a').length,
     ).to.equal(3);
+  });
+
+  it('feeds the web front (agenttool ui --redis) the calls run on the fleet', async () => {
+    const turn = join(mkdtempSync(join(tmpdir(), 'agenttool-fleet-ui-')), 'turn.jsonl');
+    writeFileSync(turn, TURN);
+    const ui = startCli(['ui', turn, '--no-open', '--redis', redis.url]);
+    const done = finished(ui);
+    const reader = await new Promise<EventStreamReader>((resolve, reject) => {
+      let text = '';
+      ui.stderr!.on('data', (d: Buffer) => {
+        text += d.toString();
+        const found = /the web front is at (http:\/\/\S+) /.exec(text);
+        if (found === null) return;
+        const page = new URL(found[1]!);
+        void fetch(page)
+          .then((r) => r.text())
+          .then((html) => {
+            const token = /<meta name="agenttool-token" content="([\w-]+)"/.exec(html)![1]!;
+            resolve(new EventStreamReader(new URL(`events?token=${token}`, page)));
+          }, reject);
+      });
+      ui.once('exit', () => reject(new Error(`agenttool ui exited: ${text}`)));
+    });
+    try {
+      const output = (await reader.waitFor((r) => r.type === 'output')) as unknown as Line;
+      const local = await runCli(['run', '-', '--json'], { stdin: TURN });
+      expect(output.items).to.deep.equal(lines(local.stdout).at(-1)!.items);
+    } finally {
+      reader.close();
+      ui.kill('SIGTERM');
+      await done;
+    }
   });
 
   it('stops a worker on SIGTERM with status 0, saying so', async () => {

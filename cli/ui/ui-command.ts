@@ -6,10 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { ToolSet } from '../../index.js';
+import { ToolSet, type Tool } from '../../index.js';
 import { bundledTools, reapShells } from '../tools/index.js';
 import type { UiArgs } from '../args.js';
 import { closeServers, connectServers, modelTools } from '../mcp-servers.js';
+import { loadFleet } from '../worker-command.js';
 import { readTurn } from '../read-turn.js';
 import { UsageError } from '../usage-error.js';
 import { liveTurn } from './live-turn.js';
@@ -84,8 +85,17 @@ export async function uiCommand(args: UiArgs): Promise<number> {
   if (args.replay !== undefined) return serve(await replaySource(args.replay), args);
   const items = await readTurn(args.input);
   const remotes = await connectServers(args.mcp, args.roots);
+  let fleet: { tools: readonly Tool[]; close(): Promise<void> } | undefined;
   try {
-    const tools = new ToolSet([...bundledTools, ...modelTools(remotes)]);
+    // With --redis, every call runs on the fleet's workers (see agenttool worker).
+    fleet =
+      args.redis === undefined
+        ? undefined
+        : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
+            connection: args.redis,
+            queue: args.queue ?? 'agenttool',
+          });
+    const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);
     tools.validate();
     const source = liveTurn(items, tools, {
       title: args.input === undefined || args.input === '-' ? 'stdin' : args.input,
@@ -97,6 +107,7 @@ export async function uiCommand(args: UiArgs): Promise<number> {
     return await serve(source, args);
   } finally {
     reapShells();
+    await fleet?.close();
     await closeServers(remotes);
   }
 }
