@@ -32,6 +32,9 @@ export function shownUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
+/** How long a stopping worker waits for its queue to close before it exits anyway. */
+const CLOSE_WAIT = 10_000;
+
 export async function workerCommand(args: WorkerArgs): Promise<number> {
   const { runWorker } = await loadFleet();
   const remotes = await connectServers(args.mcp, args.roots);
@@ -54,8 +57,21 @@ export async function workerCommand(args: WorkerArgs): Promise<number> {
         ? 'agenttool: SIGTERM: running calls finish, no new ones are taken\n'
         : `agenttool: ${signal}: running calls are cancelled\n`,
     );
-    await worker.close(signal !== 'SIGTERM');
+    // A Redis that is gone must not hold the worker: its calls come back to the queue (or fail)
+    // when their locks lapse, as for a worker killed.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const closed = await Promise.race([
+      worker.close(signal !== 'SIGTERM').then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT))),
+    ]);
+    clearTimeout(timer);
     reapShells();
+    if (!closed) {
+      process.stderr.write(
+        `agenttool: the worker did not close within ${CLOSE_WAIT / 1000} s (is Redis reachable?): exiting\n`,
+      );
+      process.exit(0);
+    }
     return 0;
   } finally {
     await closeServers(remotes);

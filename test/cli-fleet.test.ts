@@ -117,6 +117,27 @@ describe('agenttool worker and agenttool run --redis', function () {
     expect(stderr).to.contain('SIGTERM: running calls finish, no new ones are taken');
   });
 
+  it('keeps a worker whose Redis dies alive, says so once, and stops it on SIGTERM all the same', async () => {
+    const own = await startRedis();
+    const child = startCli(['worker', '--redis', own.url]);
+    const done = finished(child);
+    let said = '';
+    child.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    const deadline = Date.now() + 15_000;
+    while (!said.includes('worker taking calls') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await own.kill();
+    while (!said.includes('Redis:') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(child.exitCode).to.equal(null);
+    expect(said.match(/fleet: queue "agenttool": Redis: /g)?.length).to.be.within(1, 3);
+    child.kill('SIGTERM');
+    const { status, stderr } = await done;
+    expect(status).to.equal(0);
+    expect(stderr).to.contain('SIGTERM: running calls finish');
+  });
+
   it('refuses a worker without --redis, and --queue without --redis, in one line', async () => {
     const worker = await runCli(['worker']);
     expect(worker.status).to.equal(2);

@@ -43,6 +43,38 @@ export interface FleetOptions {
   connection: FleetConnection;
   /** The queue's name (default `agenttool`): dispatchers and workers of one fleet share it. */
   queue?: string;
+  /**
+   * Told when the connection to Redis fails (once per outage, not per retry), so that it never
+   * takes the process down. Default: one line on stderr. Calls wait meanwhile, and go on once
+   * Redis is back.
+   */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * A reporter of Redis faults that says one line per outage: quiet after the first until `ok()`.
+ */
+function faultReporter(
+  queue: string,
+  options: FleetOptions,
+): { fault(err: unknown): void; ok(): void } {
+  const tell =
+    options.onError ?? ((error: Error) => process.stderr.write(`agenttool: ${error.message}\n`));
+  let down = false;
+  return {
+    fault(err) {
+      if (down) return;
+      down = true;
+      try {
+        tell(new Error(`fleet: queue "${queue}": Redis: ${describeThrown(err)}`));
+      } catch {
+        // A reporter that throws must not take the process down.
+      }
+    },
+    ok() {
+      down = false;
+    },
+  };
 }
 
 /** Options of {@link runWorker}. */
@@ -181,6 +213,12 @@ export function queueTools(tools: Iterable<Tool>, options: FleetOptions): Queued
   const queue = new Queue<CallData, Finished, string>(name, { connection });
   const events = new QueueEvents(name, { connection });
   const publisher = new Redis(redis);
+  const faults = faultReporter(name, options);
+  for (const emitter of [queue, events, publisher] as {
+    on(e: string, f: (x: unknown) => void): unknown;
+  }[])
+    emitter.on('error', (err) => faults.fault(err));
+  publisher.on('ready', () => faults.ok());
   const watches = new Map<string, Watch>();
   events.on('progress', ({ jobId, data }) => watches.get(jobId)?.progress(data));
   events.on('completed', ({ jobId, returnvalue }) => watches.get(jobId)?.completed(returnvalue));
@@ -442,6 +480,12 @@ export async function runWorker(
     ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
   });
   const listener = new Redis(redis);
+  const faults = faultReporter(name, options);
+  for (const emitter of [worker, listener, commands] as {
+    on(e: string, f: (x: unknown) => void): unknown;
+  }[])
+    emitter.on('error', (err) => faults.fault(err));
+  listener.on('ready', () => faults.ok());
   listener.on('message', (channel: string, jobId: string) => {
     if (channel === answersChannel(name)) void readAnswers(jobId);
     else cancelled.get(jobId)?.abort(new Error('cancelled by its dispatcher'));
