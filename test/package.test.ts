@@ -78,7 +78,12 @@ describe('the package', function () {
       'serveHttp',
       'memoryTaskStore',
     ]);
-    expect(names['agenttool/redis']).to.deep.equal(['redisTaskStore']);
+    expect(names['agenttool/redis']).to.deep.equal([
+      'jobIdOf',
+      'queueTools',
+      'redisTaskStore',
+      'runWorker',
+    ]);
     expect(names['agenttool/testing']).to.include('stubTool');
   });
 
