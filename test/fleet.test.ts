@@ -247,7 +247,7 @@ describe('the worker fleet on BullMQ', function () {
       'error: call "k1" was interrupted and not replayed: tool "slow_unsafe" is not safe to run twice',
     ],
   ] as const)
-    it(`after its worker is killed mid-call, a ${replay} call ${replay === 'safe' ? 'runs again on another worker' : 'fails unrun (not_replayed)'}`, async () => {
+    it(`after its worker is killed mid-call, ${replay === 'safe' ? 'a safe' : 'an unsafe'} call ${replay === 'safe' ? 'runs again on another worker' : 'fails unrun (not_replayed)'}`, async () => {
       const queue = `kill-${replay}`;
       const dying = workerProcess(queue);
       await until(() => dying.said().includes('ready'), 'the worker’s start');
@@ -285,6 +285,49 @@ describe('the worker fleet on BullMQ', function () {
         expect(ran).to.deep.equal(replay === 'safe' ? [label] : []);
       } finally {
         dying.child.kill('SIGKILL');
+        await dispatcher.close();
+      }
+    });
+
+  for (const replay of ['safe', 'unsafe'] as const)
+    it(`hands ${replay === 'safe' ? 'a safe' : 'an unsafe'} call back when its worker is closed with force: ${replay === 'safe' ? 'another worker runs it' : 'it fails unrun (not_replayed)'}`, async () => {
+      const queue = `hand-back-${replay}`;
+      const ran: string[] = [];
+      const slow = tool({
+        name: 'slow_handed',
+        description: 'x',
+        parameters: z.object({ label: z.string() }),
+        replay,
+        execute: async ({ label }, context) => {
+          ran.push(label);
+          await new Promise((resolve, reject) => {
+            const timer = setTimeout(resolve, 300);
+            context.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              reject(context.signal.reason as Error);
+            });
+          });
+          return `done ${label}`;
+        },
+      });
+      const first = await runWorker([slow], { connection: redis.url, queue });
+      const dispatcher = queueTools([slow], { connection: redis.url, queue });
+      try {
+        const done = lastValueFrom(
+          executeBatch([
+            { tool: dispatcher.tools[0]!, call: { id: 'hb', args: '{"label":"handed"}' } },
+          ]).pipe(toArray()),
+        );
+        await until(() => ran.length === 1, 'the call’s start');
+        await first.close(true);
+        workers.push(await runWorker([slow], { connection: redis.url, queue }));
+        expect(finals(await done)).to.deep.equal([
+          replay === 'safe'
+            ? 'done handed'
+            : 'error: call "hb" was interrupted and not replayed: tool "slow_handed" is not safe to run twice',
+        ]);
+        expect(ran).to.deep.equal(replay === 'safe' ? ['handed', 'handed'] : ['handed']);
+      } finally {
         await dispatcher.close();
       }
     });

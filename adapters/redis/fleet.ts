@@ -13,6 +13,7 @@ import {
   Queue,
   QueueEvents,
   UnrecoverableError,
+  WaitingError,
   Worker,
   type ConnectionOptions,
   type Job,
@@ -360,8 +361,9 @@ export interface FleetWorker {
   /** Calls running on this worker now. */
   readonly running: number;
   /**
-   * Stops taking calls and waits for the running ones to finish; `force` cancels them instead,
-   * and they go back to the queue for another worker (those safe to run again) or fail.
+   * Stops taking calls and waits for the running ones to finish; `force` cancels them instead and
+   * hands them back to the queue: another worker runs each again if its tool is safe to run twice,
+   * and fails it unrun (not_replayed) otherwise.
    */
   close(force?: boolean): Promise<void>;
 }
@@ -402,9 +404,11 @@ export async function runWorker(
     }
   };
   let running = 0;
+  /** The worker is closing with `force`: its running calls are handed back. */
+  let handingBack = false;
   const processor = async (
     job: Job<CallData, Finished, string>,
-    _token?: string,
+    token?: string,
     signal?: AbortSignal,
   ): Promise<Finished> => {
     const { tool: toolName, call } = job.data;
@@ -460,6 +464,12 @@ export async function runWorker(
           }),
         ),
       );
+      // Stopped by this worker's `close(true)`: handed back to the queue for another worker (a
+      // call not safe to run twice then fails there, unrun, with not_replayed).
+      if (handingBack && final.error !== undefined) {
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
       if (final.error !== undefined) throw new UnrecoverableError(failureText(final.error));
       const result = final.result!;
       return {
@@ -497,8 +507,14 @@ export async function runWorker(
       return running;
     },
     async close(force = false) {
-      if (force)
+      if (force) {
+        handingBack = true;
         for (const controller of cancelled.values()) controller.abort(new Error('worker closed'));
+        // The calls stopped hand their jobs back (a moment: their tools' teardown, one write).
+        const until = Date.now() + 5_000;
+        while (running > 0 && Date.now() < until)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await worker.close(force);
       await listener.quit().catch(() => undefined);
       await commands.quit().catch(() => undefined);
