@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import {
   executeBatch,
   initialCallStates,
@@ -50,6 +51,8 @@ export async function runCommand(args: RunArgs): Promise<number> {
       : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
           connection: args.redis,
           queue: args.queue ?? 'agenttool',
+          // Each run is a batch of its own: the same turn run again runs again.
+          batch: randomUUID(),
         });
   try {
     const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);

@@ -185,6 +185,23 @@ describe('the worker fleet on BullMQ', function () {
     expect(runs.get('once')).to.equal(1);
   });
 
+  it('runs calls of the same id in two batches as two jobs', async () => {
+    const one = queueTools(toolsOf('d'), { connection: redis.url, batch: 'turn-1' });
+    const two = queueTools(toolsOf('d'), { connection: redis.url, batch: 'turn-2' });
+    try {
+      for (const fleetOf of [one, two, one]) {
+        const counted = fleetOf.tools.find((t) => t.name === 'counted')!;
+        await lastValueFrom(
+          executeBatch([{ tool: counted, call: { id: 'same', args: '{"label":"batches"}' } }]),
+        );
+      }
+      // turn-1 twice (one job), turn-2 once.
+      expect(runs.get('batches')).to.equal(2);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
   it('cancels the call on the worker that runs it when the dispatcher unsubscribes', async () => {
     const subscription = executeBatch([
       { tool: find('hang'), call: { id: 'h1', args: '{"label":"cancel-me"}' } },

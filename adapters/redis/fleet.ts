@@ -116,10 +116,24 @@ function redisOptionsOf(connection: FleetConnection): RedisOptions {
   };
 }
 
-/** The job id of a call: derived from its idempotency key, the same wherever it is sent from. */
-export function jobIdOf(call: ToolCall): string {
-  const key = idempotencyKeyOf(call);
+/**
+ * The job id of a call: derived from its batch (see {@link QueueToolsOptions.batch}) and its
+ * idempotency key (the call id, or the application's own key), the same wherever it is sent from.
+ */
+export function jobIdOf(call: ToolCall, batch = ''): string {
+  const key = `${batch}\n${idempotencyKeyOf(call)}`;
   return `call-${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
+}
+
+/** Options of {@link queueTools}. */
+export interface QueueToolsOptions extends FleetOptions {
+  /**
+   * The batch the calls belong to, in their job ids (default none): calls with the same id in two
+   * batches are two jobs. Give the same value to the dispatcher that picks a batch up again after
+   * a restart; a call with an `idempotencyKey` of its own is one job under that key whatever the
+   * batch (`agenttool run --redis` gives each run its own).
+   */
+  batch?: string;
 }
 
 /** What a job carries: the tool's name and the call. */
@@ -207,7 +221,7 @@ interface Watch {
  * cancels it: a job still waiting is removed, one running is cancelled on its worker (its
  * tool's call is unsubscribed, its signal aborts).
  */
-export function queueTools(tools: Iterable<Tool>, options: FleetOptions): QueuedTools {
+export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): QueuedTools {
   const name = options.queue ?? DEFAULT_QUEUE;
   const redis = redisOptionsOf(options.connection);
   const connection = redis as ConnectionOptions;
@@ -233,7 +247,7 @@ export function queueTools(tools: Iterable<Tool>, options: FleetOptions): Queued
         subscriber.error(new Error(`fleet: queue "${name}" is closed`));
         return;
       }
-      const jobId = jobIdOf(call);
+      const jobId = jobIdOf(call, call.idempotencyKey === undefined ? (options.batch ?? '') : '');
       let ended = false;
       const end = (): void => {
         ended = true;

@@ -14,5 +14,6 @@ export {
   type FleetOptions,
   type FleetWorker,
   type QueuedTools,
+  type QueueToolsOptions,
   type WorkerOptions,
 } from './fleet.js';

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { ToolSet, type Tool } from '../../index.js';
@@ -94,6 +95,8 @@ export async function uiCommand(args: UiArgs): Promise<number> {
         : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
             connection: args.redis,
             queue: args.queue ?? 'agenttool',
+            // Each run is a batch of its own: the same turn run again runs again.
+            batch: randomUUID(),
           });
     const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);
     tools.validate();
