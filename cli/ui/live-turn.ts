@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { defer, Observable, tap } from 'rxjs';
 import {
   chains,
@@ -37,6 +38,12 @@ export interface LiveTurnOptions extends Pick<
    * Default false: every call runs without asking.
    */
   approve?: boolean;
+  /**
+   * Each run's calls carry an idempotency key of that run (`<run id>/<call id>`): calls whose
+   * keys name their jobs (the worker fleet, `--redis`) then run again when the page runs the turn
+   * again, rather than reading back the earlier run's results. Default false.
+   */
+  keyEachRun?: boolean;
 }
 
 /**
@@ -52,7 +59,7 @@ export function liveTurn(
   tools: ToolSet,
   options: LiveTurnOptions,
 ): RunSource {
-  const { title, approve, ...execute } = options;
+  const { title, approve, keyEachRun, ...execute } = options;
   const jobs = jobsFromItems(items, tools);
   const states = initialCallStates(jobs);
   const batch: BatchRecord = {
@@ -76,7 +83,17 @@ export function liveTurn(
       const approval = (index: number, state: ApprovalRecord['state']): void =>
         subscriber.next({ type: 'approval', index, state, at: Date.now() - began });
       subscriber.next(batch);
-      return executeBatch(calls.withSignals(jobs), {
+      const runId = randomUUID();
+      const keyed =
+        keyEachRun === true
+          ? calls
+              .withSignals(jobs)
+              .map((job) => ({
+                ...job,
+                call: { ...job.call, idempotencyKey: `${runId}/${job.call.id}` },
+              }))
+          : calls.withSignals(jobs);
+      return executeBatch(keyed, {
         ...execute,
         signal,
         elicitor: calls.elicitor,

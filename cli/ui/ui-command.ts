@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { ToolSet, type Tool } from '../../index.js';
@@ -95,8 +94,6 @@ export async function uiCommand(args: UiArgs): Promise<number> {
         : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
             connection: args.redis,
             queue: args.queue ?? 'agenttool',
-            // Each run is a batch of its own: the same turn run again runs again.
-            batch: randomUUID(),
           });
     const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);
     tools.validate();
@@ -104,6 +101,8 @@ export async function uiCommand(args: UiArgs): Promise<number> {
       title: args.input === undefined || args.input === '-' ? 'stdin' : args.input,
       sequential: args.sequential,
       approve: args.approve,
+      // Each run of the page is a batch of its own on the fleet: run again, the calls run again.
+      keyEachRun: fleet !== undefined,
       ...(args.maxParallel === undefined ? {} : { maxParallel: args.maxParallel }),
       ...(args.timeout === undefined ? {} : { timeout: args.timeout }),
     });
