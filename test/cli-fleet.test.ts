@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStreamReader } from './ui-support.js';
-import { finished, runCli, startCli, type CliResult } from './support/cli.js';
+import { everythingServer, finished, runCli, startCli, type CliResult } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 
 const call = (call_id: string, name: string, args: object) =>
@@ -97,6 +97,45 @@ describe('agenttool worker and agenttool run --redis', function () {
     } finally {
       reader.close();
       ui.kill('SIGTERM');
+      await done;
+    }
+  });
+
+  it('runs an --mcp server’s tools on a worker that starts the server itself', async () => {
+    const child = startCli([
+      'worker',
+      '--redis',
+      redis.url,
+      '--queue',
+      'with-mcp',
+      '--mcp',
+      everythingServer,
+      '--prefix',
+      'every',
+    ]);
+    const done = finished(child);
+    await new Promise<void>((resolve, reject) => {
+      let said = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        said += d.toString();
+        if (said.includes('worker taking calls')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`agenttool worker exited: ${said}`)));
+    });
+    try {
+      const stdin = call('e', 'every__echo', { message: 'through the fleet' });
+      const args = ['--mcp', everythingServer, '--prefix', 'every'];
+      const remote = await runCli(
+        ['run', '-', '--redis', redis.url, '--queue', 'with-mcp', ...args],
+        {
+          stdin,
+        },
+      );
+      const local = await runCli(['run', '-', ...args], { stdin });
+      expect(remote.status, remote.stderr).to.equal(0);
+      expect(JSON.parse(remote.stdout)).to.deep.equal(JSON.parse(local.stdout));
+    } finally {
+      child.kill('SIGTERM');
       await done;
     }
   });
