@@ -86,12 +86,10 @@ export function liveTurn(
       const runId = randomUUID();
       const keyed =
         keyEachRun === true
-          ? calls
-              .withSignals(jobs)
-              .map((job) => ({
-                ...job,
-                call: { ...job.call, idempotencyKey: `${runId}/${job.call.id}` },
-              }))
+          ? calls.withSignals(jobs).map((job) => ({
+              ...job,
+              call: { ...job.call, idempotencyKey: `${runId}/${job.call.id}` },
+            }))
           : calls.withSignals(jobs);
       return executeBatch(keyed, {
         ...execute,
