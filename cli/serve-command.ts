@@ -21,6 +21,7 @@ import { combineLatest, map, type Observable } from 'rxjs';
 import type { ServeArgs } from './args.js';
 import { closeServers, connectServers } from './mcp-servers.js';
 import { UsageError } from './usage-error.js';
+import { shownUrl } from './worker-command.js';
 
 const INFO = { name: 'agenttool', version: '0.1.0' };
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -139,7 +140,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       ? ''
       : args.tasks === 'memory'
         ? ', tasks in memory'
-        : `, tasks in ${args.tasks.replace(/\/\/[^@/]*@/, '//***@')}`;
+        : `, tasks in ${shownUrl(args.tasks)}`;
   process.stderr.write(
     `agenttool: serving ${tools.size} tools over MCP at ${http.url.href}${kept}\n`,
   );

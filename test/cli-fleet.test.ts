@@ -30,6 +30,18 @@ const lines = (text: string): Line[] =>
     .split('\n')
     .map((line) => JSON.parse(line) as Line);
 
+/** Resolves once `child` says on stderr that it takes calls; rejects if it exits first. */
+function taking(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let said = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      said += d.toString();
+      if (said.includes('worker taking calls')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`agenttool worker exited: ${said}`)));
+  });
+}
+
 describe('agenttool worker and agenttool run --redis', function () {
   this.timeout(60_000);
   let redis: TestRedis;
@@ -42,14 +54,7 @@ describe('agenttool worker and agenttool run --redis', function () {
       const child = startCli(['worker', '--redis', redis.url, '--concurrency', '2']);
       const done = finished(child);
       workers.push({ child, done });
-      await new Promise<void>((resolve, reject) => {
-        let said = '';
-        child.stderr!.on('data', (d: Buffer) => {
-          said += d.toString();
-          if (said.includes('worker taking calls')) resolve();
-        });
-        child.once('exit', () => reject(new Error(`agenttool worker exited: ${said}`)));
-      });
+      await taking(child);
     }
   });
   after(async () => {
@@ -114,14 +119,7 @@ describe('agenttool worker and agenttool run --redis', function () {
       'every',
     ]);
     const done = finished(child);
-    await new Promise<void>((resolve, reject) => {
-      let said = '';
-      child.stderr!.on('data', (d: Buffer) => {
-        said += d.toString();
-        if (said.includes('worker taking calls')) resolve();
-      });
-      child.once('exit', () => reject(new Error(`agenttool worker exited: ${said}`)));
-    });
+    await taking(child);
     try {
       const stdin = call('e', 'every__echo', { message: 'through the fleet' });
       const args = ['--mcp', everythingServer, '--prefix', 'every'];
@@ -143,13 +141,7 @@ describe('agenttool worker and agenttool run --redis', function () {
   it('stops a worker on SIGTERM with status 0, saying so', async () => {
     const child = startCli(['worker', '--redis', redis.url]);
     const done = finished(child);
-    await new Promise<void>((resolve) => {
-      let said = '';
-      child.stderr!.on('data', (d: Buffer) => {
-        said += d.toString();
-        if (said.includes('worker taking calls')) resolve();
-      });
-    });
+    await taking(child);
     child.kill('SIGTERM');
     const { status, stderr } = await done;
     expect(status).to.equal(0);

@@ -20,8 +20,7 @@ import { describeThrown, oneLine } from '../../lib/errors.js';
 /** Which MCP tasks a connection speaks: 2025-11-25's (`v1`) or the 2026-07-28 extension's (`v2`). */
 export type TaskGeneration = 'v1' | 'v2';
 
-/** The extension's identifier (MCP 2026-07-28), as the client declares it. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION } from '../mcp-shared/tasks-extension.js';
 
 /**
  * The `_meta` key under which the transport hands a tools/call's task result to its call: the

@@ -43,7 +43,7 @@ interface Question {
 }
 
 /** A client's answer as the tool sees it; anything that is not an elicitation result, `cancel`. */
-function answerOf(response: unknown): ElicitResult {
+export function answerOf(response: unknown): ElicitResult {
   const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
   if (action === 'decline' || action === 'cancel') return { action };
   if (action === 'accept') {

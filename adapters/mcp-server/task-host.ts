@@ -21,10 +21,12 @@ import { CancelledError, describeThrown, oneLine, ToolPanicError } from '../../l
 import { McpCallError } from '../mcp-shared/mcp-errors.js';
 import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
+import { answerOf } from './held-calls.js';
 import { isTerminal, type StoredTask, type TaskMessage, type TaskStore } from './task-store.js';
 
-/** The extension's identifier, as clients declare it and the server advertises it. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+import { TASKS_EXTENSION } from '../mcp-shared/tasks-extension.js';
+
+export { TASKS_EXTENSION };
 
 /** Options of `createMcpServer`'s `tasks`: where tasks live, and how long they last. */
 export interface TaskOptions {
@@ -91,18 +93,6 @@ export function wireTask(task: StoredTask): WireTask {
 /** A JSON-RPC error of `code`, as the SDK sends a thrown one. */
 export function rpcError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
-}
-
-/** A call's answer as the tool sees it; anything that is not an elicitation result, `cancel`. */
-function answerOf(response: unknown): ElicitResult {
-  const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
-  if (action === 'decline' || action === 'cancel') return { action };
-  if (action === 'accept') {
-    if (content === undefined) return { action: 'accept', content: {} };
-    if (typeof content === 'object' && content !== null && !Array.isArray(content))
-      return { action: 'accept', content: content as Record<string, string> };
-  }
-  return { action: 'cancel' };
 }
 
 /** What a task's call is run with: the parts of a served call that speak for it. */
