@@ -13,6 +13,11 @@ import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-
 import { executeBatch, tool, type ExecutionEvent, type Replay } from '../index.js';
 
 let runs = 0;
+/**
+ * Set by the proxy for a response it will cut: the tool answers only once the cut is made, so
+ * the answer can never slip through before it, however slow the machine.
+ */
+let cutMade: Promise<void> | undefined;
 const lookup = tool({
   name: 'lookup',
   description: 'Reports a step, then answers.',
@@ -20,7 +25,9 @@ const lookup = tool({
   async *execute({ key }) {
     runs++;
     yield { progress: 1, total: 2, message: 'looking' };
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const held = cutMade;
+    cutMade = undefined;
+    await (held ?? new Promise((resolve) => setTimeout(resolve, 20)));
     return `found ${key}`;
   },
 });
@@ -37,12 +44,14 @@ async function cutting(upstream: URL, cuts: number): Promise<{ url: string; serv
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const cut = body.includes('"tools/call"') && left-- > 0;
+      let made = (): void => {};
+      if (cut) cutMade = new Promise<void>((resolve) => (made = resolve));
       const forward = httpRequest(upstream, { method: req.method, headers: req.headers }, (up) => {
         res.writeHead(up.statusCode!, up.headers);
         let first = true;
         up.on('data', (d: Buffer) => {
           res.write(d);
-          if (cut && first) setTimeout(() => (res.destroy(), forward.destroy()), 5);
+          if (cut && first) setTimeout(() => (res.destroy(), forward.destroy(), made()), 5);
           first = false;
         });
         up.on('end', () => res.end());
