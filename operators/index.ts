@@ -15,6 +15,7 @@ export {
   type ExecutionResultEvent,
   type Job,
   type SettledResult,
+  type TelemetryOptions,
 } from './job.js';
 // Running calls: a batch as it is, calls as they arrive, and just the results.
 export { executeBatch } from './execute-batch.js';

@@ -243,4 +243,30 @@ export interface ExecuteOptions {
   onTeardownError?: (error: unknown, job: Job, index: number) => void;
   /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */
   scheduler?: SchedulerLike;
+  /**
+   * What the batch's OpenTelemetry spans record, or `false` for no spans and no metrics from it.
+   * Spans are made only when the application has registered a tracer provider (docs/telemetry.md);
+   * without one this option changes nothing.
+   */
+  telemetry?: TelemetryOptions | false;
+}
+
+/**
+ * What a batch's `execute_tool` spans hold beyond the defaults (the tool's name, description and
+ * call id, the outcome). Arguments and results may hold what must not leave the process, so they
+ * are recorded only when asked for; an idempotency key never is.
+ */
+export interface TelemetryOptions {
+  /** Records each call's arguments, as the model wrote them, as `gen_ai.tool.call.arguments`. */
+  recordInputs?: boolean;
+  /**
+   * Records each successful call's output (text as is, content parts as JSON) as
+   * `gen_ai.tool.call.result`.
+   */
+  recordOutputs?: boolean;
+  /**
+   * Told of each call's span when it starts, with its ids: for a front that links a call to its
+   * trace. Not called when no tracer provider is registered; what it throws is ignored.
+   */
+  onSpan?: (job: Job, index: number, span: { traceId: string; spanId: string }) => void;
 }

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcont
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
-import { traceMeta, traceOf } from '../adapters/mcp-shared/trace-context.js';
+import { traceMeta, traceOf } from '../lib/trace-context.js';
 import { executeBatch, rawTool, type TraceContext } from '../index.js';
 import { ENVELOPE, postModern } from './support/modern.js';
 import { Observable } from 'rxjs';

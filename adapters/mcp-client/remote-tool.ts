@@ -51,7 +51,7 @@ import { RECORDS_META_KEY, recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
-import { traceMeta } from '../mcp-shared/trace-context.js';
+import { traceMeta } from '../../lib/trace-context.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import {
   createdTask,

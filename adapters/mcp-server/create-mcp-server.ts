@@ -34,7 +34,7 @@ import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
 import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-param-headers.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { asksForRecords } from '../mcp-shared/mcp-records.js';
-import { traceOf } from '../mcp-shared/trace-context.js';
+import { traceOf } from '../../lib/trace-context.js';
 import { clientElicitor, elicitationModes } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';

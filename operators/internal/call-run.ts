@@ -14,6 +14,7 @@ import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Recorder } from '../../lib/records.js';
 import type { Job } from '../job.js';
+import type { BatchSpans } from './call-spans.js';
 import type { Fifo } from './run-queues.js';
 
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
@@ -28,6 +29,8 @@ export interface RunOwner {
   /** Milliseconds, or 0 for none. */
   readonly timeout: number;
   readonly scheduler: SchedulerLike;
+  /** The batch's spans, when the application traces; the tool gets the call they name. */
+  readonly spans: BatchSpans | undefined;
   progress(run: CallRun, result: ToolResult): void;
   /** The call's tool asked a question (answer undefined), or it was answered. */
   question(run: CallRun, request: ElicitRequest, answer: ElicitResult | undefined): void;
@@ -138,11 +141,14 @@ export class CallRun extends CallConsumer {
 
   private subscribeTool(): void {
     if (this.phase !== PENDING) return; // cancelled while onStart ran
-    const { tool, call } = this.job;
+    const job = this.job;
+    const tool = job.tool;
+    const owner = this.owner;
+    const spans = owner.spans;
+    const call = spans === undefined ? job.call : spans.callOf(this.index, job);
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);
-    const owner = this.owner;
     const context = new CallContext(call, {
       sink: this,
       recorder: owner.recorder,

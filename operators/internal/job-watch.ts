@@ -5,6 +5,7 @@
  * @module
  */
 import { AgentToolError, CancelledError } from '../../lib/errors.js';
+import type { Job } from '../job.js';
 import type { CallRun } from './call-run.js';
 
 /** What a watch tells when its job's signal aborts. */
@@ -36,8 +37,8 @@ export class JobWatch implements EventListenerObject {
     private readonly owner: WatchOwner,
     /** The job's index in the batch. */
     readonly index: number,
-    /** The job's call id. */
-    readonly callId: string,
+    /** The job. */
+    readonly job: Job,
     /** The job's signal. */
     readonly signal: AbortSignal,
   ) {

@@ -49,6 +49,7 @@ import {
   type ApprovalHost,
 } from './job-approval.js';
 import type { NotApprovedError } from '../../lib/errors.js';
+import { batchSpans, type BatchSpans } from './call-spans.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -67,6 +68,8 @@ export class Engine
   readonly timeout: number;
   readonly approveTimeout: number;
   readonly scheduler: SchedulerLike;
+  /** The batch's spans, when the application traces (call-spans.ts); undefined otherwise. */
+  readonly spans: BatchSpans | undefined;
   private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   private readonly approve: ExecuteOptions['approve'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
@@ -106,6 +109,7 @@ export class Engine
     this.signal = options.signal;
     this.turns = new Turns(this, jobs, serial, options.approve !== undefined);
     this.sourceDone = jobs !== undefined;
+    this.spans = batchSpans(options);
   }
 
   /** Whether the engine has completed, failed, been aborted or been unsubscribed. */
@@ -138,33 +142,38 @@ export class Engine
     // A job whose signal has aborted has had its final.
     if (job.signal?.aborted === true) return;
     const approve = this.approve as NonNullable<ExecuteOptions['approve']>;
+    const spans = this.spans;
+    spans?.asked(index, job);
     const answer = askApproval(approve, job, index, this);
     if (this.closed) {
       if (answer instanceof PendingApproval) answer.cancel();
       return;
     }
-    if (answer === true) return;
     if (answer instanceof PendingApproval) {
       const outcome = answer.attach(this);
       if (outcome === undefined) {
         (this.turns.approvals ??= new Map()).set(index, answer);
         return;
       }
-      if (outcome !== true) this.endUnstarted(index, job.call.id, undefined, outcome);
+      spans?.answered(index, outcome === true);
+      if (outcome !== true) this.endUnstarted(index, job, undefined, outcome);
       return;
     }
-    this.endUnstarted(index, job.call.id, undefined, answer);
+    spans?.answered(index, answer === true);
+    if (answer !== true) this.endUnstarted(index, job, undefined, answer);
   }
 
   approved(pending: PendingApproval): void {
     if (this.closed) return;
+    this.spans?.answered(pending.index, true);
     this.turns.approved(pending);
     this.pump();
   }
 
   refused(pending: PendingApproval, error: NotApprovedError): void {
     if (this.closed) return;
-    this.endUnstarted(pending.index, pending.callId, pending.run, error);
+    this.spans?.answered(pending.index, false);
+    this.endUnstarted(pending.index, pending.job, pending.run, error);
     this.pump();
   }
 
@@ -175,12 +184,8 @@ export class Engine
    * if any, are dropped.
    * Returns false when `run` had started: its end is its own.
    */
-  private endUnstarted(
-    index: number,
-    callId: string,
-    run: CallRun | undefined,
-    error: Error,
-  ): boolean {
+  private endUnstarted(index: number, job: Job, run: CallRun | undefined, error: Error): boolean {
+    const callId = job.call.id;
     if (this.watches !== undefined) this.unwatch(index);
     const approvals = this.turns.approvals;
     const pending = approvals?.get(index);
@@ -190,11 +195,13 @@ export class Engine
     }
     if (run === undefined) {
       this.turns.skip(index);
+      this.spans?.ended(index, job, undefined, error);
       this.emit({ index, callId, final: true, error });
       return true;
     }
     if (run.abort(error)) return false;
     this.turns.unstarted(run, pending?.parked === true);
+    this.spans?.ended(index, job, undefined, error);
     this.emit({ index, callId, final: true, error });
     return true;
   }
@@ -203,11 +210,13 @@ export class Engine
   private watch(index: number, job: Job, signal: AbortSignal): void {
     if (signal.aborted) {
       this.turns.skip(index);
-      this.emit({ index, callId: job.call.id, final: true, error: abortError(signal.reason) });
+      const error = abortError(signal.reason);
+      this.spans?.ended(index, job, undefined, error);
+      this.emit({ index, callId: job.call.id, final: true, error });
       return;
     }
     this.turns.watched = true;
-    (this.watches ??= new Map()).set(index, new JobWatch(this, index, job.call.id, signal));
+    (this.watches ??= new Map()).set(index, new JobWatch(this, index, job, signal));
   }
 
   /** A run was made for a job whose signal may be watched: the watch cancels it from now on. */
@@ -225,7 +234,7 @@ export class Engine
     if (this.closed) return;
     this.watches?.delete(watch.index);
     // A started run ends through end(); any other ends here.
-    this.endUnstarted(watch.index, watch.callId, watch.run, abortError(watch.signal.reason));
+    this.endUnstarted(watch.index, watch.job, watch.run, abortError(watch.signal.reason));
     this.pump();
   }
 
@@ -264,6 +273,7 @@ export class Engine
 
   question(run: CallRun, question: ElicitRequest, answer: ElicitResult | undefined): void {
     if (this.closed) return;
+    this.spans?.question(run.index, question, answer);
     const callId = run.job.call.id;
     this.emit(
       answer === undefined
@@ -290,6 +300,7 @@ export class Engine
     this.turns.ended(run);
     if (this.watches !== undefined) this.unwatch(run.index);
     if (this.closed) return;
+    this.spans?.ended(run.index, run.job, result, error);
     const callId = run.job.call.id;
     this.emit(
       error === undefined
@@ -343,6 +354,7 @@ export class Engine
     if (approvals !== undefined) for (const pending of approvals.values()) pending.cancel();
     this.upstream?.unsubscribe();
     for (const run of this.runningCalls.takeAll()) run.cancel(new CancelledError());
+    this.spans?.closeAll();
   }
 
   /**
@@ -356,6 +368,11 @@ export class Engine
     let admitted = turns.drainAdmitted(this.runningCalls.takeAll());
     // Calls ended before their turn are still queued, and have had their final.
     if (turns.mayHoldEnded) admitted = admitted.filter((run) => !run.ended);
+    const spans = this.spans;
+    if (spans !== undefined) {
+      for (const run of admitted) spans.ended(run.index, run.job, undefined, error);
+      turns.forEachUnadmitted((index, job) => spans.ended(index, job, undefined, error));
+    }
     this.dispose();
     for (const run of admitted) run.cancel(error);
     admitted.sort((a, b) => a.index - b.index);
@@ -384,7 +401,8 @@ export class Engine
       if (run === undefined) break;
       this.running++;
       this.runningCalls.add(run);
-      run.start();
+      if (this.spans === undefined) run.start();
+      else this.spans.start(run.index, run.job, () => run.start());
     }
     this.draining = false;
     if (!this.closed && this.sourceDone && this.running === 0 && turns.idle) {

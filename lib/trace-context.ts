@@ -1,12 +1,13 @@
 /**
- * W3C trace context in MCP's `_meta` (`traceparent`, `tracestate`; MCP 2026-07-28 names the keys,
- * and 2025-11-25 carries them as any `_meta` key): read from a request a server serves, written
- * into a request a client sends. A value that breaks the W3C format is dropped, as the format
- * says a receiver does, so a peer's bad trace context never fails a call.
+ * W3C trace context, checked: a call's `trace`, and MCP's `_meta` (`traceparent`, `tracestate`;
+ * MCP 2026-07-28 names the keys, and 2025-11-25 carries them as any `_meta` key), read from a
+ * request a server serves, written into a request a client sends. A value that breaks the W3C
+ * format is dropped, as the format says a receiver does, so a peer's bad trace context never
+ * fails a call.
  *
  * @module
  */
-import type { TraceContext } from '../../lib/contract.js';
+import type { TraceContext } from './contract.js';
 
 /** `version-traceid-parentid-flags`, in lower-case hex; later versions may add fields. */
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-[^\s]*)?$/;

@@ -1,0 +1,265 @@
+/**
+ * OpenTelemetry, through `@opentelemetry/api` alone and only when the application uses it: the
+ * API is an optional peer, found at run time (Node: resolved from this package, as `require`
+ * would; anywhere: handed over with {@link registerOpenTelemetry}), never imported statically, so
+ * a bundle without it carries nothing and a process without it pays nothing.
+ *
+ * Spans and metrics are made only when the application has registered a tracer provider (or a
+ * meter provider): with the API installed and nothing registered, nothing is made either. What
+ * the engine records, and under which names, is in docs/telemetry.md.
+ *
+ * The types below are the few members of the API this package reads, written out so that no
+ * declaration of this package names `@opentelemetry/api`: a project without it still typechecks.
+ *
+ * @module
+ */
+import type { ToolResult, TraceContext } from './contract.js';
+import { AgentToolError } from './errors.js';
+
+/** The instrumentation scope's name: the tracer and the meter the spans and metrics come from. */
+export const INSTRUMENTATION_NAME = 'agenttool';
+/** The instrumentation scope's version: this package's. */
+export const INSTRUMENTATION_VERSION = '0.1.0';
+
+/** An OpenTelemetry Context, opaque here. */
+export type OtelContext = object;
+
+/** Attribute values as the API takes them. */
+export type OtelAttributes = Record<string, string | number | boolean | undefined>;
+
+/** What identifies a span in a trace. */
+export interface OtelSpanContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote?: boolean;
+  traceState?: { serialize(): string };
+}
+
+/** A span, as this package writes it. */
+export interface OtelSpan {
+  spanContext(): OtelSpanContext;
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  setAttributes(attributes: OtelAttributes): unknown;
+  addEvent(name: string, attributes?: OtelAttributes): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  isRecording(): boolean;
+  end(endTime?: number): void;
+}
+
+/** A tracer. */
+export interface OtelTracer {
+  startSpan(
+    name: string,
+    options?: { kind?: number; attributes?: OtelAttributes },
+    context?: OtelContext,
+  ): OtelSpan;
+}
+
+/** A histogram. */
+export interface OtelHistogram {
+  record(value: number, attributes?: OtelAttributes): void;
+}
+
+/** A meter. */
+interface OtelMeter {
+  createHistogram(
+    name: string,
+    options?: {
+      description?: string;
+      unit?: string;
+      advice?: { explicitBucketBoundaries?: number[] };
+    },
+  ): OtelHistogram;
+}
+
+/**
+ * The members of `@opentelemetry/api` (1.x) this package uses: pass the module itself to
+ * {@link registerOpenTelemetry}.
+ */
+export interface OpenTelemetryApi {
+  readonly trace: {
+    getTracerProvider(): object;
+    setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+    setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
+    getSpan(context: OtelContext): OtelSpan | undefined;
+  };
+  readonly context: {
+    active(): OtelContext;
+    with<A extends unknown[], R>(
+      context: OtelContext,
+      fn: (...args: A) => R,
+      thisArg?: unknown,
+      ...args: A
+    ): R;
+  };
+  readonly metrics: { getMeterProvider(): object };
+  readonly ROOT_CONTEXT: OtelContext;
+  createNoopMeter(): object;
+  createTraceState?(raw?: string): { serialize(): string };
+}
+
+/** Span kinds and status codes, as the API numbers them. */
+export const SPAN_KIND = { INTERNAL: 0, SERVER: 1, CLIENT: 2 } as const;
+export const STATUS_ERROR = 2;
+
+/** The API in use: undefined before it is looked for, null once looked for and not found. */
+let api: OpenTelemetryApi | null | undefined;
+
+/**
+ * Has this package use `api`, the application's `@opentelemetry/api` module, for its spans and
+ * metrics: for a bundle (a browser page, a server bundled without `node_modules`), where the
+ * package cannot find the API by itself. In Node with the API installed there is nothing to do:
+ * the package finds it. Registering `undefined` turns telemetry off for good.
+ *
+ * ```ts
+ * import * as otel from '@opentelemetry/api';
+ * import { registerOpenTelemetry } from 'agenttool';
+ * registerOpenTelemetry(otel);
+ * ```
+ */
+export function registerOpenTelemetry(module: OpenTelemetryApi | undefined): void {
+  if (module !== undefined && (typeof module !== 'object' || typeof module.trace !== 'object'))
+    throw new TypeError('registerOpenTelemetry: expected the @opentelemetry/api module');
+  api = module ?? null;
+}
+
+/** The API, looked for once: registered, or resolved from this package in Node; else undefined. */
+export function openTelemetry(): OpenTelemetryApi | undefined {
+  if (api === undefined) api = findApi();
+  return api ?? undefined;
+}
+
+function findApi(): OpenTelemetryApi | null {
+  // `process.getBuiltinModule` (Node 20.16+) rather than an import of node:module, which a
+  // browser bundle could not resolve; elsewhere there is no process, and nothing is looked for.
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const nodeModule = proc?.getBuiltinModule?.('node:module') as
+    { createRequire(from: string): (id: string) => unknown } | undefined;
+  if (nodeModule === undefined) return null;
+  try {
+    const found = nodeModule.createRequire(import.meta.url)('@opentelemetry/api');
+    return typeof (found as OpenTelemetryApi).trace === 'object'
+      ? (found as OpenTelemetryApi)
+      : null;
+  } catch {
+    return null; // not installed: no telemetry
+  }
+}
+
+/**
+ * The tracer of this package when the application has registered a tracer provider, else
+ * undefined (the API absent, or no provider: the API's global provider then only proxies a no-op).
+ */
+export function activeTracer(otel: OpenTelemetryApi): OtelTracer | undefined {
+  const provider = otel.trace.getTracerProvider() as {
+    getDelegateTracer?(name: string, version?: string): OtelTracer | undefined;
+    getTracer(name: string, version?: string): OtelTracer;
+  };
+  // The global provider is a proxy with a delegate once one is registered.
+  if (typeof provider.getDelegateTracer === 'function')
+    return provider.getDelegateTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
+  return provider.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
+}
+
+/** The bucket boundaries the GenAI and MCP conventions advise for operation durations, in s. */
+const DURATION_BUCKETS = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+
+/** The duration histograms, made once per registered meter provider. */
+export interface Durations {
+  /** `gen_ai.client.operation.duration`: a call run by the engine. */
+  readonly tool: OtelHistogram;
+  /** `mcp.client.operation.duration`: an MCP request this package sent. */
+  readonly mcpClient: OtelHistogram;
+  /** `mcp.server.operation.duration`: an MCP request this package served. */
+  readonly mcpServer: OtelHistogram;
+}
+
+let durationsOf: { provider: object; durations: Durations | undefined } | undefined;
+
+/** The duration histograms when the application has registered a meter provider, else undefined. */
+export function activeDurations(otel: OpenTelemetryApi): Durations | undefined {
+  const provider = otel.metrics.getMeterProvider();
+  if (durationsOf?.provider === provider) return durationsOf.durations;
+  const meter = (provider as { getMeter(name: string, version?: string): OtelMeter }).getMeter(
+    INSTRUMENTATION_NAME,
+    INSTRUMENTATION_VERSION,
+  );
+  const noop = (meter as object).constructor === otel.createNoopMeter().constructor;
+  const histogram = (name: string, description: string) =>
+    meter.createHistogram(name, {
+      description,
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+  const durations = noop
+    ? undefined
+    : {
+        tool: histogram('gen_ai.client.operation.duration', 'GenAI operation duration.'),
+        mcpClient: histogram(
+          'mcp.client.operation.duration',
+          'The duration of the MCP request as observed on the sender.',
+        ),
+        mcpServer: histogram(
+          'mcp.server.operation.duration',
+          'MCP request duration as observed on the receiver.',
+        ),
+      };
+  durationsOf = { provider, durations };
+  return durations;
+}
+
+/**
+ * `error.type` for an error: the stable code of this package's errors (`invalid_arguments`,
+ * `timeout`, `cancelled`, `not_approved`, ...), otherwise the error's name (`TypeError`), or
+ * `_OTHER` when it has none.
+ */
+export function errorType(error: Error): string {
+  if (error instanceof AgentToolError) return error.code;
+  const name = typeof error.name === 'string' ? error.name : '';
+  return name === '' ? '_OTHER' : name;
+}
+
+/** A span context as a W3C trace context, for `call.trace` and MCP's `_meta`. */
+export function traceContextOf(spanContext: OtelSpanContext): TraceContext {
+  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
+  const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+  const state = spanContext.traceState?.serialize();
+  return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
+}
+
+/** The context whose parent is the remote span `trace` names (already checked as W3C). */
+export function remoteParent(
+  otel: OpenTelemetryApi,
+  base: OtelContext,
+  trace: TraceContext,
+): OtelContext {
+  const [, traceId, spanId, flags] = trace.traceparent.split('-');
+  const spanContext: OtelSpanContext = {
+    traceId: traceId!,
+    spanId: spanId!,
+    traceFlags: parseInt(flags!, 16) & 0xff,
+    isRemote: true,
+  };
+  if (trace.tracestate !== undefined && otel.createTraceState !== undefined)
+    spanContext.traceState = otel.createTraceState(trace.tracestate);
+  return otel.trace.setSpanContext(base, spanContext);
+}
+
+/** A result's output as `gen_ai.tool.call.result` records it: text as is, parts as JSON. */
+export function recordedOutput(result: ToolResult): string {
+  const output = result.output;
+  if (typeof output === 'string') return output;
+  try {
+    return JSON.stringify(output);
+  } catch {
+    return '';
+  }
+}
+
+/** The time now in ms since the epoch, with sub-ms precision where there is a clock for it. */
+export function now(): number {
+  return typeof performance === 'object' ? performance.timeOrigin + performance.now() : Date.now();
+}

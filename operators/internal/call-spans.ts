@@ -1,0 +1,194 @@
+/**
+ * A batch's OpenTelemetry spans and durations: one `execute_tool {name}` span per job that gets a
+ * final event, per the GenAI semantic conventions (docs/telemetry.md). Made by the engine only
+ * when the application has registered a tracer or a meter provider; otherwise the engine holds
+ * undefined and pays one check per hook.
+ *
+ * A call's span starts when its approval is asked, or else when it starts; it ends with its final
+ * event (its status and `error.type` from its error), or when the batch is unsubscribed (as
+ * cancelled). A job that ends before it starts (refused, its own signal, the batch aborted) still
+ * gets its span, started and ended at once. The tool runs in the span's context, and its call's
+ * `trace` names the span, so a remote tool's request carries it on.
+ *
+ * @module
+ */
+import type { ElicitRequest, ElicitResult, ToolCall, ToolResult } from '../../lib/contract.js';
+import { CancelledError } from '../../lib/errors.js';
+import {
+  activeDurations,
+  activeTracer,
+  errorType,
+  now,
+  openTelemetry,
+  recordedOutput,
+  remoteParent,
+  SPAN_KIND,
+  STATUS_ERROR,
+  traceContextOf,
+  type Durations,
+  type OpenTelemetryApi,
+  type OtelAttributes,
+  type OtelContext,
+  type OtelSpan,
+  type OtelTracer,
+} from '../../lib/telemetry.js';
+import { traceOf } from '../../lib/trace-context.js';
+import type { ExecuteOptions, Job, TelemetryOptions } from '../job.js';
+
+/** One job's span (when tracing) and its start (for the duration). */
+interface CallSpan {
+  readonly span: OtelSpan | undefined;
+  /** The context the tool runs in: the span's, under its parent. */
+  readonly context: OtelContext;
+  /** The call the tool gets: the job's, its `trace` naming the span. */
+  readonly call: ToolCall;
+  readonly toolName: string | undefined;
+  readonly start: number;
+}
+
+/**
+ * The spans of one batch, or undefined when the batch makes none: telemetry turned off for it,
+ * the API not found, or no provider registered.
+ */
+export function batchSpans(options: ExecuteOptions): BatchSpans | undefined {
+  const telemetry = options.telemetry;
+  if (telemetry === false) return undefined;
+  const otel = openTelemetry();
+  if (otel === undefined) return undefined;
+  const tracer = activeTracer(otel);
+  const durations = activeDurations(otel);
+  if (tracer === undefined && durations === undefined) return undefined;
+  // The context active where the batch is subscribed is its calls' parent.
+  return new BatchSpans(otel, tracer, durations, otel.context.active(), telemetry ?? {});
+}
+
+/** The open spans of a batch, by job index. */
+export class BatchSpans {
+  private readonly open = new Map<number, CallSpan>();
+
+  constructor(
+    private readonly otel: OpenTelemetryApi,
+    private readonly tracer: OtelTracer | undefined,
+    private readonly durations: Durations | undefined,
+    private readonly parent: OtelContext,
+    private readonly options: TelemetryOptions,
+  ) {}
+
+  /** Job `index`'s span, started now when it has none yet. */
+  private spanOf(index: number, job: Job): CallSpan {
+    const open = this.open.get(index);
+    if (open !== undefined) return open;
+    const tool = job.tool as Job['tool'] | undefined;
+    const call = job.call;
+    const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
+    const trace = call.trace === undefined ? undefined : traceOf(call.trace);
+    // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
+    const parent = trace === undefined ? this.parent : remoteParent(this.otel, this.parent, trace);
+    let span: OtelSpan | undefined;
+    let context = parent;
+    let traced = call;
+    if (this.tracer !== undefined) {
+      const attributes: OtelAttributes = {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': toolName,
+        'gen_ai.tool.call.id': call.id,
+        'gen_ai.tool.type': 'function',
+      };
+      const description = tool?.description;
+      if (typeof description === 'string' && description !== '')
+        attributes['gen_ai.tool.description'] = description;
+      if (this.options.recordInputs === true)
+        attributes['gen_ai.tool.call.arguments'] = call.args === '' ? '{}' : call.args;
+      if (call.resumed !== undefined) attributes['agenttool.call.resumed'] = true;
+      const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
+      span = this.tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, parent);
+      context = this.otel.trace.setSpan(parent, span);
+      const ids = span.spanContext();
+      traced = { ...call, trace: traceContextOf(ids) };
+      const onSpan = this.options.onSpan;
+      if (onSpan !== undefined) {
+        try {
+          onSpan(job, index, { traceId: ids.traceId, spanId: ids.spanId });
+        } catch {
+          // The application's hook: it has no say in the call.
+        }
+      }
+    }
+    const made: CallSpan = { span, context, call: traced, toolName, start: now() };
+    this.open.set(index, made);
+    return made;
+  }
+
+  /** Job `index`'s approval is being asked. */
+  asked(index: number, job: Job): void {
+    this.spanOf(index, job).span?.addEvent('agenttool.approval.requested');
+  }
+
+  /** Job `index`'s approval came: approved, or refused (its end follows). */
+  answered(index: number, approved: boolean): void {
+    this.open.get(index)?.span?.addEvent('agenttool.approval.answered', {
+      'agenttool.approval.approved': approved,
+    });
+  }
+
+  /** Runs `start` (the call's onStart, then its tool) in the context of job `index`'s span. */
+  start(index: number, job: Job, start: () => void): void {
+    this.otel.context.with(this.spanOf(index, job).context, start);
+  }
+
+  /** The call job `index`'s tool is given: its `trace` names the call's span. */
+  callOf(index: number, job: Job): ToolCall {
+    return this.spanOf(index, job).call;
+  }
+
+  /** A question job `index`'s tool asked, or its answer. */
+  question(index: number, request: ElicitRequest, answer: ElicitResult | undefined): void {
+    const span = this.open.get(index)?.span;
+    if (span === undefined) return;
+    const mode = (request as { mode?: unknown }).mode;
+    if (answer === undefined)
+      span.addEvent('agenttool.question.asked', {
+        'agenttool.question.mode': typeof mode === 'string' ? mode : 'form',
+      });
+    else
+      span.addEvent('agenttool.question.answered', { 'agenttool.question.action': answer.action });
+  }
+
+  /** Job `index` has its final event: its span ends with the outcome. */
+  ended(index: number, job: Job, result: ToolResult | undefined, error: Error | undefined): void {
+    const made = this.spanOf(index, job);
+    this.open.delete(index);
+    this.close(made, result, error);
+  }
+
+  /** The batch is over with spans still open (unsubscribed, or its source failed): cancelled. */
+  closeAll(): void {
+    if (this.open.size === 0) return;
+    const error = new CancelledError('call cancelled: the batch was unsubscribed');
+    for (const made of this.open.values()) this.close(made, undefined, error);
+    this.open.clear();
+  }
+
+  private close(made: CallSpan, result: ToolResult | undefined, error: Error | undefined): void {
+    const type = error === undefined ? undefined : errorType(error);
+    const span = made.span;
+    if (span !== undefined) {
+      if (error !== undefined) {
+        span.setAttribute('error.type', type!);
+        span.setStatus({ code: STATUS_ERROR, message: error.message });
+      } else if (result !== undefined && this.options.recordOutputs === true) {
+        span.setAttribute('gen_ai.tool.call.result', recordedOutput(result));
+      }
+      span.end();
+    }
+    const durations = this.durations;
+    if (durations !== undefined) {
+      const attributes: OtelAttributes = {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': made.toolName,
+      };
+      if (type !== undefined) attributes['error.type'] = type;
+      durations.tool.record((now() - made.start) / 1000, attributes);
+    }
+  }
+}
