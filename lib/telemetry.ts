@@ -14,7 +14,6 @@
  * @module
  */
 import type { ToolResult, TraceContext } from './contract.js';
-import { AgentToolError } from './errors.js';
 
 /** The instrumentation scope's name: the tracer and the meter the spans and metrics come from. */
 export const INSTRUMENTATION_NAME = 'agenttool';
@@ -212,12 +211,13 @@ export function activeDurations(otel: OpenTelemetryApi): Durations | undefined {
 }
 
 /**
- * `error.type` for an error: the stable code of this package's errors (`invalid_arguments`,
- * `timeout`, `cancelled`, `not_approved`, ...), otherwise the error's name (`TypeError`), or
- * `_OTHER` when it has none.
+ * `error.type` for an error: its stable string `code` (this package's errors: `invalid_arguments`,
+ * `timeout`, `cancelled`, `not_approved`, ...; a remote tool's `remote_tool`; Node's
+ * `ECONNREFUSED`), otherwise its name (`TypeError`), or `_OTHER` when it has neither.
  */
 export function errorType(error: Error): string {
-  if (error instanceof AgentToolError) return error.code;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code !== '' && code.length <= 64) return code;
   const name = typeof error.name === 'string' ? error.name : '';
   return name === '' ? '_OTHER' : name;
 }

@@ -43,6 +43,7 @@ import {
   type RemoteConnection,
 } from './remote-tool.js';
 import { logMessage, type McpLogMessage } from './server-log.js';
+import { transportPeers } from '../mcp-shared/mcp-spans.js';
 
 /** Options of {@link connectMcp}; every field is optional. */
 export interface McpClientOptions {
@@ -229,8 +230,14 @@ export class McpRemote {
       timeout > 0 && Number.isFinite(timeout) ? Math.min(timeout, NO_TIMEOUT) : Infinity,
       this.inFlight,
     );
+    const peer = transportPeers.get(transport.inner) ?? {};
     this.connection = {
       client,
+      peer: () => ({
+        ...peer,
+        protocolVersion: this.protocolVersion,
+        sessionId: transport.sessionId,
+      }),
       router: transport,
       deadlines: this.deadlines,
       inFlight: this.inFlight,

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AuthProvider, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import { AnswerWatch, DEFAULT_BUSY_RETRIES } from './answer-watch.js';
 import { stepsUp } from './oauth.js';
+import { httpPeer, transportPeers } from '../mcp-shared/mcp-spans.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */
 export type McpTransport = Transport;
@@ -51,11 +52,14 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   if (!(Number.isInteger(retries) && retries >= 0))
     throw new RangeError(`busyRetries must be a whole number, at least 0, got ${String(retries)}`);
   const watch = new AnswerWatch(undefined, retries, stepsUp(options.auth));
-  return watch.wrap(
-    new StreamableHTTPClientTransport(new URL(url), {
+  const at = new URL(url);
+  const transport = watch.wrap(
+    new StreamableHTTPClientTransport(at, {
       fetch: watch.fetch,
       ...(options.auth === undefined ? {} : { authProvider: options.auth }),
       ...(requestInit === undefined ? {} : { requestInit }),
     }),
   );
+  transportPeers.set(transport, httpPeer(at));
+  return transport;
 }

@@ -52,6 +52,7 @@ import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadline
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 import { traceMeta } from '../../lib/trace-context.js';
+import { McpSpan, type McpPeer } from '../mcp-shared/mcp-spans.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import {
   createdTask,
@@ -94,6 +95,8 @@ export interface CallRouter {
 /** What a remote tool needs from the connection it came from. */
 export interface RemoteConnection {
   readonly client: Client;
+  /** The peer and protocol, as a call's span names them (see mcp-spans.ts). */
+  peer(): McpPeer;
   readonly router: CallRouter;
   /** The request timeout, restarted by every progress notification. */
   readonly deadlines: CallDeadlines;
@@ -284,11 +287,13 @@ export class RemoteTool implements Tool {
         return undefined;
       }
       const task = call.resumed === undefined ? undefined : this.taskOf(call.resumed);
+      const span = McpSpan.open('client', this.definition.name, connection.peer(), call.trace);
       const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context, {
         remoteName: this.definition.name,
         args,
         headers: this.headers.length === 0 ? undefined : paramHeaders(this.headers, args),
-        trace: call.trace,
+        trace: span?.trace ?? call.trace,
+        span,
         reissues: this.replay === 'safe' ? MAX_REISSUES : 0,
         asTask: this.task === 'required' && connection.tasks === 'v1',
       });
@@ -338,6 +343,8 @@ interface CallRequest {
   readonly headers: Record<string, string> | undefined;
   /** Its trace context, sent in `_meta`. */
   readonly trace: TraceContext | undefined;
+  /** Its `tools/call` span, when the application traces (see mcp-spans.ts). */
+  readonly span: McpSpan | undefined;
   /** How many times it may be sent again after its response broke (see `MAX_REISSUES`). */
   readonly reissues: number;
   /** Sent as a task of MCP 2025-11-25 (`task` in its params): the tool runs only as one. */
@@ -479,7 +486,16 @@ class RemoteCall implements InFlightCall, RoutedCall {
   fail(error: Error): void {
     if (this.done) return;
     this.end();
+    this.ended({ error });
     this.subscriber.error(error);
+  }
+
+  /** Ends the call's span, if it has one. */
+  private ended(outcome: Parameters<McpSpan['end']>[0]): void {
+    const span = this.request.span;
+    if (span === undefined) return;
+    span.requestId(this.requestId);
+    span.end(outcome);
   }
 
   timeOut(): void {
@@ -553,8 +569,10 @@ class RemoteCall implements InFlightCall, RoutedCall {
   unsubscribe(): void {
     this.task?.cancel();
     if (this.done) return;
-    this.cancel(String(new CancelledError()));
+    const error = new CancelledError();
+    this.cancel(String(error));
     this.end();
+    this.ended({ error });
   }
 
   /** Ends the request: by its signal in MCP 2026-07-28, else by `notifications/cancelled`. */
@@ -616,7 +634,9 @@ class RemoteCall implements InFlightCall, RoutedCall {
     this.done = true;
     const subscriber = this.subscriber;
     if (result.isError === true) {
-      subscriber.error(new RemoteToolError(this.tool, errorTextOf(result), result));
+      const text = errorTextOf(result);
+      this.ended({ toolError: text });
+      subscriber.error(new RemoteToolError(this.tool, text, result));
       return;
     }
     let mapped: ToolResult;
@@ -624,9 +644,12 @@ class RemoteCall implements InFlightCall, RoutedCall {
       mapped = resultFromMcp(result);
     } catch (err) {
       // structuredContent too deep for JSON.stringify: the server's fault, this call's end.
-      subscriber.error(callError(this.tool, err, 'invalid result: ', 'invalid_result'));
+      const error = callError(this.tool, err, 'invalid result: ', 'invalid_result');
+      this.ended({ error });
+      subscriber.error(error);
       return;
     }
+    this.ended({});
     subscriber.next({ final: true, result: mapped });
     subscriber.complete();
   }

@@ -28,6 +28,9 @@ import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
+import { McpSpan } from '../mcp-shared/mcp-spans.js';
+import { ToolSpan } from '../../operators/internal/call-spans.js';
+import { openTelemetry } from '../../lib/telemetry.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -77,6 +80,8 @@ export interface ServedCall {
    * task tells a tool's panic (a `failed` task) from a failure the model reads (`completed`).
    */
   readonly onFailure?: ((error: Error) => void) | undefined;
+  /** The call's span (see `tracedRun`), told once how the call ended. */
+  readonly span?: ToolSpan | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -177,7 +182,11 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
 
   run(): CallToolResult | Promise<CallToolResult> {
     const { tool, call, signal } = this.served;
-    if (signal.aborted) return failure(new CancelledError());
+    if (signal.aborted) {
+      const error = new CancelledError();
+      this.served.span?.end(undefined, error);
+      return failure(error);
+    }
     // What the call records travels in its result's _meta; the server's recorder, if any, writes
     // it first (and alone keeps the records of a call the client cancels: MCP sends no result).
     const local = this.served.recorder;
@@ -216,7 +225,9 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   handleEvent(): void {
     if (this.phase === ENDED) return;
     this.cancel();
-    this.settle(failure(new CancelledError()));
+    const error = new CancelledError();
+    this.served.span?.end(undefined, error);
+    this.settle(failure(error));
   }
 
   protected onProgress(result: ToolResult): void {
@@ -228,6 +239,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
 
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
     if (error !== undefined) this.served.onFailure?.(error);
+    this.served.span?.end(result, error);
     const mapped =
       error === undefined
         ? resultOf(this.served, result as ToolResult)
@@ -257,10 +269,45 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
  * returns (a synchronous tool) gives its result itself rather than a Promise of it.
  */
 export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
+  const mcp = McpSpan.open('server', served.tool.name, {}, served.call.trace);
+  if (mcp === undefined) return runUntraced(served);
+  return tracedRun(served, mcp);
+}
+
+function runUntraced(served: ServedCall): CallToolResult | Promise<CallToolResult> {
   try {
     served.validator?.parse(served.call.args);
   } catch (err) {
+    served.span?.end(undefined, err as Error);
     return failure(err);
   }
   return new ServedConsumer(served).run();
+}
+
+/**
+ * A served call when the application traces (docs/telemetry.md): the request's `tools/call`
+ * SERVER span, under the client's span its `_meta` names, and the call's `execute_tool` span
+ * under it, in whose context the tool runs. A call held over several requests (a question asked
+ * in MCP 2026-07-28, a task) has them from its first request to its result.
+ */
+function tracedRun(served: ServedCall, mcp: McpSpan): CallToolResult | Promise<CallToolResult> {
+  const otel = openTelemetry()!;
+  const { trace: _client, ...untraced } = served.call;
+  const span = ToolSpan.under(mcp.context, { tool: served.tool, call: untraced });
+  const call = span?.span === undefined ? served.call : span.call;
+  const ended = (result: CallToolResult): CallToolResult => {
+    mcp.end(result.isError === true ? { toolError: textOfResult(result) } : {});
+    return result;
+  };
+  const out =
+    span === undefined
+      ? runUntraced(served)
+      : otel.context.with(span.context, () => runUntraced({ ...served, call, span }));
+  return out instanceof Promise ? out.then(ended) : ended(out);
+}
+
+/** The text of an error result, as its span's status says it. */
+function textOfResult(result: CallToolResult): string {
+  const first = result.content?.[0] as { type?: unknown; text?: unknown } | undefined;
+  return first?.type === 'text' && typeof first.text === 'string' ? first.text : 'tool error';
 }

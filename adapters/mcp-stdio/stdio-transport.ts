@@ -10,6 +10,7 @@ import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { McpTransport } from '../mcp-client/mcp-transports.js';
 import { PendingRequests, repaired } from '../mcp-client/response-faults.js';
+import { transportPeers } from '../mcp-shared/mcp-spans.js';
 
 /** A server to start as a child process and talk to over its stdin and stdout. */
 export interface StdioServerCommand {
@@ -126,5 +127,7 @@ class StdioTransport extends StdioClientTransport {
  * server printed to stdout) goes to `onerror` and fails nothing.
  */
 export function stdioTransport(server: StdioServerCommand): McpTransport {
-  return new StdioTransport(server);
+  const transport = new StdioTransport(server);
+  transportPeers.set(transport, { transport: 'pipe' });
+  return transport;
 }

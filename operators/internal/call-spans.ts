@@ -35,17 +35,6 @@ import {
 import { traceOf } from '../../lib/trace-context.js';
 import type { ExecuteOptions, Job, TelemetryOptions } from '../job.js';
 
-/** One job's span (when tracing) and its start (for the duration). */
-interface CallSpan {
-  readonly span: OtelSpan | undefined;
-  /** The context the tool runs in: the span's, under its parent. */
-  readonly context: OtelContext;
-  /** The call the tool gets: the job's, its `trace` naming the span. */
-  readonly call: ToolCall;
-  readonly toolName: string | undefined;
-  readonly start: number;
-}
-
 /**
  * The spans of one batch, or undefined when the batch makes none: telemetry turned off for it,
  * the API not found, or no provider registered.
@@ -64,7 +53,7 @@ export function batchSpans(options: ExecuteOptions): BatchSpans | undefined {
 
 /** The open spans of a batch, by job index. */
 export class BatchSpans {
-  private readonly open = new Map<number, CallSpan>();
+  private readonly open = new Map<number, ToolSpan>();
 
   constructor(
     private readonly otel: OpenTelemetryApi,
@@ -75,46 +64,26 @@ export class BatchSpans {
   ) {}
 
   /** Job `index`'s span, started now when it has none yet. */
-  private spanOf(index: number, job: Job): CallSpan {
+  private spanOf(index: number, job: Job): ToolSpan {
     const open = this.open.get(index);
     if (open !== undefined) return open;
-    const tool = job.tool as Job['tool'] | undefined;
-    const call = job.call;
-    const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
-    const trace = call.trace === undefined ? undefined : traceOf(call.trace);
-    // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
-    const parent = trace === undefined ? this.parent : remoteParent(this.otel, this.parent, trace);
-    let span: OtelSpan | undefined;
-    let context = parent;
-    let traced = call;
-    if (this.tracer !== undefined) {
-      const attributes: OtelAttributes = {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': toolName,
-        'gen_ai.tool.call.id': call.id,
-        'gen_ai.tool.type': 'function',
-      };
-      const description = tool?.description;
-      if (typeof description === 'string' && description !== '')
-        attributes['gen_ai.tool.description'] = description;
-      if (this.options.recordInputs === true)
-        attributes['gen_ai.tool.call.arguments'] = call.args === '' ? '{}' : call.args;
-      if (call.resumed !== undefined) attributes['agenttool.call.resumed'] = true;
-      const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
-      span = this.tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, parent);
-      context = this.otel.trace.setSpan(parent, span);
-      const ids = span.spanContext();
-      traced = { ...call, trace: traceContextOf(ids) };
-      const onSpan = this.options.onSpan;
-      if (onSpan !== undefined) {
-        try {
-          onSpan(job, index, { traceId: ids.traceId, spanId: ids.spanId });
-        } catch {
-          // The application's hook: it has no say in the call.
-        }
+    const made = new ToolSpan(
+      this.otel,
+      this.tracer,
+      this.durations,
+      job,
+      this.parent,
+      this.options,
+    );
+    const onSpan = this.options.onSpan;
+    if (onSpan !== undefined && made.span !== undefined) {
+      const { traceId, spanId } = made.span.spanContext();
+      try {
+        onSpan(job, index, { traceId, spanId });
+      } catch {
+        // The application's hook: it has no say in the call.
       }
     }
-    const made: CallSpan = { span, context, call: traced, toolName, start: now() };
     this.open.set(index, made);
     return made;
   }
@@ -158,20 +127,91 @@ export class BatchSpans {
   ended(index: number, job: Job, result: ToolResult | undefined, error: Error | undefined): void {
     const made = this.spanOf(index, job);
     this.open.delete(index);
-    this.close(made, result, error);
+    made.end(result, error);
   }
 
   /** The batch is over with spans still open (unsubscribed, or its source failed): cancelled. */
   closeAll(): void {
     if (this.open.size === 0) return;
     const error = new CancelledError('call cancelled: the batch was unsubscribed');
-    for (const made of this.open.values()) this.close(made, undefined, error);
+    for (const made of this.open.values()) made.end(undefined, error);
     this.open.clear();
   }
+}
 
-  private close(made: CallSpan, result: ToolResult | undefined, error: Error | undefined): void {
+/**
+ * One call's `execute_tool` span (when tracing) and its start (for its duration): made by a
+ * batch for each of its jobs, and by `createMcpServer` for each call it serves.
+ */
+export class ToolSpan {
+  readonly span: OtelSpan | undefined;
+  /** The context the tool runs in: the span's, under its parent. */
+  readonly context: OtelContext;
+  /** The call the tool gets: the job's, its `trace` naming the span. */
+  readonly call: ToolCall;
+  private readonly toolName: string | undefined;
+  private readonly start = now();
+  private ended = false;
+
+  constructor(
+    otel: OpenTelemetryApi,
+    tracer: OtelTracer | undefined,
+    private readonly durations: Durations | undefined,
+    job: Job,
+    /** The parent when the call names no trace of its own. */
+    parent: OtelContext,
+    private readonly options: TelemetryOptions,
+  ) {
+    const tool = job.tool as Job['tool'] | undefined;
+    const call = job.call;
+    const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
+    this.toolName = toolName;
+    const trace = call.trace === undefined ? undefined : traceOf(call.trace);
+    // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
+    const under = trace === undefined ? parent : remoteParent(otel, parent, trace);
+    this.context = under;
+    this.call = call;
+    this.span = undefined;
+    if (tracer === undefined) return;
+    const attributes: OtelAttributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': toolName,
+      'gen_ai.tool.call.id': call.id,
+      'gen_ai.tool.type': 'function',
+    };
+    const description = tool?.description;
+    if (typeof description === 'string' && description !== '')
+      attributes['gen_ai.tool.description'] = description;
+    if (options.recordInputs === true)
+      attributes['gen_ai.tool.call.arguments'] = call.args === '' ? '{}' : call.args;
+    if (call.resumed !== undefined) attributes['agenttool.call.resumed'] = true;
+    const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
+    const span = tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, under);
+    this.span = span;
+    this.context = otel.trace.setSpan(under, span);
+    this.call = { ...call, trace: traceContextOf(span.spanContext()) };
+  }
+
+  /**
+   * The span of a call run outside a batch (a call `createMcpServer` serves), under `parent`
+   * (the active context when undefined); undefined when the application neither traces nor
+   * measures.
+   */
+  static under(parent: OtelContext | undefined, job: Job): ToolSpan | undefined {
+    const otel = openTelemetry();
+    if (otel === undefined) return undefined;
+    const tracer = activeTracer(otel);
+    const durations = activeDurations(otel);
+    if (tracer === undefined && durations === undefined) return undefined;
+    return new ToolSpan(otel, tracer, durations, job, parent ?? otel.context.active(), {});
+  }
+
+  /** Ends the span with the call's outcome, and records its duration. Once only. */
+  end(result: ToolResult | undefined, error: Error | undefined): void {
+    if (this.ended) return;
+    this.ended = true;
     const type = error === undefined ? undefined : errorType(error);
-    const span = made.span;
+    const span = this.span;
     if (span !== undefined) {
       if (error !== undefined) {
         span.setAttribute('error.type', type!);
@@ -185,10 +225,10 @@ export class BatchSpans {
     if (durations !== undefined) {
       const attributes: OtelAttributes = {
         'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': made.toolName,
+        'gen_ai.tool.name': this.toolName,
       };
       if (type !== undefined) attributes['error.type'] = type;
-      durations.tool.record((now() - made.start) / 1000, attributes);
+      durations.tool.record((now() - this.start) / 1000, attributes);
     }
   }
 }
