@@ -52,6 +52,8 @@ export interface RunArgs {
   redis?: string;
   /** With `--redis`: the fleet's queue (`--queue`; default `agenttool`). */
   queue?: string;
+  /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
+  otlp?: string;
 }
 
 /** The options of `agenttool worker`. */
@@ -63,6 +65,8 @@ export interface WorkerArgs {
   queue?: string;
   /** Calls run at once (`--concurrency`; default 1). */
   concurrency?: number;
+  /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
+  otlp?: string;
   mcp: McpServerSpec[];
   /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
   roots: string[];
@@ -100,6 +104,8 @@ export interface ServeArgs {
   tasks?: 'memory' | string;
   /** With `--tasks`: the lease of a running task, in ms (`--task-lease`; default 10 s). */
   taskLease?: number;
+  /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
+  otlp?: string;
   mcp: McpServerSpec[];
   /** The roots offered to MCP servers (`--root`, repeatable); empty: the working directory. */
   roots: string[];
@@ -128,6 +134,10 @@ export interface UiArgs {
   redis?: string;
   /** With `--redis`: the fleet's queue (`--queue`). */
   queue?: string;
+  /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
+  otlp?: string;
+  /** Where the page links a call's trace: a URL with `{traceId}` (`--trace-url`). */
+  traceUrl?: string;
 }
 
 export type CliArgs =
@@ -276,6 +286,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--task-lease applies with --tasks only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
+  if (p.ui.traceUrl !== undefined && p.ui.otlp === undefined)
+    throw new UsageError('--trace-url applies with --otlp only');
   if (command === 'worker' && worker.redis === undefined)
     throw new UsageError('agenttool worker needs --redis redis://HOST:PORT');
   if (p.batch.queue !== undefined && p.batch.redis === undefined)

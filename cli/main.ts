@@ -11,6 +11,7 @@ import { MCP_SERVER_SDK, withMcpSdk } from './mcp-sdk.js';
 import { reapOnExit } from './reap-on-exit.js';
 import { reapShells } from './process-groups.js';
 import { visible } from './views/visible.js';
+import type { Otlp } from './otlp.js';
 import { UsageError } from './usage-error.js';
 
 /** Bad input: an unreadable file, invalid items, an unknown option. */
@@ -46,15 +47,39 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     // Loaded on demand, so that help and bad options answer without loading the engine or the SDK.
     case 'run':
-      return (await import('./run-command.js')).runCommand(args);
+      return traced(args.otlp, async (otlp) => {
+        const { runCommand } = await import('./run-command.js');
+        // One trace for the run: its calls' spans are children of this one.
+        return otlp === undefined
+          ? runCommand(args)
+          : otlp.within('agenttool run', () => runCommand(args));
+      });
     case 'serve':
-      return (
-        await withMcpSdk('agenttool serve', MCP_SERVER_SDK, () => import('./serve-command.js'))
-      ).serveCommand(args);
+      return traced(args.otlp, async () =>
+        (
+          await withMcpSdk('agenttool serve', MCP_SERVER_SDK, () => import('./serve-command.js'))
+        ).serveCommand(args),
+      );
     case 'ui':
-      return (await import('./ui/ui-command.js')).uiCommand(args);
+      return traced(args.otlp, async () => (await import('./ui/ui-command.js')).uiCommand(args));
     case 'worker':
-      return (await import('./worker-command.js')).workerCommand(args);
+      return traced(args.otlp, async () =>
+        (await import('./worker-command.js')).workerCommand(args),
+      );
+  }
+}
+
+/** Runs `command` with its spans exported to `otlp` (`--otlp`), sent before it returns. */
+async function traced(
+  otlp: string | undefined,
+  command: (otlp: Otlp | undefined) => Promise<number>,
+): Promise<number> {
+  if (otlp === undefined) return command(undefined);
+  const exporting = await (await import('./otlp.js')).startOtlp(otlp, 'agenttool');
+  try {
+    return await command(exporting);
+  } finally {
+    await exporting.stop();
   }
 }
 

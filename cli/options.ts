@@ -410,6 +410,34 @@ export const OPTIONS: readonly Option[] = [
     },
   },
   {
+    name: 'otlp',
+    value: '<url>',
+    commands: ALL,
+    help:
+      "export traces over OTLP/HTTP to this collector (http://host:4318, or its /v1/traces URL): each call's execute_tool span, MCP's tools/call spans; " +
+      'needs @opentelemetry/sdk-trace, context-async-hooks, exporter-trace-otlp-http and resources',
+    apply: (p, url) => {
+      if (url === undefined || !/^https?:\/\//.test(url) || !URL.canParse(url))
+        throw new UsageError(
+          `--otlp takes an http:// or https:// URL, got ${JSON.stringify(url ?? '')}`,
+        );
+      ({ run: p.run, ui: p.ui, serve: p.serve, worker: p.worker })[p.command].otlp = url;
+    },
+  },
+  {
+    name: 'trace-url',
+    value: '<url>',
+    commands: ['ui'],
+    help: 'with --otlp: link each call to its trace here, a URL with {traceId} (and {spanId}) in it, e.g. http://localhost:16686/trace/{traceId}',
+    apply: (p, url) => {
+      if (url === undefined || !/^https?:\/\//.test(url) || !url.includes('{traceId}'))
+        throw new UsageError(
+          `--trace-url takes an http:// or https:// URL with {traceId} in it, got ${JSON.stringify(url ?? '')}`,
+        );
+      p.ui.traceUrl = url;
+    },
+  },
+  {
     name: 'queue',
     value: '<name>',
     commands: ['run', 'ui', 'worker'],

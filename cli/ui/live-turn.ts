@@ -108,6 +108,11 @@ export function liveTurn(
             }),
         }),
         onStart: (_job, index) => subscriber.next({ type: 'start', index, at: Date.now() - began }),
+        // With --otlp, each call's span: the page links the call to its trace.
+        telemetry: {
+          onSpan: (_job, index, { traceId, spanId }) =>
+            subscriber.next({ type: 'trace', index, traceId, spanId, at: Date.now() - began }),
+        },
       }).subscribe({
         next: (event) => {
           subscriber.next(eventRecord(event, Date.now() - began));

@@ -61,6 +61,10 @@ export interface PageState {
   approvals: Set<number>;
   /** The open questions of the calls, by index: what a tool asked and has no answer to yet. */
   questions: Map<number, ElicitRequest>;
+  /** Each call's span, when the command traces (`--otlp`): the page links the call to it. */
+  traces: Map<number, { traceId: string; spanId: string }>;
+  /** Where a trace is shown (`--trace-url`), if anywhere. */
+  traceUrl: string | undefined;
 }
 
 /** The state before anything arrived. */
@@ -77,6 +81,8 @@ export function emptyPageState(): PageState {
     output: undefined,
     approvals: new Set(),
     questions: new Map(),
+    traces: new Map(),
+    traceUrl: undefined,
   };
 }
 
@@ -91,6 +97,7 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
     case 'session':
       state.mode = record.mode;
       state.title = record.title;
+      state.traceUrl = record.traceUrl;
       return state;
     case 'batch':
       state.batch = initialState(jobsOfBatch(record), { sequential: record.serial === true });
@@ -100,6 +107,10 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
       state.output = undefined;
       state.approvals = new Set();
       state.questions = new Map();
+      state.traces = new Map();
+      return state;
+    case 'trace':
+      state.traces.set(record.index, { traceId: record.traceId, spanId: record.spanId });
       return state;
   }
   if (state.batch === undefined) return state;

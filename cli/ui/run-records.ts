@@ -83,8 +83,22 @@ export interface OutputRecord {
   items: FunctionCallOutputItem[];
 }
 
+/**
+ * A call's span, when the command traces (`--otlp`, docs/telemetry.md): the page links the call
+ * to its trace.
+ */
+export interface TraceRecord {
+  type: 'trace';
+  index: number;
+  traceId: string;
+  spanId: string;
+  /** When the call's span started, in ms since the batch did. */
+  at: number;
+}
+
 /** Any record of a run. */
-export type RunRecord = BatchRecord | StartRecord | ApprovalRecord | EventRecord | OutputRecord;
+export type RunRecord =
+  BatchRecord | StartRecord | ApprovalRecord | EventRecord | OutputRecord | TraceRecord;
 
 /**
  * What the web front sends first on each event stream, before the current run's records: whether
@@ -94,6 +108,10 @@ export interface SessionRecord {
   type: 'session';
   mode: 'live' | 'replay';
   title: string;
+  /**
+   * Where a call's trace is shown (`--trace-url`): a URL with `{traceId}` (and `{spanId}`) in it.
+   */
+  traceUrl?: string;
 }
 
 /** A record of the web front's event stream. */
@@ -115,6 +133,7 @@ export function actionOf(record: RunRecord): BatchAction | undefined {
   switch (record.type) {
     case 'batch':
     case 'approval':
+    case 'trace':
       return undefined;
     case 'start':
       return record;

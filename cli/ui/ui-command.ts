@@ -64,6 +64,7 @@ async function serve(source: RunSource, args: UiArgs): Promise<number> {
     source,
     autoRun: true,
     ...(args.port === undefined ? {} : { port: args.port }),
+    ...(args.traceUrl === undefined ? {} : { traceUrl: args.traceUrl }),
   });
   process.stderr.write(
     `agenttool: the web front is at ${server.url.href} (${source.title}; Ctrl-C to stop)\n`,

@@ -43,6 +43,8 @@ export interface UiServerOptions {
   autoRun?: boolean;
   /** The page's files; default {@link loadPageAssets}. */
   assets?: PageAssets;
+  /** Where a call's trace is shown: a URL with `{traceId}` (and `{spanId}`); see `--trace-url`. */
+  traceUrl?: string;
 }
 
 /** A running web front. */
@@ -98,7 +100,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const assets = options.assets ?? (await loadPageAssets());
   const runs = new RunController(source);
   const streams = new Set<ServerResponse>();
-  const session: StreamRecord = { type: 'session', mode: source.mode, title: source.title };
+  const session: StreamRecord = {
+    type: 'session',
+    mode: source.mode,
+    title: source.title,
+    ...(options.traceUrl === undefined ? {} : { traceUrl: options.traceUrl }),
+  };
   // Filled in once listening: the Host values (and so the origins) this server answers to.
   const hosts = new Set<string>();
   const origins = new Set<string>();

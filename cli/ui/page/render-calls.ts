@@ -33,12 +33,45 @@ interface RowView {
   shown: ToolOutput | Error | string | undefined;
   /** The question `asking` shows, so its form is rebuilt (and its input lost) only when it changes. */
   question: ElicitRequest | undefined;
+  /** Where the call's trace link goes, once it has one, and the trace it shows. */
+  trace: HTMLElement;
+  traced: string | undefined;
 }
 
-/** What a person is asked about the calls, by index. */
+/** What a person is asked about the calls, by index, and where their traces are. */
 export interface Asked {
   approvals: ReadonlySet<number>;
   questions: ReadonlyMap<number, ElicitRequest>;
+  /** Each call's span, when the command traces (`--otlp`). */
+  traces: ReadonlyMap<number, { traceId: string; spanId: string }>;
+  /** Where a trace is shown: a URL with `{traceId}` and `{spanId}`; undefined for none. */
+  traceUrl: string | undefined;
+}
+
+/**
+ * The call's trace: a link to it where `--trace-url` says traces are shown, else its id alone
+ * (`[data-trace-id]` either way).
+ */
+function traceLink(
+  span: { traceId: string; spanId: string },
+  url: string | undefined,
+): HTMLElement {
+  const text = `trace ${span.traceId.slice(0, 8)}`;
+  const href =
+    url === undefined
+      ? undefined
+      : url.replaceAll('{traceId}', span.traceId).replaceAll('{spanId}', span.spanId);
+  const linked = href !== undefined && /^https?:\/\//.test(href);
+  const link = element(linked ? 'a' : 'span', 'trace', text);
+  link.dataset.traceId = span.traceId;
+  setTitle(link, `trace ${span.traceId}, span ${span.spanId}`);
+  if (linked) {
+    const a = link as HTMLAnchorElement;
+    a.href = href;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+  }
+  return link;
 }
 
 function actionButton(
@@ -64,7 +97,8 @@ function buildRow(row: CallRow): RowView {
   const tr = element('tr', 'call');
   tr.dataset.callIndex = String(row.index);
   const name = element('td', 'name');
-  name.append(element('div', 'tool', row.name), element('div', 'chain', chain(row)));
+  const trace = element('div', 'trace-of');
+  name.append(element('div', 'tool', row.name), element('div', 'chain', chain(row)), trace);
   const args = element('td', 'args');
   const code = element('code', '', row.args === '' ? '{}' : row.args);
   setTitle(code, row.args);
@@ -108,6 +142,8 @@ function buildRow(row: CallRow): RowView {
     refuse,
     shown: '',
     question: undefined,
+    trace,
+    traced: undefined,
   };
 }
 
@@ -137,6 +173,11 @@ function updateRow(
     );
   }
   view.approve.hidden = view.refuse.hidden = !approval || !live;
+  const span = asked.traces.get(row.index);
+  if (span !== undefined && span.traceId !== view.traced) {
+    view.traced = span.traceId;
+    view.trace.replaceChildren(traceLink(span, asked.traceUrl));
+  }
   setText(view.badge, row.phase);
   const info = row.progress;
   const total = info?.total;

@@ -1,0 +1,169 @@
+/**
+ * `--otlp <url>` (docs/telemetry.md): `agenttool run`, `serve` and `worker` export their spans over
+ * OTLP/HTTP with the official exporter, to a collector played here by a loopback server that keeps
+ * what it is sent (OTLP/HTTP's JSON encoding). A worker's spans join the dispatcher's trace.
+ */
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { lastValueFrom, toArray } from 'rxjs';
+import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
+import { executeBatch } from '../index.js';
+import { tracesEndpoint } from '../cli/otlp.js';
+import { finished, runCli, serveCli, startCli } from './support/cli.js';
+import { skipWithoutRedis, startRedis } from './support/redis.js';
+
+interface OtlpSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  kind: number;
+  attributes: { key: string; value: Record<string, unknown> }[];
+}
+
+/** A collector on loopback: every span it is sent, with the service that sent it. */
+async function collector(): Promise<{
+  url: string;
+  server: Server;
+  paths: string[];
+  spans: (OtlpSpan & { service: string })[];
+}> {
+  const spans: (OtlpSpan & { service: string })[] = [];
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      paths.push(req.url ?? '');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: {
+          resource: { attributes: OtlpSpan['attributes'] };
+          scopeSpans: { spans: OtlpSpan[] }[];
+        }[];
+      };
+      for (const rs of body.resourceSpans) {
+        const service = String(
+          rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue,
+        );
+        for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ ...s, service });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, server, paths, spans };
+}
+
+const attr = (span: OtlpSpan, key: string): unknown =>
+  Object.values(span.attributes.find((a) => a.key === key)?.value ?? {})[0];
+
+const call = (call_id: string, name: string, args: object) =>
+  JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
+
+describe('agenttool --otlp', function () {
+  this.timeout(60_000);
+  let otlp: Awaited<ReturnType<typeof collector>>;
+  beforeEach(async () => (otlp = await collector()));
+  afterEach(() => otlp.server.close());
+
+  it('run: one trace, agenttool run over each call’s execute_tool span, sent before it exits', async () => {
+    const turn = [
+      call('a', 'slow_count', { to: 2, step_ms: 1 }),
+      call('b', 'slow_count', { to: 'many' }),
+    ].join('\n');
+    const { status, stderr } = await runCli(['run', '-', '--json', '--otlp', otlp.url], {
+      stdin: turn,
+    });
+    expect(status, stderr).to.equal(1); // b's bad arguments fail it
+    expect(otlp.paths).to.include('/v1/traces');
+    const root = otlp.spans.find((s) => s.name === 'agenttool run')!;
+    const calls = otlp.spans.filter((s) => s.name === 'execute_tool slow_count');
+    expect(calls).to.have.length(2);
+    for (const span of calls) {
+      expect(span.traceId).to.equal(root.traceId);
+      expect(span.parentSpanId).to.equal(root.spanId);
+      expect(span.service).to.equal('agenttool');
+    }
+    const failed = calls.find((s) => attr(s, 'gen_ai.tool.call.id') === 'b')!;
+    expect(attr(failed, 'error.type')).to.equal('invalid_arguments');
+  });
+
+  it('serve: each served call a tools/call SERVER span over its execute_tool span', async () => {
+    const serving = serveCli(['--otlp', `${otlp.url}/v1/traces`]);
+    const remote = await connectMcp(httpTransport(await serving.url));
+    const count = remote.tools.find((t) => t.name === 'slow_count')!;
+    await lastValueFrom(
+      executeBatch([{ tool: count, call: { id: 'x', args: '{"to":1,"step_ms":1}' } }]).pipe(
+        toArray(),
+      ),
+    );
+    await remote.close();
+    serving.child.kill('SIGTERM');
+    const done = await serving.done;
+    expect(done.status, done.stderr).to.equal(0);
+    const server = otlp.spans.find((s) => s.name === 'tools/call slow_count')!;
+    expect(server.kind).to.equal(2); // OTLP's SPAN_KIND_SERVER
+    const served = otlp.spans.find((s) => s.name === 'execute_tool slow_count')!;
+    expect(served.parentSpanId).to.equal(server.spanId);
+    expect(served.traceId).to.equal(server.traceId);
+  });
+
+  it('worker: a call run on the fleet is in the dispatcher’s trace', async function () {
+    skipWithoutRedis(this, 'the --otlp worker test');
+    const redis = await startRedis();
+    let worker: ChildProcess | undefined;
+    try {
+      worker = startCli(['worker', '--redis', redis.url, '--otlp', otlp.url]);
+      const workerDone = finished(worker);
+      await new Promise<void>((resolve, reject) => {
+        let said = '';
+        worker!.stderr!.on('data', (d: Buffer) => {
+          said += d.toString();
+          if (said.includes('worker taking calls')) resolve();
+        });
+        worker!.once('exit', () => reject(new Error(said)));
+      });
+      const turn = call('a', 'slow_count', { to: 1, step_ms: 1 });
+      const run = await runCli(['run', '-', '--redis', redis.url, '--otlp', otlp.url], {
+        stdin: turn,
+      });
+      expect(run.status, run.stderr).to.equal(0);
+      worker.kill('SIGTERM');
+      await workerDone;
+      const root = otlp.spans.find((s) => s.name === 'agenttool run')!;
+      const calls = otlp.spans.filter((s) => s.name === 'execute_tool slow_count');
+      // The dispatcher's span of the call, and the worker's under it.
+      expect(calls).to.have.length(2);
+      const dispatched = calls.find((s) => s.parentSpanId === root.spanId)!;
+      const ran = calls.find((s) => s.parentSpanId === dispatched.spanId)!;
+      expect(ran.traceId).to.equal(root.traceId);
+    } finally {
+      worker?.kill('SIGKILL');
+      await redis.stop();
+    }
+  });
+
+  it('refuses a URL that is not http(s), and --trace-url without --otlp or {traceId}', async () => {
+    const bad = await runCli(['run', '-', '--otlp', 'ftp://x']);
+    expect(bad.status).to.equal(2);
+    expect(bad.stderr).to.equal(
+      'agenttool: --otlp takes an http:// or https:// URL, got "ftp://x"\n',
+    );
+    const alone = await runCli(['ui', '-', '--trace-url', 'http://j/trace/{traceId}']);
+    expect(alone.stderr).to.equal('agenttool: --trace-url applies with --otlp only\n');
+    const plain = await runCli(['ui', '-', '--otlp', otlp.url, '--trace-url', 'http://j/trace/']);
+    expect(plain.stderr).to.contain('--trace-url takes an http:// or https:// URL with {traceId}');
+  });
+
+  it('sends to /v1/traces of a collector given by its root, and to any other path as given', () => {
+    expect(tracesEndpoint('http://localhost:4318')).to.equal('http://localhost:4318/v1/traces');
+    expect(tracesEndpoint('http://localhost:4318/')).to.equal('http://localhost:4318/v1/traces');
+    expect(tracesEndpoint('https://otel.example/api/traces')).to.equal(
+      'https://otel.example/api/traces',
+    );
+  });
+});
