@@ -2,8 +2,9 @@
  * agenttool: the tool contract (lib/) and the execution engine (operators/).
  *
  * This is the entry Node and server bundles load; it registers zod 3 support (see
- * {@link registerZod3}), ajv for `tool()` where eval is allowed, and RE2 for the patterns of schemas
- * from elsewhere ({@link registerLinearPatterns}). Browser bundles load
+ * {@link registerZod3}), ajv for `tool()` where eval is allowed, RE2 for the patterns of schemas
+ * from elsewhere ({@link registerLinearPatterns}), and the engine's OpenTelemetry spans, made
+ * once the application registers a provider (docs/telemetry.md). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
@@ -11,10 +12,12 @@
 import { registerZod3 } from './lib/schema/zod3.js';
 import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
 import { registerAjv } from './lib/validation/validation.js';
+import { installCallSpans } from './operators/internal/call-spans.js';
 
 registerZod3();
 registerAjv();
 registerLinearPatterns();
+installCallSpans();
 
 export * from './lib/index.js';
 export * from './operators/index.js';

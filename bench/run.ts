@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every scenario, each side by side with its baseline, then the table.
  *
- *   npm run bench                          all ten scenarios, the table on stdout
+ *   npm run bench                          all eleven scenarios, the table on stdout
  *   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
  *   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
  *   npm run bench -- --only=1,2            some scenarios only
@@ -37,6 +37,7 @@ import { bundleSizeScenario } from './scenarios/bundle-size.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
 import { tasksScenario } from './scenarios/tasks.js';
 import { fleetScenario } from './scenarios/fleet.js';
+import { telemetryScenario } from './scenarios/telemetry.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -49,6 +50,7 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['scaling out behind nginx', scaleOutScenario],
   ['MCP tasks', tasksScenario],
   ['worker fleet', fleetScenario],
+  ['telemetry', telemetryScenario],
 ];
 
 function option(name: string): string | undefined {

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { registerOpenTelemetry, type OpenTelemetryApi } from '../lib/telemetry.js';
+import type { OpenTelemetryApi } from '../lib/telemetry.js';
+import { registerOpenTelemetry } from '../operators/telemetry.js';
 import { UsageError } from './usage-error.js';
 
 /** The packages `--otlp` is built on. */

@@ -36,8 +36,6 @@ export { elicitChoices, usableBounds, type ElicitChoice } from './elicit-choices
 export { elicitUrlProblem, elicitUrlView, type ElicitUrlView } from './elicit-url.js';
 // Resuming after a crash: the key a side effect is deduplicated by, and whether a call may run again.
 export { idempotencyKeyOf, replayOf } from './replay.js';
-// OpenTelemetry, when the application uses it (docs/telemetry.md).
-export { registerOpenTelemetry, type OpenTelemetryApi } from './telemetry.js';
 // Decorating a tool (logging, metrics, retries) without losing any of its properties.
 export { unwrap, wrap, type WrapOverrides } from './wrap.js';
 // Open Responses: the items a model's turn holds and the ones its next request takes.

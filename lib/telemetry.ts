@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry, through `@opentelemetry/api` alone and only when the application uses it: the
  * API is an optional peer, found at run time (Node: resolved from this package, as `require`
- * would; anywhere: handed over with {@link registerOpenTelemetry}), never imported statically, so
+ * would; anywhere: handed over with `registerOpenTelemetry`), never imported statically, so
  * a bundle without it carries nothing and a process without it pays nothing.
  *
  * Spans and metrics are made only when the application has registered a tracer provider (or a
@@ -72,10 +72,7 @@ interface OtelMeter {
   ): OtelHistogram;
 }
 
-/**
- * The members of `@opentelemetry/api` (1.x) this package uses: pass the module itself to
- * {@link registerOpenTelemetry}.
- */
+/** The members of `@opentelemetry/api` (1.x) this package uses. */
 export interface OpenTelemetryApi {
   readonly trace: {
     getTracerProvider(): object;
@@ -106,21 +103,24 @@ export const STATUS_ERROR = 2;
 let api: OpenTelemetryApi | null | undefined;
 
 /**
- * Has this package use `api`, the application's `@opentelemetry/api` module, for its spans and
- * metrics: for a bundle (a browser page, a server bundled without `node_modules`), where the
- * package cannot find the API by itself. In Node with the API installed there is nothing to do:
- * the package finds it. Registering `undefined` turns telemetry off for good.
- *
- * ```ts
- * import * as otel from '@opentelemetry/api';
- * import { registerOpenTelemetry } from 'agenttool';
- * registerOpenTelemetry(otel);
- * ```
+ * The API this package uses from now on: `module` (checked to be `@opentelemetry/api`), or none
+ * for undefined. See `registerOpenTelemetry` (operators/telemetry.ts), its public face.
  */
-export function registerOpenTelemetry(module: OpenTelemetryApi | undefined): void {
-  if (module !== undefined && (typeof module !== 'object' || typeof module.trace !== 'object'))
+export function useOpenTelemetry(module: object | undefined): void {
+  if (module === undefined) {
+    api = null;
+    return;
+  }
+  const candidate = module as Partial<OpenTelemetryApi> | null;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.trace !== 'object' ||
+    typeof candidate.context !== 'object' ||
+    typeof candidate.metrics !== 'object'
+  )
     throw new TypeError('registerOpenTelemetry: expected the @opentelemetry/api module');
-  api = module ?? null;
+  api = candidate as OpenTelemetryApi;
 }
 
 /** The API, looked for once: registered, or resolved from this package in Node; else undefined. */

@@ -50,5 +50,7 @@ export {
   type CallStart,
   type CallState,
 } from './batch-state.js';
+// OpenTelemetry for a bundle that carries its own API (the package root in Node finds it).
+export { registerOpenTelemetry } from './telemetry.js';
 // executeBatch with a mark each time a call starts: what batchState needs to show it leave waiting.
 export { executeBatchWithStarts } from './execute-batch-with-starts.js';

@@ -43,7 +43,7 @@ import {
   type RemoteConnection,
 } from './remote-tool.js';
 import { logMessage, type McpLogMessage } from './server-log.js';
-import { transportPeers } from '../mcp-shared/mcp-spans.js';
+import { transportPeers } from '../mcp-shared/mcp-peer.js';
 
 /** Options of {@link connectMcp}; every field is optional. */
 export interface McpClientOptions {

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AuthProvider, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import { AnswerWatch, DEFAULT_BUSY_RETRIES } from './answer-watch.js';
 import { stepsUp } from './oauth.js';
-import { httpPeer, transportPeers } from '../mcp-shared/mcp-spans.js';
+import { httpPeer, transportPeers } from '../mcp-shared/mcp-peer.js';
 
 /** The SDK's Transport interface: anything {@link connectMcp} can talk over. */
 export type McpTransport = Transport;

@@ -52,7 +52,8 @@ import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadline
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 import { traceMeta } from '../../lib/trace-context.js';
-import { McpSpan, type McpPeer } from '../mcp-shared/mcp-spans.js';
+import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
+import { openMcpSpan } from '../../operators/internal/span-hook.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import {
   createdTask,
@@ -287,7 +288,7 @@ export class RemoteTool implements Tool {
         return undefined;
       }
       const task = call.resumed === undefined ? undefined : this.taskOf(call.resumed);
-      const span = McpSpan.open('client', this.definition.name, connection.peer(), call.trace);
+      const span = openMcpSpan('client', this.definition.name, connection.peer(), call.trace);
       const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context, {
         remoteName: this.definition.name,
         args,

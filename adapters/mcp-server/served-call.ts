@@ -28,8 +28,9 @@ import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
-import { McpSpan } from '../mcp-shared/mcp-spans.js';
-import { ToolSpan } from '../../operators/internal/call-spans.js';
+import type { McpSpan } from '../../lib/mcp-spans.js';
+import type { ToolSpan } from '../../operators/internal/call-spans.js';
+import { openMcpSpan, toolSpanUnder } from '../../operators/internal/span-hook.js';
 import { openTelemetry } from '../../lib/telemetry.js';
 
 /** What one served call needs. */
@@ -269,7 +270,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
  * returns (a synchronous tool) gives its result itself rather than a Promise of it.
  */
 export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
-  const mcp = McpSpan.open('server', served.tool.name, {}, served.call.trace);
+  const mcp = openMcpSpan('server', served.tool.name, {}, served.call.trace);
   if (mcp === undefined) return runUntraced(served);
   return tracedRun(served, mcp);
 }
@@ -293,7 +294,7 @@ function runUntraced(served: ServedCall): CallToolResult | Promise<CallToolResul
 function tracedRun(served: ServedCall, mcp: McpSpan): CallToolResult | Promise<CallToolResult> {
   const otel = openTelemetry()!;
   const { trace: _client, ...untraced } = served.call;
-  const span = ToolSpan.under(mcp.context, { tool: served.tool, call: untraced });
+  const span = toolSpanUnder(mcp.context, { tool: served.tool, call: untraced });
   const call = span?.span === undefined ? served.call : span.call;
   const ended = (result: CallToolResult): CallToolResult => {
     mcp.end(result.isError === true ? { toolError: textOfResult(result) } : {});

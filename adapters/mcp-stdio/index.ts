@@ -4,4 +4,9 @@
  *
  * @module agenttool/mcp/stdio
  */
+import { installCallSpans } from '../../operators/internal/call-spans.js';
+
+// Node only, like the package root: spans once the application registers a provider.
+installCallSpans();
+
 export { stdioTransport, type StdioServerCommand } from './stdio-transport.js';

@@ -10,7 +10,7 @@ import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { McpTransport } from '../mcp-client/mcp-transports.js';
 import { PendingRequests, repaired } from '../mcp-client/response-faults.js';
-import { transportPeers } from '../mcp-shared/mcp-spans.js';
+import { transportPeers } from '../mcp-shared/mcp-peer.js';
 
 /** A server to start as a child process and talk to over its stdin and stdout. */
 export interface StdioServerCommand {

@@ -5,6 +5,11 @@
  *
  * @module agenttool/redis
  */
+import { installCallSpans } from '../../operators/internal/call-spans.js';
+
+// Node only, like the package root: spans once the application registers a provider.
+installCallSpans();
+
 export { redisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 export {
   jobIdOf,

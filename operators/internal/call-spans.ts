@@ -34,6 +34,17 @@ import {
 } from '../../lib/telemetry.js';
 import { traceOf } from '../../lib/trace-context.js';
 import type { ExecuteOptions, Job, TelemetryOptions } from '../job.js';
+import { installSpans } from './span-hook.js';
+import { McpSpan } from '../../lib/mcp-spans.js';
+
+/** Has the engine make spans from now on (see span-hook.ts). */
+export function installCallSpans(): void {
+  installSpans({
+    batch: batchSpans,
+    mcp: (side, tool, peer, trace) => McpSpan.open(side, tool, peer, trace),
+    tool: (parent, job) => ToolSpan.under(parent, job),
+  });
+}
 
 /**
  * The spans of one batch, or undefined when the batch makes none: telemetry turned off for it,

@@ -49,7 +49,8 @@ import {
   type ApprovalHost,
 } from './job-approval.js';
 import type { NotApprovedError } from '../../lib/errors.js';
-import { batchSpans, type BatchSpans } from './call-spans.js';
+import type { BatchSpans } from './call-spans.js';
+import { spansFor } from './span-hook.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -109,7 +110,7 @@ export class Engine
     this.signal = options.signal;
     this.turns = new Turns(this, jobs, serial, options.approve !== undefined);
     this.sourceDone = jobs !== undefined;
-    this.spans = batchSpans(options);
+    this.spans = spansFor(options);
   }
 
   /** Whether the engine has completed, failed, been aborted or been unsubscribed. */

@@ -1,13 +1,15 @@
 /**
- * MCP's spans and durations per the OpenTelemetry MCP conventions (docs/telemetry.md): a
+ * MCP's spans and durations per the OpenTelemetry MCP conventions (docs/telemetry.md), for the
+ * adapters (which reach it through operators/internal/span-hook.ts, so a bundle without
+ * telemetry carries none of it): a
  * `tools/call {name}` CLIENT span around each call `connectMcp`'s tools send, a SERVER span around
  * each call `createMcpServer` serves, parented on the `traceparent` its request carries, and the
  * `mcp.client.operation.duration` / `mcp.server.operation.duration` histograms. Made only when the
- * application registered a provider (lib/telemetry.ts); otherwise `open` gives undefined.
+ * application registered a provider (telemetry.ts); otherwise `open` gives undefined.
  *
  * @module
  */
-import type { TraceContext } from '../../lib/contract.js';
+import type { TraceContext } from './contract.js';
 import {
   activeDurations,
   activeTracer,
@@ -22,8 +24,8 @@ import {
   type OtelAttributes,
   type OtelContext,
   type OtelSpan,
-} from '../../lib/telemetry.js';
-import { traceOf } from '../../lib/trace-context.js';
+} from './telemetry.js';
+import { traceOf } from './trace-context.js';
 
 /** What a span says of the peer and the protocol: attributes of the conventions. */
 export interface McpPeer {
@@ -36,15 +38,6 @@ export interface McpPeer {
   /** `server.address` and `server.port` of the server a client calls. */
   readonly address?: string;
   readonly port?: number;
-}
-
-/** What each transport says of its peer: set by `httpTransport` and `stdioTransport`. */
-export const transportPeers = new WeakMap<object, McpPeer>();
-
-/** The `server.address`/`server.port`/`network.*` of an HTTP server at `url`. */
-export function httpPeer(url: URL): McpPeer {
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  return { transport: 'tcp', address: url.hostname.replace(/^\[|\]$/g, ''), port };
 }
 
 /** One MCP request's span (when tracing) and its start (for its duration). */
