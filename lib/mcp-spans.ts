@@ -61,7 +61,7 @@ export class McpSpan {
   static open(
     side: 'client' | 'server',
     tool: string,
-    peer: McpPeer,
+    peerOf: McpPeer | (() => McpPeer),
     trace: TraceContext | undefined,
   ): McpSpan | undefined {
     const otel = openTelemetry();
@@ -69,6 +69,7 @@ export class McpSpan {
     const tracer = activeTracer(otel);
     const durations = activeDurations(otel);
     if (tracer === undefined && durations === undefined) return undefined;
+    const peer = typeof peerOf === 'function' ? peerOf() : peerOf;
     const attributes: OtelAttributes = {
       'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': tool,

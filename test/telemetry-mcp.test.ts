@@ -112,7 +112,15 @@ describe('telemetry across MCP', function () {
         'mcp.method.name': 'tools/call',
         'gen_ai.tool.name': 'get_weather',
         'gen_ai.operation.name': 'execute_tool',
+        'mcp.protocol.version': era,
       });
+      // 2025-11-25 calls belong to a session, which both sides name; 2026-07-28 has none.
+      if (mode === 'legacy') {
+        expect(server.attributes['mcp.session.id']).to.be.a('string');
+        expect(client.attributes['mcp.session.id']).to.equal(server.attributes['mcp.session.id']);
+      } else {
+        expect(server.attributes).not.to.have.property('mcp.session.id');
+      }
       expect(serverCall!.attributes['gen_ai.tool.call.id']).to.be.a('string');
       for (const span of [client, server]) expect(span.status.code).to.equal(SpanStatusCode.UNSET);
     });

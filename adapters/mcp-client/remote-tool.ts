@@ -288,7 +288,7 @@ export class RemoteTool implements Tool {
         return undefined;
       }
       const task = call.resumed === undefined ? undefined : this.taskOf(call.resumed);
-      const span = openMcpSpan('client', this.definition.name, connection.peer(), call.trace);
+      const span = openMcpSpan('client', this.definition.name, connection.peer, call.trace);
       const running = new RemoteCall(connection, this.name, this.readOnly, subscriber, context, {
         remoteName: this.definition.name,
         args,

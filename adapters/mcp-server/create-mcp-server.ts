@@ -669,6 +669,10 @@ export function createMcpServer(
     maxRecords: options.maxRecords,
     maxRecordBytes: options.maxRecordBytes,
     maxQuestions: options.maxQuestions,
+    peer: () => ({
+      protocolVersion: server.getNegotiatedProtocolVersion(),
+      sessionId: speaker.session?.id,
+    }),
   });
   if (tasks !== undefined) {
     const host = () => taskHostOf(tasks.store, report);

@@ -28,7 +28,7 @@ import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
-import type { McpSpan } from '../../lib/mcp-spans.js';
+import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
 import type { ToolSpan } from '../../operators/internal/call-spans.js';
 import { openMcpSpan, toolSpanUnder } from '../../operators/internal/span-hook.js';
 import { openTelemetry } from '../../lib/telemetry.js';
@@ -81,6 +81,8 @@ export interface ServedCall {
    * task tells a tool's panic (a `failed` task) from a failure the model reads (`completed`).
    */
   readonly onFailure?: ((error: Error) => void) | undefined;
+  /** The protocol and session the call's request came in, for its span (see `tracedRun`). */
+  readonly peer?: (() => McpPeer) | undefined;
   /** The call's span (see `tracedRun`), told once how the call ended. */
   readonly span?: ToolSpan | undefined;
 }
@@ -270,7 +272,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
  * returns (a synchronous tool) gives its result itself rather than a Promise of it.
  */
 export function runServedCall(served: ServedCall): CallToolResult | Promise<CallToolResult> {
-  const mcp = openMcpSpan('server', served.tool.name, {}, served.call.trace);
+  const mcp = openMcpSpan('server', served.tool.name, served.peer ?? {}, served.call.trace);
   if (mcp === undefined) return runUntraced(served);
   return tracedRun(served, mcp);
 }

@@ -17,7 +17,7 @@ export interface SpanMakers {
   mcp(
     side: 'client' | 'server',
     tool: string,
-    peer: McpPeer,
+    peer: McpPeer | (() => McpPeer),
     trace: TraceContext | undefined,
   ): McpSpan | undefined;
   tool(parent: OtelContext | undefined, job: Job): ToolSpan | undefined;
@@ -39,7 +39,7 @@ export function spansFor(options: ExecuteOptions): BatchSpans | undefined {
 export function openMcpSpan(
   side: 'client' | 'server',
   tool: string,
-  peer: McpPeer,
+  peer: McpPeer | (() => McpPeer),
   trace: TraceContext | undefined,
 ): McpSpan | undefined {
   return makers === undefined ? undefined : makers.mcp(side, tool, peer, trace);
