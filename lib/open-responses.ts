@@ -57,8 +57,11 @@ export interface FunctionTool {
   description: string;
   /** The JSON Schema of the arguments object; never null. */
   parameters: JsonSchema;
-  /** Present, and true, only for a tool whose schema follows the strict rules. */
-  strict?: true;
+  /**
+   * True only for a tool whose schema follows the strict rules (the provider then holds the
+   * model's arguments to it); false otherwise. Always present: the OpenAI SDK requires it.
+   */
+  strict: boolean;
 }
 
 /** A function_call output item from the model. */

@@ -17,20 +17,20 @@ export const NO_ARGUMENTS: JsonSchema = Object.freeze({
 export const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * The function tool that describes `tool` on a request: `strict` is present only when true, and
+ * The function tool that describes `tool` on a request: `strict` is always there (true only for a
+ * tool whose schema follows the strict rules, as the OpenAI SDK's types require it), and
  * `parameters` is never null (a tool without arguments gets the empty object schema).
  */
 export function definition(tool: Tool): FunctionTool {
-  const def: FunctionTool = {
+  const strict = tool.strict === true;
+  return {
     type: 'function',
     name: tool.name,
     description: tool.description,
     parameters:
-      tool.parameters ??
-      (tool.strict === true ? { ...NO_ARGUMENTS, additionalProperties: false } : NO_ARGUMENTS),
+      tool.parameters ?? (strict ? { ...NO_ARGUMENTS, additionalProperties: false } : NO_ARGUMENTS),
+    strict,
   };
-  if (tool.strict === true) def.strict = true;
-  return def;
 }
 
 /**

@@ -26,6 +26,24 @@ export { chains } from './chains.js';
 // From a model's turn to jobs, and from results to the items of its next request.
 export { jobsFromItems, missingTool } from './jobs-from-items.js';
 export { toOutputItems } from './to-output-items.js';
+// The same for Chat Completions and for Anthropic's Messages: tools, calls in, results out.
+export {
+  chatCompletionsTools,
+  jobsFromToolCalls,
+  toToolMessages,
+  type ChatCompletionsTool,
+  type ChatCompletionsToolCall,
+  type ChatCompletionsToolMessage,
+} from './chat-completions.js';
+export {
+  anthropicTools,
+  jobsFromToolUses,
+  toToolResults,
+  type AnthropicContentBlock,
+  type AnthropicResultBlock,
+  type AnthropicTool,
+  type AnthropicToolResult,
+} from './anthropic-messages.js';
 // Resuming an interrupted batch: the records a run leaves, read back.
 export {
   endedCall,

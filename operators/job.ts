@@ -115,15 +115,22 @@ export interface ExecutionErrorEvent extends EventOfJob {
   readonly question?: undefined;
 }
 
-/** How a batch of jobs settled, in job order: each job's result or its error. */
+/**
+ * How a batch of jobs settled, in job order: each job's result or its error. Narrows on either
+ * field: after `if (s.error === undefined)`, `s.result` is a ToolResult.
+ */
 export type SettledResult =
   | {
       /** The final result of a call that succeeded. */
       readonly result: ToolResult;
+      /** Never set on a success. */
+      readonly error?: undefined;
     }
   | {
       /** Why the call failed. */
       readonly error: Error;
+      /** Never set on a failure. */
+      readonly result?: undefined;
     };
 
 /**

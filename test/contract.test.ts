@@ -168,12 +168,13 @@ describe('readers', () => {
 });
 
 describe('definition and ToolSet', () => {
-  it('definition gives parameters even for a tool without arguments, and strict only when true', () => {
+  it('definition gives parameters even for a tool without arguments, and strict always, true only for strict', () => {
     expect(definition(plain('now'))).to.deep.equal({
       type: 'function',
       name: 'now',
       description: 'now tool',
       parameters: { type: 'object', properties: {}, required: [] },
+      strict: false,
     });
     expect(definition(plain('now', { strict: true }))).to.deep.equal({
       type: 'function',

@@ -99,10 +99,14 @@ expectTypeOf(toOutputItems).parameters.toEqualTypeOf<
 >();
 expectTypeOf(toOutputItems).returns.toEqualTypeOf<FunctionCallOutputItem[]>();
 
-// A settled entry is a result or an error, never both.
+// A settled entry is a result or an error, never both, and narrows on either field.
 declare const settled: SettledResult;
-if ('error' in settled) expectTypeOf(settled.error).toEqualTypeOf<Error>();
+if (settled.error !== undefined) expectTypeOf(settled.error).toEqualTypeOf<Error>();
 else expectTypeOf(settled.result).toEqualTypeOf<ToolResult>();
+if (settled.result !== undefined) expectTypeOf(settled.result).toEqualTypeOf<ToolResult>();
+// @ts-expect-error: an entry with both is not one
+const both: SettledResult = { result: { output: '' }, error: new Error() };
+void both;
 
 // The option an application reports teardown errors through.
 expectTypeOf<ExecuteOptions['onTeardownError']>().toEqualTypeOf<

@@ -39,3 +39,9 @@ expectTypeOf(jobsFromItems).toBeCallableWith(
   ],
   toolSet,
 );
+
+// The tools of a request: `definitions()` goes straight into `tools`, for Responses and for Chat
+// Completions' function definitions alike (the SDK's `strict` is a required `boolean | null`).
+declare const client: OpenAI;
+void client.responses.create({ model: 'gpt-5', input: [], tools: toolSet.definitions() });
+expectTypeOf(toolSet.definitions()).items.toExtend<OpenAI.Responses.FunctionTool>();

@@ -1,0 +1,209 @@
+/**
+ * Anthropic's Messages format: the tools of a request, the `tool_use` blocks of a response in, the
+ * `tool_result` blocks out. Typed structurally, so the `@anthropic-ai/sdk` package's types fit as
+ * they are (test/types).
+ *
+ * @module
+ */
+import { throwError } from 'rxjs';
+import type { Tool } from '../lib/contract.js';
+import type { ContentPart, ToolOutput } from '../lib/open-responses.js';
+import { errorResult } from '../lib/result.js';
+import { definition } from '../lib/tool-set.js';
+import { placeholder } from './chat-completions.js';
+import type { Job, SettledResult } from './job.js';
+import { missingTool } from './jobs-from-items.js';
+
+/** A tool of a Messages request. */
+export interface AnthropicTool {
+  /** The name the model calls. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** The JSON Schema of the input object. */
+  input_schema: { type: 'object'; [key: string]: unknown };
+  /** Present, and true, for a tool whose schema follows the strict rules. */
+  strict?: true;
+}
+
+/** A content block of a response: `tool_use` blocks are the calls. */
+export interface AnthropicContentBlock {
+  readonly type: string;
+  /** A `tool_use` block's id, which its `tool_result` must echo. */
+  readonly id?: string;
+  /** A `tool_use` block's tool name. */
+  readonly name?: string;
+  /** A `tool_use` block's input, already parsed. */
+  readonly input?: unknown;
+}
+
+/** A block of a `tool_result`'s content. */
+export type AnthropicResultBlock =
+  | { type: 'text'; text: string }
+  | {
+      type: 'image';
+      source:
+        | {
+            type: 'base64';
+            media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+            data: string;
+          }
+        | { type: 'url'; url: string };
+    }
+  | {
+      type: 'document';
+      source:
+        | { type: 'base64'; media_type: 'application/pdf'; data: string }
+        | { type: 'url'; url: string };
+      title?: string;
+    };
+
+/** A `tool_result` block of the next user message: what one call gave. */
+export interface AnthropicToolResult {
+  /** Always `tool_result`. */
+  type: 'tool_result';
+  /** The id of the `tool_use` block this answers. */
+  tool_use_id: string;
+  /** What the model reads: text, or text, image and document blocks. */
+  content: string | AnthropicResultBlock[];
+  /** Set, and true, when the call failed. */
+  is_error?: true;
+}
+
+/**
+ * The Messages definitions of `tools`, in order: what a request's `tools` takes.
+ *
+ * ```ts
+ * const message = await anthropic.messages.create({
+ *   model, max_tokens, messages, tools: anthropicTools(toolSet),
+ * });
+ * ```
+ */
+export function anthropicTools(tools: Iterable<Tool>): AnthropicTool[] {
+  const out: AnthropicTool[] = [];
+  for (const tool of tools) {
+    const { name, description, parameters, strict } = definition(tool);
+    const schema = parameters as { type?: unknown; [key: string]: unknown };
+    const made: AnthropicTool = {
+      name,
+      description,
+      input_schema: { ...schema, type: 'object' },
+    };
+    if (strict) made.strict = true;
+    out.push(made);
+  }
+  return out;
+}
+
+/**
+ * The jobs of a response's `tool_use` blocks, in the model's order: `jobsFromItems` for Anthropic's
+ * Messages. A call's id is the block's `id`, its arguments the block's `input` as JSON text; every
+ * other block is skipped; a name the set does not hold is a job that fails with a NoToolError.
+ *
+ * ```ts
+ * const jobs = jobsFromToolUses(message.content, toolSet);
+ * const settled = await batchResults(jobs);
+ * messages.push(
+ *   { role: 'assistant', content: message.content },
+ *   { role: 'user', content: toToolResults(jobs, settled) },
+ * );
+ * ```
+ *
+ * @param content The response's content blocks (`message.content`).
+ * @param tools The tools the model was offered; only `lookup` is used.
+ */
+export function jobsFromToolUses(
+  content: Iterable<AnthropicContentBlock>,
+  tools: { lookup(name: string): Tool | undefined },
+): Job[] {
+  const jobs: Job[] = [];
+  for (const block of content) {
+    if (block.type !== 'tool_use') continue;
+    const id = String(block.id ?? '');
+    const name = String(block.name ?? '');
+    let args: string;
+    try {
+      args = block.input === undefined ? '' : JSON.stringify(block.input);
+    } catch (err) {
+      // An input no JSON can hold (a cycle, a BigInt): that call fails, saying why.
+      jobs.push({ tool: unreadable(name, err), call: { id, args: '' } });
+      continue;
+    }
+    jobs.push({ tool: tools.lookup(name) ?? missingTool(name), call: { id, args } });
+  }
+  return jobs;
+}
+
+function unreadable(name: string, err: unknown): Tool {
+  const why = err instanceof Error ? err.message : String(err);
+  return {
+    name,
+    description: '',
+    execute: () => throwError(() => new TypeError(`tool_use input is not JSON: ${why}`)),
+  };
+}
+
+/**
+ * The `tool_result` blocks of a settled batch, in the model's order: `toOutputItems` for
+ * Anthropic's Messages, the content of the next `user` message. Text goes as it is; images as
+ * image blocks (inline or by URL), PDF files as document blocks, other files as a line naming
+ * them; a failed call as `Error: <message>` with `is_error: true`.
+ */
+export function toToolResults(
+  jobs: readonly Job[],
+  settled: readonly SettledResult[],
+): AnthropicToolResult[] {
+  if (settled.length !== jobs.length)
+    throw new RangeError(`toToolResults: ${jobs.length} jobs but ${settled.length} results`);
+  return jobs.map((job, i) => {
+    const entry = settled[i]!;
+    if ('error' in entry) {
+      const text = errorResult(entry.error).output as string;
+      return { type: 'tool_result', tool_use_id: job.call.id, content: text, is_error: true };
+    }
+    return { type: 'tool_result', tool_use_id: job.call.id, content: blocks(entry.result.output) };
+  });
+}
+
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** A `data:` URL's media type and base64 data, when it is one. */
+function dataUrl(url: string | undefined): { type: string; data: string } | undefined {
+  const match = url === undefined ? null : /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return match === null ? undefined : { type: match[1]!.toLowerCase(), data: match[2]! };
+}
+
+function blocks(output: ToolOutput): string | AnthropicResultBlock[] {
+  if (typeof output === 'string') return output;
+  return output.map(block);
+}
+
+function block(part: ContentPart): AnthropicResultBlock {
+  if (part.type === 'input_text') return { type: 'text', text: part.text };
+  if (part.type === 'input_image') {
+    const inline = dataUrl(part.image_url);
+    if (inline !== undefined && IMAGE_TYPES.has(inline.type))
+      return {
+        type: 'image',
+        source: {
+          type: 'base64',
+          media_type: inline.type as 'image/png',
+          data: inline.data,
+        },
+      };
+    if (part.image_url !== undefined && /^https?:\/\//.test(part.image_url))
+      return { type: 'image', source: { type: 'url', url: part.image_url } };
+    return { type: 'text', text: placeholder(part) };
+  }
+  const inline = dataUrl(part.file_data);
+  const title = part.filename === undefined ? {} : { title: part.filename };
+  if (inline?.type === 'application/pdf')
+    return {
+      type: 'document',
+      source: { type: 'base64', media_type: 'application/pdf', data: inline.data },
+      ...title,
+    };
+  if (part.file_url !== undefined && /^https?:\/\/.*\.pdf$/i.test(part.file_url))
+    return { type: 'document', source: { type: 'url', url: part.file_url }, ...title };
+  return { type: 'text', text: placeholder(part) };
+}
