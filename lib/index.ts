@@ -88,7 +88,22 @@ export { DEFAULT_MAX_QUESTIONS } from './open-question.js';
 export { definition, NO_ARGUMENTS, ToolSet } from './tool-set.js';
 // Making tools: rawTool for schemas from elsewhere, tool() for zod-typed functions.
 export { rawTool, type RawToolDefinition, type ToolProperties } from './raw-tool.js';
-export { tool, type ArgsOf, type ToolDefinition, type ToolReturn } from './tool.js';
+export {
+  tool,
+  type ArgsOf,
+  type ObjectArguments,
+  type ToolDefinition,
+  type ToolReturn,
+} from './tool.js';
+export type {
+  StandardIssue,
+  StandardJsonSchemaConverter,
+  StandardPathSegment,
+  StandardProps,
+  StandardResult,
+  StandardSchemaLike,
+  StandardTypes,
+} from './schema/standard.js';
 // The types of the options `tool()` and the MCP server take; the functions that check arguments
 // and read schemas outside `tool()` are in `agenttool/schema`.
 export type {

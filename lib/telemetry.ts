@@ -14,6 +14,7 @@
  * @module
  */
 import type { ToolResult, TraceContext } from './contract.js';
+import { optionalModule } from './optional-module.js';
 
 /** The instrumentation scope's name: the tracer and the meter the spans and metrics come from. */
 export const INSTRUMENTATION_NAME = 'agenttool';
@@ -130,20 +131,8 @@ export function openTelemetry(): OpenTelemetryApi | undefined {
 }
 
 function findApi(): OpenTelemetryApi | null {
-  // `process.getBuiltinModule` (Node 20.16+) rather than an import of node:module, which a
-  // browser bundle could not resolve; elsewhere there is no process, and nothing is looked for.
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const nodeModule = proc?.getBuiltinModule?.('node:module') as
-    { createRequire(from: string): (id: string) => unknown } | undefined;
-  if (nodeModule === undefined) return null;
-  try {
-    const found = nodeModule.createRequire(import.meta.url)('@opentelemetry/api');
-    return typeof (found as OpenTelemetryApi).trace === 'object'
-      ? (found as OpenTelemetryApi)
-      : null;
-  } catch {
-    return null; // not installed: no telemetry
-  }
+  const found = optionalModule('@opentelemetry/api') as OpenTelemetryApi | undefined;
+  return typeof found?.trace === 'object' ? found : null;
 }
 
 /**

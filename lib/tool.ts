@@ -9,6 +9,12 @@ import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
 import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
+import {
+  compileStandardSchema,
+  isStandardSchema,
+  type StandardSchemaLike,
+} from './schema/standard.js';
+import { ValidationError } from './errors.js';
 import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
 import { toolChecker } from './validation/tool-checker.js';
 import { zodValidationError } from './validation/zod.js';
@@ -22,10 +28,11 @@ import type {
 } from './contract.js';
 
 /**
- * What a tool's function receives: zod's output type, or a plain object for a JSON Schema. Read
- * from the schema's own type (zod 4's `_zod.output`, zod 3's `_output`) rather than by matching
- * zod's classes, so a schema of any zod 4 or zod 3 copy (`zod`, `zod/v3`, the standalone `zod@3`
- * package) gives its arguments their types.
+ * What a tool's function receives: zod's output type, a Standard Schema's output type, or a plain
+ * object for a JSON Schema. Read from the schema's own type (zod 4's `_zod.output`, zod 3's
+ * `_output`, a Standard Schema's `~standard.types.output`) rather than by matching classes, so a
+ * schema of any zod 4 or zod 3 copy (`zod`, `zod/v3`, the standalone `zod@3` package), valibot,
+ * ArkType or any Standard Schema library gives its arguments their types.
  */
 export type ArgsOf<S> = S extends {
   /** zod 4's internals. */
@@ -42,7 +49,27 @@ export type ArgsOf<S> = S extends {
         readonly _def: unknown;
       }
     ? Out
-    : { [key: string]: unknown };
+    : S extends {
+          /** A Standard Schema's types. */
+          readonly '~standard': {
+            /** Its input and output types. */
+            readonly types?:
+              | {
+                  /** What the schema gives. */
+                  readonly output: infer Out;
+                }
+              | undefined;
+          };
+        }
+      ? Out
+      : { [key: string]: unknown };
+
+/**
+ * `unknown` for a schema of an object, `never` for any other (a zod string, an array): a tool's
+ * arguments are an object, and a schema of anything else does not typecheck as `parameters`.
+ */
+export type ObjectArguments<S> =
+  ArgsOf<S> extends readonly unknown[] ? never : ArgsOf<S> extends object ? unknown : never;
 
 /** What a tool's function may return: a value or a Promise of one, an async generator, an Observable. */
 export type ToolReturn<Out> =
@@ -55,10 +82,12 @@ export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined' 
   /** What the tool does, for the model. */
   description: string;
   /**
-   * A zod object schema (v4, or v3 from `zod/v3` or the `zod@3` package), or a plain JSON Schema object served as given.
-   * Undefined means the tool takes no arguments.
+   * The arguments' schema, an object schema: zod (v4, or v3 from `zod/v3` or the `zod@3` package),
+   * any Standard Schema whose library gives a JSON Schema (ArkType; valibot, through
+   * `@valibot/to-json-schema`), or a plain JSON Schema object served as given. Undefined means the
+   * tool takes no arguments. A schema of anything but an object does not typecheck.
    */
-  parameters?: S;
+  parameters?: S & ObjectArguments<S>;
   /**
    * Runs one call with its validated, decoded arguments. It may return the final value (or a
    * Promise of it); report progress through `context.progress`; be an async generator whose
@@ -109,9 +138,10 @@ type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
  * @throws SchemaError for a schema that cannot be served; TypeError for an empty name or a
  *   missing execute.
  */
-export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined, Out = unknown>(
-  definition: ToolDefinition<S, Out>,
-): Tool {
+export function tool<
+  S extends AnyZodSchema | StandardSchemaLike | JsonSchema | undefined = undefined,
+  Out = unknown,
+>(definition: ToolDefinition<S, Out>): Tool {
   const name = definition.name;
   if (typeof name !== 'string' || name === '')
     throw new TypeError('tool: name must be a non-empty string');
@@ -127,6 +157,11 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
     parameters = compiled.schema;
     prepare = compiled.prepare;
     decode = decoderOf(source);
+  } else if (source !== undefined && isStandardSchema(source)) {
+    const compiled = compileStandardSchema(source, { strict, tool: name });
+    parameters = compiled.schema;
+    prepare = compiled.prepare;
+    decode = compiled.decode;
   } else if (source !== undefined) {
     parameters = source as JsonSchema;
   }
@@ -140,7 +175,10 @@ export function tool<S extends AnyZodSchema | JsonSchema | undefined = undefined
   });
 
   const settle = (decoded: Decoded, input: unknown): unknown => {
-    if (!decoded.success) throw zodValidationError(decoded.error, input);
+    if (!decoded.success)
+      throw decoded.error instanceof ValidationError
+        ? decoded.error
+        : zodValidationError(decoded.error, input);
     return decoded.data;
   };
   // The decoded arguments of a checked value, or a Promise of them for async refinements.

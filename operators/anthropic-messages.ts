@@ -14,6 +14,14 @@ import { placeholder } from './chat-completions.js';
 import type { Job, SettledResult } from './job.js';
 import { missingTool } from './jobs-from-items.js';
 
+/** The JSON Schema of a tool's input: an object schema. */
+export interface AnthropicInputSchema {
+  /** Always `object`. */
+  type: 'object';
+  /** The rest of the schema. */
+  [key: string]: unknown;
+}
+
 /** A tool of a Messages request. */
 export interface AnthropicTool {
   /** The name the model calls. */
@@ -21,13 +29,14 @@ export interface AnthropicTool {
   /** What the tool does, for the model. */
   description: string;
   /** The JSON Schema of the input object. */
-  input_schema: { type: 'object'; [key: string]: unknown };
+  input_schema: AnthropicInputSchema;
   /** Present, and true, for a tool whose schema follows the strict rules. */
   strict?: true;
 }
 
 /** A content block of a response: `tool_use` blocks are the calls. */
 export interface AnthropicContentBlock {
+  /** The block's kind: `tool_use` for a call; any other is skipped. */
   readonly type: string;
   /** A `tool_use` block's id, which its `tool_result` must echo. */
   readonly id?: string;
@@ -37,26 +46,55 @@ export interface AnthropicContentBlock {
   readonly input?: unknown;
 }
 
+/** Text in a `tool_result`. */
+export interface AnthropicTextBlock {
+  /** Always `text`. */
+  type: 'text';
+  /** The text. */
+  text: string;
+}
+
+/** Bytes inline, base64-encoded, with their media type. */
+export interface AnthropicBase64Source<M extends string> {
+  /** Always `base64`. */
+  type: 'base64';
+  /** The bytes' media type. */
+  media_type: M;
+  /** The bytes, base64-encoded. */
+  data: string;
+}
+
+/** Something the model fetches from a URL. */
+export interface AnthropicUrlSource {
+  /** Always `url`. */
+  type: 'url';
+  /** Where it is. */
+  url: string;
+}
+
+/** An image in a `tool_result`. */
+export interface AnthropicImageBlock {
+  /** Always `image`. */
+  type: 'image';
+  /** The image, inline or by URL. */
+  source:
+    | AnthropicBase64Source<'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'>
+    | AnthropicUrlSource;
+}
+
+/** A PDF document in a `tool_result`. */
+export interface AnthropicDocumentBlock {
+  /** Always `document`. */
+  type: 'document';
+  /** The PDF, inline or by URL. */
+  source: AnthropicBase64Source<'application/pdf'> | AnthropicUrlSource;
+  /** Its file name, when it has one. */
+  title?: string;
+}
+
 /** A block of a `tool_result`'s content. */
 export type AnthropicResultBlock =
-  | { type: 'text'; text: string }
-  | {
-      type: 'image';
-      source:
-        | {
-            type: 'base64';
-            media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
-            data: string;
-          }
-        | { type: 'url'; url: string };
-    }
-  | {
-      type: 'document';
-      source:
-        | { type: 'base64'; media_type: 'application/pdf'; data: string }
-        | { type: 'url'; url: string };
-      title?: string;
-    };
+  AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock;
 
 /** A `tool_result` block of the next user message: what one call gave. */
 export interface AnthropicToolResult {

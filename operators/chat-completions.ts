@@ -37,7 +37,23 @@ export interface ChatCompletionsToolCall {
   /** `function` for the calls this package runs; another kind (`custom`) is not one of its tools. */
   readonly type: string;
   /** The function called: its name and its arguments' JSON text. */
-  readonly function?: { readonly name: string; readonly arguments: string };
+  readonly function?: ChatCompletionsFunctionCall;
+}
+
+/** The function a tool call calls. */
+export interface ChatCompletionsFunctionCall {
+  /** The tool's name. */
+  readonly name: string;
+  /** The arguments, as the JSON text the model wrote. */
+  readonly arguments: string;
+}
+
+/** A text part of a `tool` message. */
+export interface ChatCompletionsTextPart {
+  /** Always `text`. */
+  type: 'text';
+  /** The text. */
+  text: string;
 }
 
 /** A `tool` message of the next request: what one call gave. */
@@ -47,7 +63,7 @@ export interface ChatCompletionsToolMessage {
   /** The id of the tool call this answers. */
   tool_call_id: string;
   /** What the model reads: the output's text, or its text parts. */
-  content: string | { type: 'text'; text: string }[];
+  content: string | ChatCompletionsTextPart[];
 }
 
 /**
@@ -133,7 +149,7 @@ export function toToolMessages(
 }
 
 /** An output as Chat Completions text: a string, or text parts. */
-function textContent(output: ToolOutput): string | { type: 'text'; text: string }[] {
+function textContent(output: ToolOutput): string | ChatCompletionsTextPart[] {
   if (typeof output === 'string') return output;
   return output.map((part) => {
     if (part.type === 'input_text') return { type: 'text', text: part.text };

@@ -108,3 +108,12 @@ tool({
   resource: (args) => args.path.length,
   execute: () => '',
 });
+
+// A tool's arguments are an object: a schema of anything else is refused when it is written,
+// not only when the tool is made.
+// @ts-expect-error: a string schema is not an object schema
+tool({ name: 'n', description: '', parameters: z.string(), execute: () => '' });
+// @ts-expect-error: nor is an array schema
+tool({ name: 'n', description: '', parameters: z.array(z.string()), execute: () => '' });
+tool({ name: 'n', description: '', parameters: z.object({ a: z.string() }), execute: () => '' });
+tool({ name: 'n', description: '', parameters: { type: 'object' }, execute: () => '' });
