@@ -13,11 +13,13 @@ import { registerZod3 } from './lib/schema/zod3.js';
 import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
 import { registerAjv } from './lib/validation/validation.js';
 import { installCallSpans } from './operators/internal/call-spans.js';
+import { registerValibotConverter } from './lib/schema/standard.js';
 
 registerZod3();
 registerAjv();
 registerLinearPatterns();
 installCallSpans();
+registerValibotConverter();
 
 export * from './lib/index.js';
 export * from './operators/index.js';

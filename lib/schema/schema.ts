@@ -8,8 +8,8 @@ import type { JsonSchema } from '../open-responses.js';
 import { canonicalSchema } from './canonical.js';
 import { schemaDepthProblem } from '../validation/json.js';
 import { compilePreparer, requireObjectRoot } from './prepare.js';
-import { isV3Schema, readV3 } from './v3.js';
-import { v3Converter } from './v3-support.js';
+import { isV3Schema } from './v3.js';
+import { v3Converter, v3Reader } from './v3-support.js';
 import { isV4Schema, readV4 } from './v4.js';
 import { v4JsonSchema } from './v4-json.js';
 
@@ -91,9 +91,9 @@ export function compileZodSchema(
   const strict = options.strict === true;
   const v4 = isV4Schema(schema);
   if (!v4 && !isV3Schema(schema)) throw new SchemaError(tool, 'not a zod schema');
-  const read = v4 ? readV4 : readV3;
   const v3JsonSchema = v3Converter();
-  if (!v4 && v3JsonSchema === undefined)
+  const read = v4 ? readV4 : v3Reader();
+  if (read === undefined || (!v4 && v3JsonSchema === undefined))
     throw new SchemaError(
       tool,
       "a zod 3 schema needs zod 3 support: call registerZod3() from 'agenttool' first",

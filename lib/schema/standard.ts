@@ -103,6 +103,38 @@ export interface CompiledStandardSchema {
   readonly decode: (value: unknown) => Decoded | Promise<Decoded>;
 }
 
+/**
+ * JSON Schema converters for libraries whose schemas carry none, by vendor: the Node entry
+ * registers valibot's (see {@link registerValibotConverter}); a browser bundle carries none.
+ */
+const converters = new Map<string, (schema: unknown, tool: string) => JsonSchema>();
+
+/**
+ * Has a bare valibot schema get its JSON Schema from `@valibot/to-json-schema`, when that is
+ * installed (Node; the package root calls this). Without it, such a schema is refused, saying to
+ * install it or to pass `toStandardJsonSchema(schema)`.
+ */
+export function registerValibotConverter(): void {
+  converters.set('valibot', (schema, tool) => {
+    const valibot = optionalModule('@valibot/to-json-schema') as
+      { toJsonSchema(schema: unknown, config: { errorMode: 'ignore' }): JsonSchema } | undefined;
+    if (valibot === undefined)
+      throw new SchemaError(
+        tool,
+        'a valibot schema needs @valibot/to-json-schema for its JSON Schema: npm install @valibot/to-json-schema (or pass toStandardJsonSchema(schema))',
+      );
+    try {
+      // Checks and transforms JSON Schema cannot say are left to valibot, as zod's are to zod.
+      return valibot.toJsonSchema(schema, { errorMode: 'ignore' });
+    } catch (err) {
+      throw new SchemaError(
+        tool,
+        `the valibot schema gives no JSON Schema: ${describeThrown(err)}`,
+      );
+    }
+  });
+}
+
 /** The JSON Schema the library gives for its schema's input. */
 function generatedOf(schema: StandardSchemaLike, tool: string): JsonSchema {
   const standard = schema['~standard'];
@@ -121,28 +153,11 @@ function generatedOf(schema: StandardSchemaLike, tool: string): JsonSchema {
       }
     }
   }
-  if (standard.vendor === 'valibot') {
-    const valibot = optionalModule('@valibot/to-json-schema') as
-      { toJsonSchema(schema: unknown, config: { errorMode: 'ignore' }): JsonSchema } | undefined;
-    if (valibot !== undefined) {
-      try {
-        // Checks and transforms JSON Schema cannot say are left to valibot, as zod's are to zod.
-        return valibot.toJsonSchema(schema, { errorMode: 'ignore' });
-      } catch (err) {
-        throw new SchemaError(
-          tool,
-          `the valibot schema gives no JSON Schema: ${describeThrown(err)}`,
-        );
-      }
-    }
-    throw new SchemaError(
-      tool,
-      'a valibot schema needs @valibot/to-json-schema for its JSON Schema: npm install @valibot/to-json-schema (or pass toStandardJsonSchema(schema))',
-    );
-  }
+  const converted = converters.get(standard.vendor)?.(schema, tool);
+  if (converted !== undefined) return converted;
   throw new SchemaError(
     tool,
-    `the ${standard.vendor} schema gives no JSON Schema (a Standard JSON Schema converter, ~standard.jsonSchema): use a version of ${standard.vendor} that has one, or pass a JSON Schema`,
+    `the ${standard.vendor} schema gives no JSON Schema (a Standard JSON Schema converter, ~standard.jsonSchema)`,
   );
 }
 

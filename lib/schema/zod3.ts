@@ -5,6 +5,7 @@
  */
 import { setV3Converter } from './v3-support.js';
 import { v3JsonSchema } from './v3-json.js';
+import { readV3 } from './v3.js';
 
 /**
  * Lets zod 3 schemas be used wherever zod 4 ones are; calling it again changes nothing.
@@ -15,5 +16,5 @@ import { v3JsonSchema } from './v3-json.js';
  * zod 3 schema is refused with a SchemaError that names this function.
  */
 export function registerZod3(): void {
-  setV3Converter(v3JsonSchema);
+  setV3Converter(v3JsonSchema, readV3);
 }
