@@ -203,6 +203,7 @@ describe('agenttool run', function () {
         },
         required: ['command'],
       },
+      strict: false,
     });
   });
 

@@ -131,7 +131,7 @@ describe('MCP: records travel from the served call to the calling job', function
     const { written, recorder } = keeper();
     const job: Job = { tool: remote.tools[0]!, call: { id: 'job-2', args: '{"fail":true}' } };
     const [settled] = await batchResults([job], { recorder });
-    expect(settled).to.have.nested.property('error.message', 'Error: rollout failed');
+    expect(settled).to.have.nested.property('error.message', 'rollout failed');
     expect(written.map(([r]) => r)).to.deep.equal(RECORDS);
   });
 

@@ -163,7 +163,7 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
     const remote = await open(local);
     const { error } = await runTool(find(remote, 'broken'));
     expect(error).to.be.instanceOf(RemoteToolError);
-    expect((error as RemoteToolError).message).to.equal('Error: disk full');
+    expect((error as RemoteToolError).message).to.equal('disk full');
     expect((error as RemoteToolError).details).to.deep.equal({
       content: [{ type: 'text', text: 'Error: disk full' }],
       isError: true,
@@ -175,15 +175,13 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
     const before = echoRuns;
     const missing = await runTool(find(remote, 'echo'), {});
     expect((missing.error as Error).message).to.equal(
-      'Error: invalid arguments: missing required property "text"',
+      'invalid arguments: missing required property "text"',
     );
     expect(echoRuns).to.equal(before);
     const extra = await runTool(find(remote, 'add'), { a: 1, b: 2, c: 3 });
-    expect((extra.error as Error).message).to.equal(
-      'Error: invalid arguments: unexpected property "c"',
-    );
+    expect((extra.error as Error).message).to.equal('invalid arguments: unexpected property "c"');
     const negative = await runTool(find(remote, 'raw'), { n: -1 });
-    expect((negative.error as Error).message).to.match(/^Error: invalid arguments: n: /);
+    expect((negative.error as Error).message).to.match(/^invalid arguments: n: /);
   });
 
   it('forwards progress in order, the one just before the result included', async () => {
@@ -354,10 +352,10 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
     ]);
     expect(events.at(-1)?.result.output).to.equal('done');
     expect(((await runTool(find(proxied, 'far__broken'))).error as Error).message).to.equal(
-      'Error: disk full',
+      'disk full',
     );
     expect(((await runTool(find(proxied, 'far__echo'), {})).error as Error).message).to.equal(
-      'Error: invalid arguments: missing required property "text"',
+      'invalid arguments: missing required property "text"',
     );
     expect((await runTool(find(proxied, 'far__media'))).events.at(-1)?.result.output).to.deep.equal(
       (await runTool(find(first, 'media'))).events.at(-1)?.result.output,

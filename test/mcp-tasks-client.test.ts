@@ -252,7 +252,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
     );
     const fails = events.find((e) => e.final && e.callId === 'c5')!;
     // The server's isError result, as any remote tool's failure reads.
-    expect(fails.error).to.deep.include({ message: 'Error: no luck', code: 'remote_tool' });
+    expect(fails.error).to.deep.include({ message: 'no luck', code: 'remote_tool' });
   });
 
   it('resumes a batch whose process was killed mid-task by polling the same task, never calling again', async () => {

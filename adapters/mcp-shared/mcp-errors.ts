@@ -8,7 +8,9 @@ import { describeThrown, oneLine } from '../../lib/errors.js';
 
 /**
  * The server answered the call with `isError`: the tool failed. The message is the result's text
- * (its text blocks joined by "\n", or `tool call failed`), which is what the model reads;
+ * (its text blocks joined by "\n", or `tool call failed`) without the `Error: ` a server puts
+ * before it for its model, which `toOutputItems` puts back once: the model reads what the server
+ * wrote, and a log line reads `RemoteToolError: disk full`, never `Error: Error: disk full`.
  * `details` holds the raw MCP result.
  */
 export class RemoteToolError extends Error {
@@ -19,7 +21,7 @@ export class RemoteToolError extends Error {
   /** The raw MCP result, for the application; never sent to the model. */
   readonly details: CallToolResult;
   constructor(tool: string, message: string, details: CallToolResult) {
-    super(message);
+    super(message.startsWith('Error: ') ? message.slice('Error: '.length) : message);
     this.name = 'RemoteToolError';
     this.tool = tool;
     this.details = details;
