@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { of } from 'rxjs';
 import { CancelledError, type Job, type Tool } from '../index.js';
 import { initialState, reduceBatch } from '../cli/call-state.js';
+import stringWidth from 'string-width';
 import { LiveView } from '../cli/views/live-view.js';
 import { PlainView } from '../cli/views/plain-view.js';
 import { Screen } from './support/screen.js';
@@ -138,5 +139,30 @@ describe('the state a view shows, over a large batch', () => {
     expect(rows[1]).to.match(/^✓ #101 +ls +done/);
     expect(rows[2]).to.match(/^· #102 +ls +waiting/);
     expect(rows[10]).to.equal('  … 4,990 more calls: 100 done, 4,890 waiting');
+  });
+
+  it('keeps each row within the terminal’s width when names and messages hold CJK text or emoji', () => {
+    const wide = [job(tool('検索ツール'), 'a'), job(tool('ls'), 'b'), job(tool('ls'), 'c')];
+    const state = initialState(wide);
+    let text = '';
+    const out = { columns: 50, rows: 12, write: (chunk: string) => (text += chunk) };
+    const view = new LiveView(out as unknown as NodeJS.WriteStream);
+    reduceBatch(state, { type: 'start', index: 0, at: 0 });
+    reduceBatch(state, { type: 'start', index: 1, at: 0 });
+    const progress = (index: number, output: string) =>
+      reduceBatch(state, {
+        type: 'event',
+        at: 1,
+        event: { index, callId: 'abc'[index]!, final: false, result: { output } },
+      });
+    progress(0, '東京の天気を調べています。しばらくお待ちください。');
+    progress(1, 'emoji 🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️ and more');
+    view.update(state);
+    view.finish(state);
+    const rows = text.split(/\n|\x1b\[[\d;]*[A-Za-z]|\r/).filter((line) => line !== '');
+    expect(rows.length).to.be.greaterThan(2);
+    for (const row of rows) expect(stringWidth(row), row).to.be.at.most(49);
+    const row0 = rows.find((row) => row.includes('#0'))!;
+    expect(row0).to.match(/^▸ #0  検索ツール +running .*…$/);
   });
 });

@@ -1,6 +1,33 @@
 /** Pieces of a one-line rendering of a call, shared by the terminal views. */
+import stringWidth from 'string-width';
 import type { CallRow } from '../call-state.js';
 import { visible } from './visible.js';
+
+const graphemes = new Intl.Segmenter();
+
+/**
+ * `text` cut to `width` terminal columns, ending with `…` when cut: measured by what a terminal
+ * shows (a CJK character or an emoji takes two columns, a combining mark none), cut between
+ * graphemes, never inside one.
+ */
+export function clip(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const cells = stringWidth(segment);
+    if (used + cells > width - 1) break;
+    out += segment;
+    used += cells;
+  }
+  return `${out}…`;
+}
+
+/** `text` cut to `width` columns, then padded with spaces to fill them. */
+export function fit(text: string, width: number): string {
+  const clipped = clip(text, width);
+  return clipped + ' '.repeat(Math.max(0, width - stringWidth(clipped)));
+}
 
 const ICONS: Record<CallRow['phase'], string> = {
   waiting: '·',
@@ -40,13 +67,11 @@ export function chainNote(row: CallRow): string {
 }
 
 /**
- * One line for a call, cut to `width` characters. Control characters in the tool's name and
+ * One line for a call, cut to `width` terminal columns (see {@link clip}). Control characters in the tool's name and
  * messages are shown as escapes (see {@link visible}), line breaks and tabs as spaces.
  */
 export function renderRow(row: CallRow, now: number, nameWidth: number, width: number): string {
-  const shown = visible(row.name);
-  const name =
-    shown.length > nameWidth ? `${shown.slice(0, nameWidth - 1)}…` : shown.padEnd(nameWidth);
+  const name = fit(visible(row.name), nameWidth);
   const head = `${ICONS[row.phase]} #${String(row.index).padEnd(2)} ${name} ${row.phase.padEnd(9)}`;
   const parts = visible(
     [head, elapsed(row, now).padStart(6), progressBar(row), chainNote(row), row.message]
@@ -54,7 +79,5 @@ export function renderRow(row: CallRow, now: number, nameWidth: number, width: n
       .join('  ')
       .replace(/[\r\n\t]+/g, ' '),
   );
-  return [...parts].length > width
-    ? `${[...parts].slice(0, Math.max(1, width - 1)).join('')}…`
-    : parts;
+  return clip(parts, Math.max(2, width));
 }

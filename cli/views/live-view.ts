@@ -8,6 +8,7 @@ import type { BatchState, CallPhase, CallRow } from '../call-state.js';
 import { renderRow } from './format.js';
 import { visible } from './visible.js';
 import type { BatchView } from './view.js';
+import stringWidth from 'string-width';
 
 const FRAME_MS = 100;
 
@@ -100,7 +101,7 @@ export class LiveView implements BatchView {
     }
     const shown = all.slice(from, to);
     let nameWidth = 0;
-    for (const row of shown) nameWidth = Math.max(nameWidth, visible(row.name).length);
+    for (const row of shown) nameWidth = Math.max(nameWidth, stringWidth(visible(row.name)));
     const lines = shown.map((row) => renderRow(row, now, Math.min(32, nameWidth), width));
     if (to - from < all.length) lines.push(others(all, from, to));
     this.out.write(`${this.erase()}${lines.join('\n')}\n`);
