@@ -159,10 +159,11 @@ describe('the state a view shows, over a large batch', () => {
     progress(1, 'emoji 🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️🌧️ and more');
     view.update(state);
     view.finish(state);
+    // eslint-disable-next-line no-control-regex
     const rows = text.split(/\n|\x1b\[[\d;]*[A-Za-z]|\r/).filter((line) => line !== '');
     expect(rows.length).to.be.greaterThan(2);
     for (const row of rows) expect(stringWidth(row), row).to.be.at.most(49);
     const row0 = rows.find((row) => row.includes('#0'))!;
-    expect(row0).to.match(/^▸ #0  検索ツール +running .*…$/);
+    expect(row0).to.match(/^▸ #0 {2}検索ツール +running .*…$/);
   });
 });
