@@ -50,24 +50,38 @@ describe('the packed package, as consumers see it', function () {
     expect(messages.map((m) => `${m.code} ${m.path.join('.')}`)).to.deep.equal([]);
   });
 
-  it('are-the-types-wrong reports nothing for ESM and bundler consumers', () => {
-    // ESM only: the esm-only profile leaves out require() from CommonJS (node10, node16-cjs).
+  it('are-the-types-wrong reports nothing for node10, ESM and bundler consumers', () => {
+    // Every resolution: node10 finds each entry's types through typesVersions. A require() from
+    // CommonJS gets the ES module (Node 20.19 loads it); that one finding is the package's design.
     const { code, out } = run('attw', [
       packedPackage(),
-      '--profile',
-      'esm-only',
+      '--ignore-rules',
+      'cjs-resolves-to-esm',
       '--format',
       'json',
     ]);
     const report = JSON.parse(out) as {
-      analysis: { problems: { resolutionKind?: string }[] };
+      analysis: { problems: { kind: string; resolutionKind?: string }[] };
     };
-    // What the profile checks: ESM under node16/nodenext and bundlers.
-    const problems = report.analysis.problems.filter(
-      (p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs',
-    );
+    const problems = report.analysis.problems.filter((p) => p.kind !== 'CJSResolvesToESM');
     expect(problems).to.deep.equal([]);
     expect(code).to.equal(0);
+  });
+
+  it('ships what runs, not the command line’s declarations nor the web page’s sources', () => {
+    const listed = execFileSync('tar', ['-tzf', packedPackage()], { encoding: 'utf8' }).split('\n');
+    expect(listed.filter((f) => /^package\/dist\/cli\/.*\.d\.ts$/.test(f))).to.deep.equal([]);
+    expect(listed.filter((f) => f.startsWith('package/dist/cli/ui/page/'))).to.deep.equal([]);
+    expect(listed).to.include.members([
+      'package/dist/cli/main.js',
+      'package/dist/ui/app.js',
+      'package/dist/index.d.ts',
+    ]);
+    // npm would rewrite a bin path with "./" when publishing, and warn.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    expect(pkg.bin).to.deep.equal({ agenttool: 'dist/cli/main.js' });
   });
 
   it('the shipped types compile under exactOptionalPropertyTypes with skipLibCheck off', () => {
