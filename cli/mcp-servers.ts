@@ -81,10 +81,17 @@ export async function connectServers(
             });
       const name = describeServer(spec);
       // A fault that fails no call (a tool left out, a malformed message): one warning line.
-      const onerror = (err: Error): void =>
+      const warn = (err: Error): void =>
         void process.stderr.write(
           `agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}\n`,
         );
+      // While the server is connecting, its faults wait: a server that fails to connect is said
+      // once, by the error that stops the command, not also by a warning of its cause.
+      let held: Error[] | undefined = [];
+      const onerror = (err: Error): void => {
+        if (held === undefined) warn(err);
+        else held.push(err);
+      };
       try {
         remotes.push(
           await connectMcp(transport, {
@@ -97,6 +104,9 @@ export async function connectServers(
             ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
           }),
         );
+        const waiting = held;
+        held = undefined;
+        waiting.forEach(warn);
       } catch (err) {
         throw new UsageError(`${describeServer(spec)}: ${(err as Error).message}`);
       }

@@ -308,6 +308,11 @@ describe('agenttool run: bad input exits 2 with a one-line error', function () {
       () => ['run', '--list', '--mcp', 'node -e "process.exit(3)"'],
       /^agenttool: --mcp node -e process.exit\(3\): mcp: connect/,
     ],
+    [
+      'an MCP server command that does not exist, said once',
+      () => ['run', '--list', '--mcp', 'no-such-command-7f3a'],
+      /^agenttool: --mcp no-such-command-7f3a: mcp: connect: spawn no-such-command-7f3a ENOENT\n$/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     it(what, async () => {
