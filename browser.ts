@@ -1,7 +1,8 @@
 /**
  * agenttool for browser bundles (the `browser` export condition of the package root): the same
- * names as the Node entry, without registering zod 3 support, so that zod 3 and
- * zod-to-json-schema stay out of the bundle unless the app calls `registerZod3()`.
+ * names as the Node entry, registering none of its optional supports, so that each stays out of
+ * the bundle unless the app calls it: `registerZod3()` (zod 3 schemas), `registerStandardSchema()`
+ * (valibot, ArkType), `registerLinearPatterns()` (RE2), `registerOpenTelemetry(api)` (spans).
  *
  * @module
  */

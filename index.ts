@@ -3,8 +3,10 @@
  *
  * This is the entry Node and server bundles load; it registers zod 3 support (see
  * {@link registerZod3}), ajv for `tool()` where eval is allowed, RE2 for the patterns of schemas
- * from elsewhere ({@link registerLinearPatterns}), and the engine's OpenTelemetry spans, made
- * once the application registers a provider (docs/telemetry.md). Browser bundles load
+ * from elsewhere ({@link registerLinearPatterns}), Standard Schema support for `tool()`
+ * ({@link registerStandardSchema}, valibot's JSON Schema through `@valibot/to-json-schema`), and
+ * the engine's OpenTelemetry spans, made once the application registers a provider
+ * (docs/telemetry.md). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
@@ -13,12 +15,13 @@ import { registerZod3 } from './lib/schema/zod3.js';
 import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
 import { registerAjv } from './lib/validation/validation.js';
 import { installCallSpans } from './operators/internal/call-spans.js';
-import { registerValibotConverter } from './lib/schema/standard.js';
+import { registerStandardSchema, registerValibotConverter } from './lib/schema/standard.js';
 
 registerZod3();
 registerAjv();
 registerLinearPatterns();
 installCallSpans();
+registerStandardSchema();
 registerValibotConverter();
 
 export * from './lib/index.js';

@@ -57,6 +57,12 @@ export interface ToolResult {
    * honours it only when every result of the batch sets it.
    */
   terminate?: boolean;
+  /**
+   * The result as data, for a tool with an `outputSchema` (checked against it): what MCP sends as
+   * `structuredContent`, and what a remote tool's `structuredContent` arrives as. The model reads
+   * `output`, its JSON text.
+   */
+  structured?: { [key: string]: unknown };
 }
 
 /**
@@ -410,6 +416,12 @@ export interface Tool {
    * answers in its own words drops it with `remote: undefined`.
    */
   readonly remote?: RemoteListing;
+  /**
+   * The JSON Schema of the data the tool's final result carries (`ToolResult.structured`), when it
+   * declares one (`tool({ outputSchema })`): an object schema, which `createMcpServer` lists as the
+   * tool's `outputSchema`, sending the data as `structuredContent`.
+   */
+  readonly outputSchema?: JsonSchema;
 }
 
 /** An MCP tools/list entry, as a server sent it: its name, and whatever else it lists. */

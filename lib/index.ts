@@ -95,6 +95,7 @@ export {
   type ToolDefinition,
   type ToolReturn,
 } from './tool.js';
+export { registerStandardSchema } from './schema/standard.js';
 export type {
   StandardIssue,
   StandardJsonSchemaConverter,

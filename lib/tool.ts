@@ -9,12 +9,9 @@ import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
 import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
-import {
-  compileStandardSchema,
-  isStandardSchema,
-  type StandardSchemaLike,
-} from './schema/standard.js';
-import { ValidationError } from './errors.js';
+import type { StandardSchemaLike } from './schema/standard.js';
+import { isStandardSchema, standardCompiler } from './schema/standard-support.js';
+import { SchemaError, ToolPanicError, ValidationError } from './errors.js';
 import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
 import { toolChecker } from './validation/tool-checker.js';
 import { zodValidationError } from './validation/zod.js';
@@ -112,6 +109,14 @@ export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined' 
   resource?: string | ((args: ArgsOf<S>) => string);
   /** Limits on the raw argument text (defaults: 1 MiB, nesting 256). */
   limits?: ArgumentLimits;
+  /**
+   * The shape of what the function returns, an object schema (zod, a Standard Schema, or a JSON
+   * Schema): the tool lists it (`Tool.outputSchema`; MCP's `outputSchema`), each final value is
+   * checked against it (a value that does not fit fails the call with a ToolPanicError naming
+   * the first problem) and travels as data beside its JSON text (`ToolResult.structured`; MCP's
+   * `structuredContent`).
+   */
+  outputSchema?: AnyZodSchema | StandardSchemaLike | JsonSchema;
 }
 
 type Decoded = { success: true; data: unknown } | { success: false; error: unknown };
@@ -158,7 +163,7 @@ export function tool<
     prepare = compiled.prepare;
     decode = decoderOf(source);
   } else if (source !== undefined && isStandardSchema(source)) {
-    const compiled = compileStandardSchema(source, { strict, tool: name });
+    const compiled = compileStandard(source, { strict, tool: name });
     parameters = compiled.schema;
     prepare = compiled.prepare;
     decode = compiled.decode;
@@ -193,10 +198,17 @@ export function tool<
   };
   const argsOf = (raw: string): unknown => decodeChecked(validator.parse(raw));
 
+  const output = outputOf(definition.outputSchema, name);
   const mapping: ResultMapping = {
     tool: name,
     observableOfEvents: false,
-    final: (value) => toResult(value, name),
+    final:
+      output === undefined
+        ? (value) => toResult(value, name)
+        : (value) => {
+            output.check(value);
+            return { ...toResult(value, name), structured: value as { [key: string]: unknown } };
+          },
   };
   const fn = definition.execute;
   // One function per tool, not per call. The arguments are read from the call as given: the
@@ -213,6 +225,7 @@ export function tool<
     execute: (call, context) => callObservable(call, context, mapping, run),
   };
   if (parameters !== undefined) Object.assign(built, { parameters });
+  if (output !== undefined) Object.assign(built, { outputSchema: output.schema });
   const { confined, resource, ...rest } = definition;
   copyProperties(built, rest);
   if (typeof resource === 'string') {
@@ -253,6 +266,56 @@ export function tool<
 }
 
 const selfChecking = new WeakSet<Tool>();
+
+/** A Standard Schema compiled by the registered compiler; refused, naming it, without one. */
+function compileStandard(
+  schema: StandardSchemaLike,
+  options: { readonly strict: boolean; readonly tool: string },
+): ReturnType<NonNullable<ReturnType<typeof standardCompiler>>> {
+  const compile = standardCompiler();
+  if (compile === undefined)
+    throw new SchemaError(
+      options.tool,
+      `a ${schema['~standard'].vendor} schema needs Standard Schema support: call registerStandardSchema() from 'agenttool' first`,
+    );
+  return compile(schema, options);
+}
+
+/**
+ * A declared output schema, made canonical (an object schema, as MCP requires), and the check of
+ * a final value against it; undefined for none.
+ */
+function outputOf(
+  source: AnyZodSchema | StandardSchemaLike | JsonSchema | undefined,
+  tool: string,
+): { schema: JsonSchema; check(value: unknown): void } | undefined {
+  if (source === undefined) return undefined;
+  const where = `${tool} (outputSchema)`;
+  const schema = isZodSchema(source)
+    ? compileZodSchema(source, { strict: false, tool: where }).schema
+    : isStandardSchema(source)
+      ? compileStandard(source, { strict: false, tool: where }).schema
+      : (source as JsonSchema);
+  if (schema.type !== 'object')
+    throw new SchemaError(where, 'an output schema must be an object schema ("type": "object")');
+  const validator = validatorOf(toolChecker(schema, where, 'linear'), { tool: where });
+  return {
+    schema,
+    check(value) {
+      try {
+        validator.check(value);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        const at = err.path === '' ? '' : `${err.path}: `;
+        throw new ToolPanicError(
+          tool,
+          value,
+          `its value does not match its outputSchema: ${at}${err.detail}`,
+        );
+      }
+    },
+  };
+}
 
 /**
  * Whether `tool` checks its own arguments against its `parameters` before it runs, as every tool

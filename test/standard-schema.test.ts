@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import { expectTypeOf } from 'expect-type';
 import * as v from 'valibot';
 import { z } from 'zod';
-import { batchResults, SchemaError, tool, type Tool } from '../index.js';
+import { batchResults, registerStandardSchema, SchemaError, tool, type Tool } from '../index.js';
+import { setStandardCompiler } from '../lib/schema/standard-support.js';
 
 const run = async (t: Tool, args: string): Promise<string> => {
   const [settled] = await batchResults([{ tool: t, call: { id: 'c', args } }]);
@@ -206,5 +207,22 @@ describe('tool() with a Standard Schema', () => {
     expect(() =>
       tool({ name: 'y', description: '', parameters: type('string') as never, execute: echo }),
     ).to.throw(SchemaError, 'tool "y": schema: tool parameters must be an object schema');
+  });
+
+  it('in a bundle that has not registered Standard Schema support, says what to call', () => {
+    setStandardCompiler(undefined as never);
+    try {
+      expect(() =>
+        tool({ name: 'b', description: '', parameters: valibotShape, execute: echo }),
+      ).to.throw(
+        SchemaError,
+        `tool "b": schema: a valibot schema needs Standard Schema support: call registerStandardSchema() from 'agenttool' first`,
+      );
+    } finally {
+      registerStandardSchema();
+    }
+    expect(
+      tool({ name: 'b', description: '', parameters: valibotShape, execute: echo }).parameters,
+    ).to.deep.equal(zodTool.parameters);
   });
 });

@@ -226,6 +226,8 @@ export class RemoteTool implements Tool {
   readonly task?: boolean | 'required';
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
+  /** The server's outputSchema for the tool's `structuredContent`, when it lists one. */
+  readonly outputSchema?: JsonSchema;
   /** The same definition, as the Tool property that marks a tool standing for a remote one. */
   readonly remote: McpTool;
   private readonly readOnly: boolean;
@@ -244,6 +246,8 @@ export class RemoteTool implements Tool {
     this.remote = definition;
     this.description = definition.description ?? '';
     this.parameters = definition.inputSchema as JsonSchema;
+    const output = definition.outputSchema as JsonSchema | undefined;
+    if (typeof output === 'object' && output !== null) this.outputSchema = output;
     const annotations = annotationsFromMcp(definition);
     if (annotations !== undefined) this.annotations = annotations;
     this.readOnly = annotations?.readOnlyHint === true;

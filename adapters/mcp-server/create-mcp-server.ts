@@ -376,6 +376,8 @@ function listingOf(tool: Tool): McpTool {
     description: tool.description,
     inputSchema: parameters as McpTool['inputSchema'],
   };
+  if (tool.outputSchema !== undefined)
+    listing.outputSchema = tool.outputSchema as McpTool['outputSchema'];
   const annotations = annotationsToMcp(tool.annotations);
   if (annotations !== undefined) listing.annotations = annotations;
   return listing;

@@ -98,7 +98,10 @@ function isCallToolResult(value: unknown): value is CallToolResult {
 /** The MCP result of a final event: a remote tool's result as it came, else its output mapped. */
 function resultOf(served: ServedCall, result: ToolResult): CallToolResult {
   if (served.passThrough === true && isCallToolResult(result.details)) return result.details;
-  return { content: contentFromOutput(result.output) };
+  // A tool that declares an outputSchema sends its checked data too, as MCP asks.
+  return result.structured === undefined
+    ? { content: contentFromOutput(result.output) }
+    : { content: contentFromOutput(result.output), structuredContent: result.structured };
 }
 
 /** The MCP result of a failure: a remote tool's `isError` result as it came, else `failure`. */

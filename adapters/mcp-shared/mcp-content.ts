@@ -69,9 +69,18 @@ function carriesNothing(blocks: readonly ContentBlock[]): boolean {
  * result of text alone is one string with the texts joined by "\n". `structuredContent` is not
  * added again (MCP asks a server that returns it to send it as text too): it becomes the output,
  * as JSON text, only when the content carries nothing (no blocks, or only empty text). `details`
- * holds the raw MCP result, `structuredContent` included, for the application.
+ * holds the raw MCP result, `structuredContent` included, for the application, and `structured`
+ * the `structuredContent` object itself.
  */
 export function resultFromMcp(result: CallToolResult): ToolResult {
+  const mapped = outputFromMcp(result);
+  const data = result.structuredContent;
+  return typeof data === 'object' && data !== null && !Array.isArray(data)
+    ? { ...mapped, structured: data as { [key: string]: unknown } }
+    : mapped;
+}
+
+function outputFromMcp(result: CallToolResult): ToolResult {
   const blocks = result.content ?? [];
   if (result.structuredContent !== undefined && carriesNothing(blocks))
     return { output: JSON.stringify(result.structuredContent), details: result };

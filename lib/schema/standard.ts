@@ -13,6 +13,7 @@ import type { JsonSchema } from '../open-responses.js';
 import { optionalModule } from '../optional-module.js';
 import { schemaDepthProblem } from '../validation/json.js';
 import { canonicalSchema } from './canonical.js';
+import { setStandardCompiler } from './standard-support.js';
 
 /**
  * A Standard Schema (v1, https://standardschema.dev), as much of it as `tool()` reads: valibot,
@@ -76,19 +77,6 @@ export interface StandardIssue {
 export interface StandardPathSegment {
   /** The key. */
   readonly key: PropertyKey;
-}
-
-/** Whether `value` is a Standard Schema (v1). */
-export function isStandardSchema(value: unknown): value is StandardSchemaLike {
-  if (typeof value !== 'object' && typeof value !== 'function') return false;
-  if (value === null) return false;
-  const standard = (value as { '~standard'?: unknown })['~standard'];
-  return (
-    typeof standard === 'object' &&
-    standard !== null &&
-    (standard as { version?: unknown }).version === 1 &&
-    typeof (standard as { validate?: unknown }).validate === 'function'
-  );
 }
 
 type Decoded = { success: true; data: unknown } | { success: false; error: unknown };
@@ -159,6 +147,17 @@ function generatedOf(schema: StandardSchemaLike, tool: string): JsonSchema {
     tool,
     `the ${standard.vendor} schema gives no JSON Schema (a Standard JSON Schema converter, ~standard.jsonSchema)`,
   );
+}
+
+/**
+ * Lets `tool()` take Standard Schemas (valibot, ArkType, ...) for `parameters` and `outputSchema`;
+ * calling it again changes nothing. Under Node, importing `agenttool` calls it; a browser bundle
+ * (the package's `browser` export condition) does not, so that an app whose tools use zod carries
+ * none of it: an app with valibot or ArkType schemas calls it once, before it builds a tool from
+ * one. Without it, such a schema is refused with a SchemaError that names this function.
+ */
+export function registerStandardSchema(): void {
+  setStandardCompiler(compileStandardSchema);
 }
 
 /**
