@@ -13,6 +13,9 @@
  *   block that declares values (they do not exist at run time), needs a browser or Angular, starts
  *   another process or listens beyond loopback. A block that runs ends on its own: it closes what
  *   it opens. Its console output is kept, and shown only when it fails.
+ * - A `console.log(...);` line that ends with a comment shows in the comment what it prints (as
+ *   `console.log` formats it; spaces aside), and the test holds it to that: a description of what
+ *   is printed goes on the line above instead.
  *
  * A failure names the line it is about: `README.md:123: ...`, `docs/mcp.md:45: ...`.
  */
@@ -20,6 +23,7 @@ import { expect } from 'chai';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { format } from 'node:util';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -96,6 +100,49 @@ function rewriteImports(code: string, source: string): string {
 const blocks = sources.flatMap(readBlocks);
 const diagnostics = new Map<string, string[]>();
 
+/** What marks, in a block's output, that the next line printed is to read as `expected`. */
+const EXPECT = '\u0000expect\u0000';
+
+/**
+ * The block with a marker printed before each `console.log(...); // expected` line, carrying the
+ * line and what the comment says it prints. Line numbers stay as they are.
+ */
+function markExpectations(code: string): string {
+  return code
+    .split('\n')
+    .map((text, index) => {
+      const found = /^(\s*)(console\.log\(.*\);)\s*\/\/\s?(.*)$/.exec(text);
+      if (found === null) return text;
+      const [, indent, call, expected] = found;
+      const mark = JSON.stringify(`${EXPECT}${index}\u0000${expected}`);
+      return `${indent}console.log(${mark}); ${call}`;
+    })
+    .join('\n');
+}
+
+/** Text as it compares: runs of spaces as one, none around brackets, braces, commas and colons. */
+function normalised(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/\s*([[\]{}(),:])\s*/g, '$1')
+    .trim();
+}
+
+/** What the marked lines of a block printed against what their comments say. */
+function mismatches(block: Block, printed: readonly string[]): string[] {
+  const wrong: string[] = [];
+  for (let i = 0; i < printed.length; i++) {
+    if (!printed[i]!.startsWith(EXPECT)) continue;
+    const [line, expected] = printed[i]!.slice(EXPECT.length).split('\u0000') as [string, string];
+    const actual = printed[i + 1] ?? '(nothing)';
+    if (normalised(actual) !== normalised(expected))
+      wrong.push(
+        `${where(block, Number(line))}: prints ${actual}\n  where its comment shows ${expected}`,
+      );
+  }
+  return wrong;
+}
+
 function where(block: Block, offsetLine: number): string {
   return `${block.source}:${block.line + offsetLine}`;
 }
@@ -108,7 +155,10 @@ describe('README and docs/: every TypeScript block compiles and the runnable one
     mkdirSync(outDir, { recursive: true });
     // `export {}` keeps each block a module of its own, as a file of a user's would be.
     for (const block of blocks)
-      writeFileSync(block.file, `${rewriteImports(block.code, block.source)}\nexport {};\n`);
+      writeFileSync(
+        block.file,
+        `${markExpectations(rewriteImports(block.code, block.source))}\nexport {};\n`,
+      );
     const config = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
     const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
     const program = ts.createProgram(
@@ -146,7 +196,7 @@ describe('README and docs/: every TypeScript block compiles and the runnable one
       if (!block.run) return;
       const printed: string[] = [];
       const saved = { log: console.log, error: console.error, warn: console.warn };
-      const keep = (...args: unknown[]) => void printed.push(args.map(String).join(' '));
+      const keep = (...args: unknown[]) => void printed.push(format(...args));
       Object.assign(console, { log: keep, error: keep, warn: keep });
       try {
         await import(pathToFileURL(block.file).href);
@@ -158,6 +208,8 @@ describe('README and docs/: every TypeScript block compiles and the runnable one
       } finally {
         Object.assign(console, saved);
       }
+      const wrong = mismatches(block, printed);
+      if (wrong.length > 0) expect.fail(wrong.join('\n'));
     });
   }
 });
