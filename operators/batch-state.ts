@@ -103,11 +103,11 @@ export type BatchStateInput = ExecutionEvent | CallStart | CallApproval;
 /** How the batch runs (for the resource chains) and which clock times it. */
 export interface BatchStateOptions {
   /** The batch runs one call at a time (as `ExecuteOptions.sequential`): one chain, no resources. */
-  sequential?: boolean;
+  sequential?: boolean | undefined;
   /** The batch's bound (as `ExecuteOptions.maxParallel`): 1 makes it serial. */
-  maxParallel?: number;
+  maxParallel?: number | undefined;
   /** Its `now()` times the calls; defaults to rxjs's `asyncScheduler` (virtual under TestScheduler). */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
 }
 
 /** An output on one line: whitespace folded, cut at 200 characters, non-text parts as `[image]`. */

@@ -153,27 +153,27 @@ export interface ExecuteOptions {
    * At most this many calls run at once. Defaults to {@link DEFAULT_MAX_PARALLEL} (8); a value
    * below 1, or NaN, means the default; a fraction is rounded down; 1 makes the batch serial.
    */
-  maxParallel?: number;
+  maxParallel?: number | undefined;
   /**
    * Runs the batch one call at a time in job order, ignoring resources, as a batch containing a
    * sequential tool does.
    */
-  sequential?: boolean;
+  sequential?: boolean | undefined;
   /** Installed on every call's context, so a tool's `context.record(...)` reaches the application. */
-  recorder?: Recorder;
+  recorder?: Recorder | undefined;
   /**
    * The most records one call may write through the recorder (default 1,000): past it,
    * `context.record` rejects with a RecordError (`record: past the call's 1000 records
    * (maxRecords), not written`) and the recorder is not called. Below 1 or NaN means the default;
    * Infinity, no cap.
    */
-  maxRecords?: number;
+  maxRecords?: number | undefined;
   /**
    * The most bytes of records one call may write (default 1,048,576, 1 MiB): each record counts
    * its namespace and its JSON text in UTF-8, and one that would pass the cap is refused with a
    * RecordError, not written. Below 1 or NaN means the default; Infinity, no cap.
    */
-  maxRecordBytes?: number;
+  maxRecordBytes?: number | undefined;
   /**
    * Answers the questions tools ask (`context.elicit`), installed on every call's context. Each
    * question appears in the events on its call, asked then answered ({@link ExecutionQuestionEvent}).
@@ -181,7 +181,7 @@ export interface ExecuteOptions {
    * that ends, times out or is cancelled while its question is open gets `cancel` (an Observable
    * answer is unsubscribed); a failing elicitor answers `cancel`, never an error in the tool.
    */
-  elicitor?: Elicitor;
+  elicitor?: Elicitor | undefined;
   /**
    * How many questions one call may ask over its life (`context.elicit`, a question passed on from
    * an MCP server through `connectMcp` included): the question past it is never asked and its
@@ -190,7 +190,7 @@ export interface ExecuteOptions {
    * 16 (`DEFAULT_MAX_QUESTIONS`); a value below 1, or NaN, means the default; a fraction is
    * rounded down; Infinity means no cap. Counted per call, never across the batch.
    */
-  maxQuestions?: number;
+  maxQuestions?: number | undefined;
   /**
    * Asks the application (a person) whether a call may run, for each job as it arrives (every job of
    * `executeBatch` at subscription, in job order), all at once: a call waiting for its answer holds
@@ -206,21 +206,22 @@ export interface ExecuteOptions {
    * still runs when the call starts. The wait is not timed by `timeout` (a person may take longer
    * than a tool), only by {@link ExecuteOptions.approveTimeout}.
    */
-  approve?: (job: Job, index: number) => Approval | Promise<Approval> | Observable<Approval>;
+  approve?:
+    ((job: Job, index: number) => Approval | Promise<Approval> | Observable<Approval>) | undefined;
   /**
    * Runs when a call actually starts: after it has its slot and its turn, before its tool is
    * subscribed. The slot stays held while a returned Promise is pending. A throw or a rejection
    * completes the job with that error (a thrown value that is not an Error is wrapped in one) and
    * the tool never runs. A synchronous onStart starts the tool synchronously.
    */
-  onStart?: (job: Job, index: number) => void | Promise<void>;
+  onStart?: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /**
    * Per call, in milliseconds, counted from the moment the tool is subscribed (after onStart). A
    * call past it is cancelled (its signal aborts with the TimeoutError, its observable is
    * unsubscribed) and completes with a TimeoutError. Undefined, zero, negative, NaN or Infinity: no
    * timeout. A value above 2^31 - 1 (about 24.8 days, the longest a timer waits) is taken as that.
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * How long, in milliseconds, a call waits for its approval (`approve`'s Promise or Observable),
    * counted from the moment `approve` is asked: past it, the call is refused with a
@@ -229,13 +230,13 @@ export interface ExecuteOptions {
    * negative, NaN or Infinity means no limit (the default: approvals wait for their person), and a
    * value above 2^31 - 1 is taken as that. `timeout` never counts this wait.
    */
-  approveTimeout?: number;
+  approveTimeout?: number | undefined;
   /**
    * Aborting it cancels the running calls and completes every unfinished job, running or waiting,
    * with a CancelledError final event, in job order; then the batch completes. A signal aborted
    * before the batch starts runs no tool at all.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Receives what a tool's teardown throws when the engine unsubscribes it (at its final, on a
    * timeout, a cancellation or an unsubscription), with the job and its index. The error changes
@@ -247,15 +248,15 @@ export interface ExecuteOptions {
    * once it has answered, or when it is no longer awaited): the answer or the cancellation stands
    * the same way.
    */
-  onTeardownError?: (error: unknown, job: Job, index: number) => void;
+  onTeardownError?: ((error: unknown, job: Job, index: number) => void) | undefined;
   /** Schedules the timeouts; defaults to rxjs's `asyncScheduler` (virtualised by TestScheduler). */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
   /**
    * What the batch's OpenTelemetry spans record, or `false` for no spans and no metrics from it.
    * Spans are made only when the application has registered a tracer provider (docs/telemetry.md);
    * without one this option changes nothing.
    */
-  telemetry?: TelemetryOptions | false;
+  telemetry?: TelemetryOptions | false | undefined;
 }
 
 /**
@@ -265,15 +266,16 @@ export interface ExecuteOptions {
  */
 export interface TelemetryOptions {
   /** Records each call's arguments, as the model wrote them, as `gen_ai.tool.call.arguments`. */
-  recordInputs?: boolean;
+  recordInputs?: boolean | undefined;
   /**
    * Records each successful call's output (text as is, content parts as JSON) as
    * `gen_ai.tool.call.result`.
    */
-  recordOutputs?: boolean;
+  recordOutputs?: boolean | undefined;
   /**
    * Told of each call's span when it starts, with its ids: for a front that links a call to its
    * trace. Not called when no tracer provider is registered; what it throws is ignored.
    */
-  onSpan?: (job: Job, index: number, span: { traceId: string; spanId: string }) => void;
+  onSpan?:
+    ((job: Job, index: number, span: { traceId: string; spanId: string }) => void) | undefined;
 }

@@ -92,7 +92,7 @@ export interface BatchOptions extends ExecuteOptions {
    * final without running; one that had started and not finished runs again only when its tool's
    * `replay` says that is safe, and otherwise ends with a NotReplayedError; the rest run as new.
    */
-  resume?: ResumeLog;
+  resume?: ResumeLog | undefined;
 }
 
 /**

@@ -163,7 +163,13 @@ describe('README and docs/: every TypeScript block compiles and the runnable one
     const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
     const program = ts.createProgram(
       blocks.map((block) => block.file),
-      { ...parsed.options, noEmit: true, declaration: false, sourceMap: false },
+      {
+        ...parsed.options,
+        noEmit: true,
+        declaration: false,
+        sourceMap: false,
+        exactOptionalPropertyTypes: true,
+      },
     );
     for (const block of blocks) {
       const source = program.getSourceFile(block.file);

@@ -48,9 +48,9 @@ import { transportPeers } from '../mcp-shared/mcp-peer.js';
 /** Options of {@link connectMcp}; every field is optional. */
 export interface McpClientOptions {
   /** Local names are `prefix + "__" + name`; no prefix keeps the server's names. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Tools that run alone in a batch, by remote or local name. */
-  sequential?: Iterable<string>;
+  sequential?: Iterable<string> | undefined;
   /**
    * Shared state the application says tools touch, two ways. A list: the key is a resource and
    * the list the tools (remote or local names) that touch it, `{ "shell:session": ["bash", "cd"] }`.
@@ -59,9 +59,9 @@ export interface McpClientOptions {
    * so writes to one file run in the model's order and writes to others alongside (see
    * {@link Tool.resource}). A tool named by a function takes it over any list that names it.
    */
-  resources?: Readonly<Record<string, readonly string[] | ResourceFunction>>;
+  resources?: Readonly<Record<string, readonly string[] | ResourceFunction>> | undefined;
   /** Tools the application says run confined: name (remote or local) → what confines them. */
-  confined?: Readonly<Record<string, string>>;
+  confined?: Readonly<Record<string, string>> | undefined;
   /**
    * What running a call again does, by tool (remote or local name); see {@link Tool.replay}. A
    * call of a tool said to be `'safe'` whose response broke before its answer (the connection
@@ -70,16 +70,16 @@ export interface McpClientOptions {
    * replay is not safe`), since it may have run. Default: none is safe, as `replayOf` reads a
    * remote tool.
    */
-  replay?: Readonly<Record<string, Replay>>;
+  replay?: Readonly<Record<string, Replay>> | undefined;
   /**
    * How long (ms) a call of a tool that is not read-only waits, after its answer, for a
    * tools/list_changed notification the server has not sent yet (default 50; 0 disables). Only a
    * server that advertises listChanged and has sent at least one such notification in this
    * session is waited for; a call of any other server returns as soon as it has its answer.
    */
-  notificationGrace?: number;
+  notificationGrace?: number | undefined;
   /** The name and version this client gives the server (default `agenttool` and its version). */
-  clientInfo?: Implementation;
+  clientInfo?: Implementation | undefined;
   /**
    * How long (ms) a tool call may go without a word from the server (default 60000, the SDK's):
    * the clock restarts on every progress notification, so only a silent call times out, and it
@@ -88,7 +88,7 @@ export interface McpClientOptions {
    * Infinity or anything not a positive number means no timeout; more than 2^31 - 1 (the longest a
    * timer waits) is taken as that. Opening the session and listing tools use the SDK's default.
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * Receives errors that fail no call: a malformed message, a stray notification, a tool left out
    * of the list because its name is empty, longer than 128 characters, or has control or invisible
@@ -98,13 +98,13 @@ export interface McpClientOptions {
    * "<name>": dropped <n> of the <m> records the server sent: <first reason>`, once per call; the
    * call's result stands).
    */
-  onerror?: (error: Error) => void;
+  onerror?: ((error: Error) => void) | undefined;
   /**
    * The roots offered to the server (MCP's `roots/list`): a list, a function asked each time, or
    * an Observable whose every new list is announced (`notifications/roots/list_changed`). Each is
    * a `file://` URI. Without it, the client declares no roots capability.
    */
-  roots?: McpRoots;
+  roots?: McpRoots | undefined;
   /**
    * Receives every log message the server sends (`notifications/message`), with `tool` set when a
    * call also received it as progress. A message reaches a call as a progress event (the text as
@@ -112,7 +112,7 @@ export interface McpClientOptions {
    * running, since MCP does not say which request a log message belongs to. Without `onLog`, a
    * message no call received is written to stderr as one line, so none is lost.
    */
-  onLog?: (message: McpLogMessage) => void;
+  onLog?: ((message: McpLogMessage) => void) | undefined;
   /**
    * The server's questions (`elicitation/create`). By default the client declares the elicitation
    * capability (form mode; an accepted answer gets the schema's defaults for the fields it leaves
@@ -126,7 +126,7 @@ export interface McpClientOptions {
    * or several, run) goes to this elicitor (`call.id` is ""), or is declined without one.
    * `false`: the client declares no elicitation, and the server asks nothing.
    */
-  elicitor?: Elicitor | false;
+  elicitor?: Elicitor | false | undefined;
   /**
    * Declares URL-mode elicitation too (default false): the server may send the person to a page
    * (to give a credential, pay, or authorize a third party) so what they type there never passes
@@ -138,20 +138,20 @@ export interface McpClientOptions {
    * MCP 2025-11-25) gets each page asked the same way, and the call is sent again once every page
    * was accepted, up to 3 times. Without it, a URL question is never sent.
    */
-  urlElicitation?: boolean;
+  urlElicitation?: boolean | undefined;
   /**
    * The most pages one tools/list may take (default 100): a server whose list pages on past it (a
    * new `nextCursor` each time) fails the listing with `tools/list: more than 100 pages
    * (maxListPages)`, as does a cursor it gave before (`tools/list: cursor repeats`). Below 1 or
    * NaN means the default; Infinity, no bound.
    */
-  maxListPages?: number;
+  maxListPages?: number | undefined;
   /**
    * The most tools one tools/list may bring (default 10,000), over all its pages: past it the
    * listing fails with `tools/list: more than 10000 tools (maxTools)`. Below 1 or NaN means the
    * default; Infinity, no bound.
    */
-  maxTools?: number;
+  maxTools?: number | undefined;
   /**
    * Which revision of MCP to speak, as the SDK's client takes it: `{ mode: 'auto' }` asks the
    * server with `server/discover` and speaks 2026-07-28 to one that offers it, 2025-11-25 to any
@@ -160,7 +160,7 @@ export interface McpClientOptions {
    * is `legacy`: every server that serves 2025-11-25 answers it, while a server that ignores an
    * unknown first request would keep an `auto` client waiting for its probe's timeout.
    */
-  versionNegotiation?: VersionNegotiationOptions;
+  versionNegotiation?: VersionNegotiationOptions | undefined;
 }
 
 const DEFAULT_GRACE = 50;

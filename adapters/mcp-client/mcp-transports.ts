@@ -16,20 +16,20 @@ export type McpTransport = Transport;
 /** Options of {@link httpTransport}. */
 export interface HttpTransportOptions {
   /** Headers sent with every request (an `Authorization`, say). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /**
    * How many times a request the server refuses busy (HTTP 503 or 429 with `Retry-After`: it ran
    * nothing) is sent again, each after the wait the server asks for (at most 10 s; a longer one is
    * not waited for). Default 3; 0 sends nothing again. A call cancelled while it waits is not sent
    * again.
    */
-  busyRetries?: number;
+  busyRetries?: number | undefined;
   /**
    * Authorization for a server that asks for it (HTTP 401): the SDK's `AuthProvider` (a bearer
    * token, and what to do on a 401), or `oauth(provider)` for MCP's OAuth flow (see
    * {@link oauth}), or an SDK `OAuthClientProvider` as the SDK takes it.
    */
-  auth?: AuthProvider | OAuthClientProvider;
+  auth?: AuthProvider | OAuthClientProvider | undefined;
 }
 
 /**

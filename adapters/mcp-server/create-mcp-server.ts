@@ -59,14 +59,14 @@ import {
 /** Options of {@link createMcpServer}; every field is optional. */
 export interface McpServerOptions {
   /** Instructions for the model, sent to the client on initialize. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** Limits on a call's raw argument text (the validator's defaults: 1 MiB, nesting 256). */
-  limits?: ArgumentLimits;
+  limits?: ArgumentLimits | undefined;
   /**
    * The session id when the transport has none (stdio, in-memory); default a random UUID, one per
    * Server. A transport with sessions (Streamable HTTP) always gives its own.
    */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /**
    * Told of faults that belong to no call's result, so that they never take the process down:
    * a tool left out because its schema cannot be served (a {@link SchemaError} naming it,
@@ -76,7 +76,7 @@ export interface McpServerOptions {
    * one line on stderr each. It
    * must not throw; what it throws is dropped.
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   /**
    * Writes, on this side, every record a served call makes (`context.record`), before the record
    * travels to the client in the result's `_meta` (`"io.agenttool/records"`); the tool's
@@ -84,21 +84,21 @@ export interface McpServerOptions {
    * travels, and `record` resolves at once. It is the only keeper of the records of a call the
    * client cancels, since MCP sends no result for a cancelled request.
    */
-  recorder?: Recorder;
+  recorder?: Recorder | undefined;
   /**
    * The most records one served call may make (default 1,000), sent in its result and written by
    * `recorder`: past it the tool's `context.record` rejects with a RecordError, as under the
    * executor (`ExecuteOptions.maxRecords`).
    */
-  maxRecords?: number;
+  maxRecords?: number | undefined;
   /** The most bytes of records one served call may make (default 1 MiB); see `maxRecords`. */
-  maxRecordBytes?: number;
+  maxRecordBytes?: number | undefined;
   /**
    * The most questions one served call may ask its client over its life (default 16): past it the
    * tool's `context.elicit` rejects with a RangeError and nothing is sent, as under the executor
    * (`ExecuteOptions.maxQuestions`). A proxy's cap holds for the questions its upstream asks too.
    */
-  maxQuestions?: number;
+  maxQuestions?: number | undefined;
   /**
    * How long a client of MCP 2026-07-28 may keep this server's tool list before asking again
    * (`ttlMs`, in ms) and who may keep it (`cacheScope`: `private`, the client alone, or `public`,
@@ -117,7 +117,7 @@ export interface McpServerOptions {
    * the client's retry with the answer (default {@link DEFAULT_RETRY_TIMEOUT}, 5 minutes); past it
    * the call is cancelled and a late retry is told to call the tool again. See docs/mcp.md.
    */
-  retryTimeout?: number;
+  retryTimeout?: number | undefined;
   /**
    * The client capabilities a tool's calls need, by tool name (`{ ask_user: { elicitation: {} } }`):
    * a call from a client that did not declare them is refused before the tool runs, with JSON-RPC
@@ -127,7 +127,7 @@ export interface McpServerOptions {
    * client that cannot answer has its question declined (see `context.elicit`), which suits a
    * tool that can go on without the answer.
    */
-  requiredCapabilities?: Readonly<Record<string, ClientCapabilities>>;
+  requiredCapabilities?: Readonly<Record<string, ClientCapabilities>> | undefined;
   /**
    * Serve MCP's tasks extension (`io.modelcontextprotocol/tasks`) with tasks kept in `store`: a
    * call of a tool marked `task` (see `Tool.task`) from a client of MCP 2026-07-28 that declared
@@ -137,7 +137,7 @@ export interface McpServerOptions {
    * instances on several machines one Redis (`redisTaskStore` of `agenttool/redis`). See
    * docs/mcp.md.
    */
-  tasks?: TaskOptions;
+  tasks?: TaskOptions | undefined;
 }
 
 /**

@@ -11,14 +11,14 @@ import { parseOrigin } from './http-cors.js';
 /** The rules a request must pass before anything else is read. */
 export interface HttpAccessOptions {
   /** The bearer token every request must carry; undefined admits any caller. */
-  token?: string;
+  token?: string | undefined;
   /** Host header values accepted besides the loopback names: `name` (any port) or `name:port`. */
-  allowedHosts?: readonly string[];
+  allowedHosts?: readonly string[] | undefined;
   /**
    * Origins accepted besides loopback ones and the request's own, each an http(s) origin such as
    * `https://app.example` (no wildcard, no path).
    */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
 }
 
 /** Why a request is refused: its HTTP status, a one-line message and any extra header. */

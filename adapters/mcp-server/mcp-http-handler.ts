@@ -59,17 +59,17 @@ export interface McpHttpHandlerOptions {
    */
   factory: () => Server;
   /** The path served (default `/mcp`); anything else is 404. */
-  path?: string;
+  path?: string | undefined;
   /**
    * Largest request body accepted, in bytes (default 4 MiB); a larger one is 413, refused from its
    * Content-Length when it declares one, otherwise as soon as that many bytes have arrived.
    */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /**
    * A session with no open request for this long (ms) is closed (default 30 minutes; 0 keeps
    * sessions until the client deletes them or the handler closes).
    */
-  sessionIdleTimeout?: number;
+  sessionIdleTimeout?: number | undefined;
   /**
    * A session that has made no request since its initialize (nothing but `initialize` and
    * `notifications/initialized`) and has none open is closed after this long (ms; default
@@ -79,7 +79,7 @@ export interface McpHttpHandlerOptions {
    * milliseconds), so this only reclaims bare initializes: a flood of them cannot keep clients
    * out. 0 treats such sessions as any other (`sessionIdleTimeout` alone).
    */
-  sessionInitTimeout?: number;
+  sessionInitTimeout?: number | undefined;
   /**
    * The bearer token every request must carry as `Authorization: Bearer <token>`. A request
    * without it, or with another, is 401 (with `WWW-Authenticate: Bearer`) and runs nothing. The
@@ -88,7 +88,7 @@ export interface McpHttpHandlerOptions {
    * could send (empty, with whitespace, or with characters beyond visible ASCII) is a RangeError
    * when the handler is built.
    */
-  token?: string;
+  token?: string | undefined;
   /**
    * Host header values accepted, besides the loopback names (`localhost`, `127.0.0.1`, `[::1]`,
    * any port): `name` accepts any port, `name:port` that port only; case and a trailing dot do
@@ -97,7 +97,7 @@ export interface McpHttpHandlerOptions {
    * proxy or on a public name, list the names clients use. `serveHttp` adds the address it
    * listens on.
    */
-  allowedHosts?: readonly string[];
+  allowedHosts?: readonly string[] | undefined;
   /**
    * Origins a browser may call from (`https://app.example`), besides loopback ones
    * (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) and the request's own (a page
@@ -112,7 +112,7 @@ export interface McpHttpHandlerOptions {
    * http(s) origin (`https://app.example`, `http://localhost:4200`); `*` is refused, and no
    * cookie is ever allowed (`Access-Control-Allow-Credentials` is never sent).
    */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
   /**
    * Sessions open at once, at most (default {@link DEFAULT_MAX_SESSIONS}). An initialize past it
    * takes the place of the oldest session that only initialized (see `sessionInitTimeout`); when
@@ -122,7 +122,7 @@ export interface McpHttpHandlerOptions {
    * session holds a Server and its tool listing, so this bounds the memory clients can make the
    * server hold.
    */
-  maxSessions?: number;
+  maxSessions?: number | undefined;
   /**
    * Serve without sessions (default false): every POST is answered on its own, by a Server from
    * the factory and a transport made for that request alone, and no `Mcp-Session-Id` is minted or
@@ -135,7 +135,7 @@ export interface McpHttpHandlerOptions {
    * own, which may land on another instance, and cancels nothing. `maxSessions` and
    * `sessionIdleTimeout` do not apply.
    */
-  stateless?: boolean;
+  stateless?: boolean | undefined;
   /**
    * Tool calls (`tools/call` requests) running at once, at most, across all sessions (default: no
    * limit). Past it a call waits in a queue of `maxQueuedCalls`, first come first served; when the
@@ -146,13 +146,13 @@ export interface McpHttpHandlerOptions {
    * Behind a load balancer, this is what makes one instance say it is full instead of drowning:
    * `/readyz` answers 503 while every slot is taken.
    */
-  maxConcurrentCalls?: number;
+  maxConcurrentCalls?: number | undefined;
   /**
    * Calls that may wait for a slot when `maxConcurrentCalls` are running (default 0: a call past
    * the limit is answered busy at once, so that the client or balancer sends it elsewhere). A
    * waiting call whose client goes away leaves the queue.
    */
-  maxQueuedCalls?: number;
+  maxQueuedCalls?: number | undefined;
   /**
    * This instance's name among several behind a load balancer: the session ids it mints read
    * `<instance>.<random UUID>`, so that the balancer can send each session's requests to the
@@ -160,14 +160,14 @@ export interface McpHttpHandlerOptions {
    * 1 to 64 letters, digits, `_` or `-`; anything else is a RangeError. Default: none, the
    * ids are bare random UUIDs.
    */
-  instance?: string;
+  instance?: string | undefined;
   /**
    * The key (at least 32 characters) that signs the `requestState` of a held call (MCP 2026-07-28:
    * a tool that asked its client a question; see docs/mcp.md), the same on every instance behind a
    * balancer, so that any instance can check a retry's state. Default: a random key of this
    * process, which only this instance can check.
    */
-  requestStateKey?: string;
+  requestStateKey?: string | undefined;
   /**
    * This instance's own address for the other instances (e.g. `http://10.0.0.5:8101/mcp`), written
    * in the signed state of each call it holds. A retry that reaches another instance (a
@@ -175,7 +175,7 @@ export interface McpHttpHandlerOptions {
    * and nothing it did runs twice. Needs `requestStateKey`. Default: none, a retry is served where
    * it lands (behind a balancer, only an instance that holds the call can carry it on).
    */
-  advertise?: string;
+  advertise?: string | undefined;
 }
 
 /**

@@ -13,43 +13,43 @@ import { existingTaskHost, type TaskOptions } from './task-host.js';
 /** Options of {@link serveHttp}: where to listen, and the handler's options. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {
   /** The port (default 0: any free port; read the one chosen from `port` or `url`). */
-  port?: number;
+  port?: number | undefined;
   /**
    * The interface to listen on (default `127.0.0.1`, this machine only). Use `0.0.0.0` to serve
    * other machines, and then set `token`: without one, serveHttp refuses an address that is not
    * loopback, unless {@link ServeHttpOptions.allowUnauthenticatedNetwork} says otherwise.
    */
-  host?: string;
+  host?: string | undefined;
   /**
    * Serve on an address that is not loopback without a `token`, so that anyone who can reach the
    * port runs the tools (default false: such a server is refused). For a network you trust, or a
    * proxy in front that authenticates.
    */
-  allowUnauthenticatedNetwork?: boolean;
+  allowUnauthenticatedNetwork?: boolean | undefined;
   /**
    * Time (ms) a client has to send a request's headers, from the moment it connects or starts the
    * request (default 10 s); a connection still short of them is closed. This is what stops a
    * slow or silent client (slowloris) from holding a connection.
    */
-  headersTimeout?: number;
+  headersTimeout?: number | undefined;
   /**
    * Time (ms) a client has to send a whole request, headers and body (default 30 s; at least
    * `headersTimeout`). It bounds receiving only: a response that streams for longer (a tool
    * reporting progress over SSE, a GET stream of notifications) is never cut by it.
    */
-  requestTimeout?: number;
+  requestTimeout?: number | undefined;
   /** Time (ms) an idle keep-alive connection stays open after a response (default 5 s). */
-  keepAliveTimeout?: number;
+  keepAliveTimeout?: number | undefined;
   /**
    * Connections open at once, at most (default 2000); a connection past it is closed at once.
    * Each session may hold a notification stream and a connection per call in flight.
    */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /**
    * How long (ms) {@link McpHttpServer.drain} lets running calls finish before it cancels them
    * (default 30 s). `agenttool serve --http` drains on SIGTERM (`--drain-grace`).
    */
-  drainGrace?: number;
+  drainGrace?: number | undefined;
   /**
    * The `tasks` the factory's servers are made with (`createMcpServer(..., { tasks })`): tasks
    * run past the request that started them, so {@link McpHttpServer.drain} waits for this
@@ -57,7 +57,7 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    * with a message saying the instance shut down, for its client to call again. The store stays
    * open: it is the application's to close.
    */
-  tasks?: TaskOptions;
+  tasks?: TaskOptions | undefined;
 }
 
 /** The defaults of {@link ServeHttpOptions}' connection limits. */

@@ -37,15 +37,15 @@ export interface TaskOptions {
    * for as long as the store keeps it. A task still running at its end is cancelled: its result
    * would have nowhere to go.
    */
-  ttlMs?: number | null;
+  ttlMs?: number | null | undefined;
   /** How often (ms) a client is asked to poll `tasks/get` (default 1 s). */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /**
    * How long (ms) a task stays vouched for by its instance without a renewal (default 10 s;
    * renewed every third of it): an instance that dies leaves its tasks to be reported `failed`
    * within this time.
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
 }
 
 /** The defaults of {@link TaskOptions}. */

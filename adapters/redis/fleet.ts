@@ -43,13 +43,13 @@ export interface FleetOptions {
   /** The Redis the queue lives in. */
   connection: FleetConnection;
   /** The queue's name (default `agenttool`): dispatchers and workers of one fleet share it. */
-  queue?: string;
+  queue?: string | undefined;
   /**
    * Told when the connection to Redis fails (once per outage, not per retry), so that it never
    * takes the process down. Default: one line on stderr. Calls wait meanwhile, and go on once
    * Redis is back.
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
 }
 
 /**
@@ -81,17 +81,17 @@ function faultReporter(
 /** Options of {@link runWorker}. */
 export interface WorkerOptions extends FleetOptions {
   /** Calls this worker runs at once (default 1). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * How long (ms) a worker holds a call without renewing its lock (BullMQ's `lockDuration`,
    * default 30 s): a worker that dies leaves its calls to the others about two of these later.
    */
-  lockDuration?: number;
+  lockDuration?: number | undefined;
   /**
    * How often (ms) this worker looks for calls whose worker died (BullMQ's `stalledInterval`,
    * default 30 s), and gives them back to the queue.
    */
-  stalledInterval?: number;
+  stalledInterval?: number | undefined;
 }
 
 const DEFAULT_QUEUE = 'agenttool';
@@ -133,7 +133,7 @@ export interface QueueToolsOptions extends FleetOptions {
    * a restart; a call with an `idempotencyKey` of its own is one job under that key whatever the
    * batch (`agenttool run --redis` gives each run its own).
    */
-  batch?: string;
+  batch?: string | undefined;
 }
 
 /** What a job carries: the tool's name and the call. */

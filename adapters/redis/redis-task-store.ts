@@ -15,14 +15,14 @@ export interface RedisTaskStoreOptions {
    * What every key and channel of the store begins with (default `agenttool:tasks:`): stores with
    * different prefixes share one Redis without seeing each other's tasks.
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * Told when the connection to Redis fails or comes back (one line per change, not per retry).
    * Default: one line on stderr. Requests that need the store fail with a clear error meanwhile.
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   /** Options for the ioredis connections (timeouts, TLS, ...); the URL's parts win. */
-  redis?: RedisOptions;
+  redis?: RedisOptions | undefined;
 }
 
 const FINAL = `local s = cjson.decode(cur).status
