@@ -11,6 +11,7 @@
 // that bound a hostile value.
 export {
   compileValidator,
+  registerAjv,
   DEFAULT_LIMITS,
   type ArgumentLimits,
   type ArgumentValidator,

@@ -24,6 +24,18 @@ export function setGeneratedChecker(factory: CheckerFactory): void {
   generated = factory;
 }
 
+/**
+ * The registered generator of checkers (ajv's), for `compileValidator({ codeGeneration: true })`;
+ * without one (a browser bundle), an Error naming `registerAjv`.
+ */
+export function generatedChecker(tool: string): CheckerFactory {
+  if (generated === undefined)
+    throw new Error(
+      `${tool === '' ? 'compileValidator' : `tool "${tool}"`}: codeGeneration needs ajv: call registerAjv() from 'agenttool/schema' first (the Node entry does)`,
+    );
+  return generated;
+}
+
 /** The checker for a tool's schema: generated code when registered and allowed, else interpreted. */
 export function toolChecker(
   schema: JsonSchema | undefined,

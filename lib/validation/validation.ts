@@ -20,11 +20,10 @@
  */
 import type { JsonSchema } from '../open-responses.js';
 import { validatorOf, type ArgumentLimits, type ArgumentValidator } from './argument-validator.js';
-import { codeGenerationAllowed } from './code-generation.js';
 import { compileSchema, type PatternEngine } from './compile.js';
 import { interpretSchema } from './interpreter/index.js';
 import type { SchemaChecker } from './schema-checker.js';
-import { setGeneratedChecker } from './tool-checker.js';
+import { generatedChecker, setGeneratedChecker, toolChecker } from './tool-checker.js';
 
 export { zodValidationError } from './zod.js';
 export type { PatternEngine } from './compile.js';
@@ -41,10 +40,12 @@ export interface ValidatorOptions {
   /** Limits on the raw argument text (defaults: `DEFAULT_LIMITS`, from `agenttool/schema`). */
   limits?: ArgumentLimits;
   /**
-   * Whether ajv may generate code (`new Function`) for the schema. Default: whether this
-   * environment allows it, tried once. When false, agenttool's interpreter checks the schema,
-   * with the same messages, and nothing is evaluated: what a page under a Content-Security-Policy
-   * without `'unsafe-eval'` needs.
+   * Whether ajv generates code (`new Function`) for the schema. Default: as `tool()` chooses,
+   * ajv where it is registered (the Node entry does it; elsewhere `registerAjv()`) and this
+   * environment allows eval, tried once; otherwise the interpreter. A browser bundle registers
+   * no ajv, so by default it neither carries ajv nor tries eval (no report under a
+   * Content-Security-Policy). True asks for ajv (an Error without it registered); false for
+   * agenttool's interpreter, with the same messages, nothing evaluated.
    */
   codeGeneration?: boolean;
   /** How `pattern`s are matched (default `linear`): see {@link PatternEngine}. */
@@ -78,9 +79,9 @@ export interface ValidatorOptions {
  * checked: ...`) at once, so a schema whose work fans out (an `anyOf` of references to `anyOf`s)
  * cannot block the process.
  *
- * ajv generates a function for the schema where code generation is allowed; elsewhere (or with
- * `codeGeneration: false`) agenttool's interpreter checks it, with the same messages and the same
- * pattern engine. The interpreter resolves references inside the schema only and refuses
+ * ajv generates a function for the schema where it is registered and code generation is
+ * allowed; elsewhere (or with `codeGeneration: false`) agenttool's interpreter checks it, with the
+ * same messages and the same pattern engine. The interpreter resolves references inside the schema only and refuses
  * `unevaluatedProperties` and `unevaluatedItems` holding a schema.
  *
  * ## Example
@@ -98,11 +99,16 @@ export function compileValidator(
   options: ValidatorOptions = {},
 ): ArgumentValidator {
   const tool = options.tool ?? '';
-  const generate = options.codeGeneration ?? codeGenerationAllowed();
   const patterns = options.patterns ?? 'linear';
-  const check = generate
-    ? ajvChecker(schema, tool, patterns)
-    : interpretSchema(schema, tool, patterns);
+  const generate = options.codeGeneration;
+  // Left to choose, it chooses as tool() does: ajv's code only where the Node entry registered
+  // it and eval works, which a browser bundle never asks (no probe, no CSP report, no ajv in it).
+  const check =
+    generate === undefined
+      ? toolChecker(schema, tool, patterns)
+      : generate
+        ? generatedChecker(tool)(schema, tool, patterns)
+        : interpretSchema(schema, tool, patterns);
   return validatorOf(check, { tool, limits: options.limits });
 }
 
@@ -120,8 +126,9 @@ export function ajvChecker(
 }
 
 /**
- * Lets `tool()` check arguments with ajv's generated code where eval is allowed (faster than the
- * interpreter, same messages). The Node entry of the package calls it; browser bundles do not.
+ * Lets `tool()` and `compileValidator` check arguments with ajv's generated code where eval is
+ * allowed (faster than the interpreter, same messages). The Node entry of the package calls it;
+ * browser bundles do not (it adds ajv to them).
  */
 export function registerAjv(): void {
   setGeneratedChecker(ajvChecker);
