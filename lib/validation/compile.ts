@@ -14,7 +14,8 @@ import { SchemaError, oneLine } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
 import { lastDuplicate } from './interpreter/equal.js';
 import { SchemaRefs, type Schema } from './interpreter/schema-refs.js';
-import { schemaDepthProblem } from './json.js';
+import { interpretSchema } from './interpreter/index.js';
+import { schemaDepthProblem, unsupportedProblem } from './json.js';
 import { linearRegExp } from './linear-regexp.js';
 import { spendReference } from './work-budget.js';
 
@@ -247,6 +248,12 @@ export function compileSchema(
   }
   const tooDeep = schemaDepthProblem(source);
   if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
+  const unsupported = unsupportedProblem(source);
+  if (unsupported !== undefined) throw new SchemaError(tool, unsupported);
+  // What the interpreter refuses, ajv refuses too (unevaluated* holding a schema, a reference
+  // outside the schema): both engines answer the same schemas, the same way (see
+  // test/json-schema-suite.test.ts; ajv gets some of those wrong besides).
+  interpretSchema(source, tool, patterns);
   let text: string;
   try {
     text = JSON.stringify(source);

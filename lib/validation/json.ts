@@ -208,3 +208,39 @@ export function jsonSize(value: unknown): number {
   }
   return size;
 }
+
+/** Keywords neither engine checks: a schema using one is refused, never checked in part. */
+const UNSUPPORTED = ['$dynamicRef', '$recursiveRef'] as const;
+
+/** Keywords whose values are data, not schemas: what they hold is not looked into. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/**
+ * Why `schema` is refused by both engines alike, or undefined: a keyword they do not support
+ * (`$dynamicRef`, `$recursiveRef`, whose dynamic scope neither follows, so a schema using them
+ * would accept what it should not), or an `enum` with no value (which accepts nothing). One pass
+ * with a stack of its own, each object once; run after the depth check.
+ */
+export function unsupportedProblem(schema: unknown): string | undefined {
+  const stack: unknown[] = [schema];
+  // A schema holding itself is refused later, as not JSON: it is walked once here.
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    for (const keyword of UNSUPPORTED)
+      if (Object.hasOwn(node, keyword))
+        return `${keyword} is not supported: a schema that uses it is refused rather than checked in part`;
+    const record = node as Record<string, unknown>;
+    if (Array.isArray(record.enum) && record.enum.length === 0)
+      return 'enum must have at least one value';
+    for (const [key, value] of Object.entries(record))
+      if (!DATA_KEYWORDS.has(key)) stack.push(value);
+  }
+  return undefined;
+}

@@ -81,8 +81,10 @@ export interface ValidatorOptions {
  *
  * ajv generates a function for the schema where it is registered and code generation is
  * allowed; elsewhere (or with `codeGeneration: false`) agenttool's interpreter checks it, with the
- * same messages and the same pattern engine. The interpreter resolves references inside the schema only and refuses
- * `unevaluatedProperties` and `unevaluatedItems` holding a schema.
+ * same messages and the same pattern engine. Both resolve references inside the schema only,
+ * and refuse with a SchemaError what neither checks rather than check it in part:
+ * `unevaluatedProperties` and `unevaluatedItems` (but `true`), `$dynamicRef`, `$recursiveRef`,
+ * an empty `enum`.
  *
  * ## Example
  * ```ts

@@ -6,7 +6,7 @@
  */
 import { oneLine, SchemaError } from '../../errors.js';
 import type { JsonSchema } from '../../open-responses.js';
-import { schemaDepthProblem } from '../json.js';
+import { schemaDepthProblem, unsupportedProblem } from '../json.js';
 import { NO_ARGUMENTS_SCHEMA, type SchemaChecker } from '../schema-checker.js';
 import type { PatternEngine } from '../compile.js';
 import { SchemaProblem } from './check.js';
@@ -36,6 +36,8 @@ export function interpretSchema(
   }
   const tooDeep = schemaDepthProblem(source);
   if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
+  const unsupported = unsupportedProblem(source);
+  if (unsupported !== undefined) throw new SchemaError(tool, unsupported);
   let key: string;
   try {
     key = patterns + ':' + JSON.stringify(source);

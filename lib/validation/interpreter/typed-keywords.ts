@@ -378,9 +378,13 @@ export function objectGroup(schema: SchemaObject, at: string, c: Compiler): Chec
   if (schema.dependentSchemas !== undefined)
     steps.push(...dependencyChecks(schema, 'dependentSchemas', at, c));
   if (schema.unevaluatedProperties !== undefined && !c.alwaysValid(schema.unevaluatedProperties))
-    throw new SchemaProblem('unevaluatedProperties is not supported without code generation');
+    throw new SchemaProblem(
+      'unevaluatedProperties is not supported: a schema that uses it is refused rather than checked in part',
+    );
   if (schema.unevaluatedItems !== undefined && !c.alwaysValid(schema.unevaluatedItems))
-    throw new SchemaProblem('unevaluatedItems is not supported without code generation');
+    throw new SchemaProblem(
+      'unevaluatedItems is not supported: a schema that uses it is refused rather than checked in part',
+    );
   return steps.length === 0 ? null : sequence(steps);
 }
 
