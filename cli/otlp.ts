@@ -9,15 +9,6 @@ import type { OpenTelemetryApi } from '../lib/telemetry.js';
 import { registerOpenTelemetry } from '../operators/telemetry.js';
 import { UsageError } from './usage-error.js';
 
-/** The packages `--otlp` is built on. */
-export const OTLP_PACKAGES: readonly string[] = [
-  '@opentelemetry/api',
-  '@opentelemetry/sdk-trace',
-  '@opentelemetry/context-async-hooks',
-  '@opentelemetry/exporter-trace-otlp-http',
-  '@opentelemetry/resources',
-];
-
 /** The longest the spans still queued at the end may take to leave. */
 const FLUSH_LIMIT = 5_000;
 
@@ -49,33 +40,73 @@ interface Sdk {
     };
     context: { setGlobalContextManager(manager: object): boolean };
   };
-  trace: {
-    TracerProvider: new (options: object) => { shutdown(): Promise<void> };
-    BatchSpanProcessor: new (options: object) => object;
-  };
+  /** The tracer provider with a batching processor into `exporter`, whichever SDK line it is. */
+  provider(exporter: object, resource: object): { shutdown(): Promise<void> };
   hooks: { AsyncLocalStorageContextManager: new () => { enable(): object } };
   exporter: { OTLPTraceExporter: new (options: { url: string }) => object };
   resources: { resourceFromAttributes(attributes: Record<string, string>): object };
 }
 
+/** What importing `name` gives, or undefined when it is not installed. */
+async function optional(name: string): Promise<unknown> {
+  try {
+    return await import(name);
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+/** How often the batching processor sends what it holds. */
+const EXPORT_EVERY = 1_000;
+
 async function loadSdk(): Promise<Sdk> {
-  const missing: string[] = [];
-  const loaded = await Promise.all(
-    OTLP_PACKAGES.map((name) =>
-      import(name).catch((err: unknown) => {
-        const code = (err as { code?: unknown } | null)?.code;
-        if (code !== 'ERR_MODULE_NOT_FOUND') throw err;
-        missing.push(name);
-        return undefined;
-      }),
-    ),
+  const [api, hooks, exporter, resources, current, previous] = await Promise.all(
+    [
+      '@opentelemetry/api',
+      '@opentelemetry/context-async-hooks',
+      '@opentelemetry/exporter-trace-otlp-http',
+      '@opentelemetry/resources',
+      // The SDK's 3.x line (Node 22.15 and later), or its 2.x line (Node 20): either will do.
+      '@opentelemetry/sdk-trace',
+      '@opentelemetry/sdk-trace-base',
+    ].map(optional),
   );
+  const missing = [
+    api === undefined ? '@opentelemetry/api' : '',
+    current === undefined && previous === undefined ? '@opentelemetry/sdk-trace' : '',
+    hooks === undefined ? '@opentelemetry/context-async-hooks' : '',
+    exporter === undefined ? '@opentelemetry/exporter-trace-otlp-http' : '',
+    resources === undefined ? '@opentelemetry/resources' : '',
+  ].filter((name) => name !== '');
   if (missing.length > 0)
     throw new UsageError(
       `--otlp needs OpenTelemetry's SDK, optional peer dependencies of agenttool that are not installed: npm install ${missing.join(' ')}`,
     );
-  const [api, trace, hooks, exporter, resources] = loaded as unknown[];
-  return { api, trace, hooks, exporter, resources } as Sdk;
+  const provider =
+    current !== undefined
+      ? (out: object, resource: object) => {
+          const sdk = current as {
+            TracerProvider: new (options: object) => { shutdown(): Promise<void> };
+            BatchSpanProcessor: new (options: object) => object;
+          };
+          const processor = new sdk.BatchSpanProcessor({
+            exporter: out,
+            scheduledDelayMillis: EXPORT_EVERY,
+          });
+          return new sdk.TracerProvider({ resource, spanProcessors: [processor] });
+        }
+      : (out: object, resource: object) => {
+          const sdk = previous as {
+            BasicTracerProvider: new (options: object) => { shutdown(): Promise<void> };
+            BatchSpanProcessor: new (exporter: object, options: object) => object;
+          };
+          const processor = new sdk.BatchSpanProcessor(out, {
+            scheduledDelayMillis: EXPORT_EVERY,
+          });
+          return new sdk.BasicTracerProvider({ resource, spanProcessors: [processor] });
+        };
+  return { api, hooks, exporter, resources, provider } as Sdk;
 }
 
 /**
@@ -86,10 +117,10 @@ async function loadSdk(): Promise<Sdk> {
 export async function startOtlp(url: string, service: string): Promise<Otlp> {
   const sdk = await loadSdk();
   const exporter = new sdk.exporter.OTLPTraceExporter({ url: tracesEndpoint(url) });
-  const provider = new sdk.trace.TracerProvider({
-    resource: sdk.resources.resourceFromAttributes({ 'service.name': service }),
-    spanProcessors: [new sdk.trace.BatchSpanProcessor({ exporter, scheduledDelayMillis: 1_000 })],
-  });
+  const provider = sdk.provider(
+    exporter,
+    sdk.resources.resourceFromAttributes({ 'service.name': service }),
+  );
   sdk.api.context.setGlobalContextManager(new sdk.hooks.AsyncLocalStorageContextManager().enable());
   sdk.api.trace.setGlobalTracerProvider(provider);
   registerOpenTelemetry(sdk.api);
