@@ -5,6 +5,6 @@
  * runs when the first object schema is made, and the MCP SDK makes its schemas as it loads, so this
  * must come first.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 z.config({ jitless: true });

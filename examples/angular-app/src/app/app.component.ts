@@ -3,11 +3,11 @@
  * reached over Streamable HTTP (another origin, a bearer token). Each panel hands a turn and a
  * ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back.
  */
-import { ChangeDetectionStrategy, Component, signal } from '@angular/core';
-import { toSignal } from '@angular/core/rxjs-interop';
-import { catchError, map, Observable, of, startWith, Subject, switchMap } from 'rxjs';
+import { ChangeDetectionStrategy, Component, computed, signal } from '@angular/core';
+import { rxResource } from '@angular/core/rxjs-interop';
+import { map, Observable } from 'rxjs';
 import { ToolSet, type FunctionCallOutputItem, type OutputItem } from 'agenttool';
-import { connectMcp, httpTransport, type McpRemote } from 'agenttool/mcp/client';
+import type { McpRemote } from 'agenttool/mcp/client';
 import { PAGE_TURN, pageTools } from './page-tools';
 import { ToolCallsComponent } from './tool-calls.component';
 
@@ -22,25 +22,31 @@ const REMOTE_TURN: readonly OutputItem[] = [
   { type: 'function_call', call_id: 'remote-bad', name: 'slow_count', arguments: '{"to":"five"}' },
 ];
 
-/** What the remote panel shows. */
-type Remote =
-  | { readonly phase: 'idle' | 'connecting' }
-  | { readonly phase: 'connected'; readonly tools: ToolSet }
-  | { readonly phase: 'failed'; readonly error: string };
+/** The server the remote panel is asked to reach. */
+interface Target {
+  readonly url: string;
+  readonly token: string;
+}
 
-/** A connection to the server at `url`, closed when unsubscribed. */
+/**
+ * A connection to the server at `url`, closed when unsubscribed. The MCP client (the SDK's with
+ * it) is loaded when the first connection is asked for, not with the page: the first load
+ * carries none of it.
+ */
 function connection(url: string, token: string): Observable<McpRemote> {
   return new Observable<McpRemote>((subscriber) => {
     let remote: McpRemote | undefined;
     let closed = false;
     const headers = token === '' ? {} : { headers: { Authorization: `Bearer ${token}` } };
-    connectMcp(httpTransport(url, headers)).then(
-      (opened) => {
-        if (closed) void opened.close();
-        else subscriber.next((remote = opened));
-      },
-      (err: unknown) => subscriber.error(err),
-    );
+    import('agenttool/mcp/client')
+      .then(({ connectMcp, httpTransport }) => connectMcp(httpTransport(url, headers)))
+      .then(
+        (opened) => {
+          if (closed) void opened.close();
+          else subscriber.next((remote = opened));
+        },
+        (err: unknown) => subscriber.error(err),
+      );
     return () => {
       closed = true;
       void remote?.close();
@@ -69,29 +75,26 @@ function connection(url: string, token: string): Observable<McpRemote> {
     </section>
     <section data-panel="remote">
       <h2>Tools of an MCP server</h2>
-      <form
-        (submit)="$event.preventDefault(); connect.next({ url: url.value, token: token.value })"
-      >
+      <form (submit)="$event.preventDefault(); target.set({ url: url.value, token: token.value })">
         <label>Server <input #url name="url" size="36" value="http://127.0.0.1:3000/mcp" /></label>
         <label>Token <input #token name="token" type="password" /></label>
         <button data-action="connect">Connect and run</button>
       </form>
-      @let server = remote();
-      <p [attr.data-remote-phase]="server.phase">
-        @switch (server.phase) {
+      <p [attr.data-remote-phase]="phase()">
+        @switch (phase()) {
           @case ('connecting') {
             Connecting…
           }
           @case ('connected') {
-            Connected: {{ server.tools.size }} tools.
+            Connected: {{ remote.value()!.size }} tools.
           }
           @case ('failed') {
-            Failed: {{ server.error }}
+            Failed: {{ remote.error()?.message }}
           }
         }
       </p>
-      @if (server.phase === 'connected') {
-        <app-tool-calls [turn]="remoteTurn" [tools]="server.tools" />
+      @if (phase() === 'connected') {
+        <app-tool-calls [turn]="remoteTurn" [tools]="remote.value()!" />
       }
     </section>
   `,
@@ -118,26 +121,26 @@ export class AppComponent {
   /** The turn being run in the page; a new array runs it again. */
   protected readonly pageTurn = signal<readonly OutputItem[] | undefined>(undefined);
   protected readonly pageOutputs = signal<FunctionCallOutputItem[] | undefined>(undefined);
-  protected readonly connect = new Subject<{ url: string; token: string }>();
+  /** The server asked for; asking again (a new object) reconnects. */
+  protected readonly target = signal<Target | undefined>(undefined);
 
-  /** The latest connection asked for; asking again closes the previous one. */
-  protected readonly remote = toSignal(
-    this.connect.pipe(
-      switchMap(({ url, token }) =>
-        connection(url, token).pipe(
-          map((server): Remote => ({ phase: 'connected', tools: new ToolSet(server.tools) })),
-          startWith<Remote>({ phase: 'connecting' }),
-          catchError((err: unknown) =>
-            of<Remote>({
-              phase: 'failed',
-              error: err instanceof Error ? err.message : String(err),
-            }),
-          ),
-        ),
-      ),
-    ),
-    { initialValue: { phase: 'idle' } as Remote },
-  );
+  /**
+   * The tools of the server asked for, as a resource: loading while it connects, its value once
+   * connected, its error if that failed. A new target closes the previous connection (the
+   * resource unsubscribes its stream), and so does the component's end.
+   */
+  protected readonly remote = rxResource({
+    params: () => this.target(),
+    stream: ({ params }) =>
+      connection(params.url, params.token).pipe(map((server) => new ToolSet(server.tools))),
+  });
+
+  /** What the remote panel shows, from the resource's state. */
+  protected readonly phase = computed(() => {
+    if (this.target() === undefined) return 'idle';
+    if (this.remote.error() !== undefined) return 'failed';
+    return this.remote.hasValue() ? 'connected' : 'connecting';
+  });
 
   /** The output items as the model will read them: one line per call. */
   protected describe(items: readonly FunctionCallOutputItem[]): string {

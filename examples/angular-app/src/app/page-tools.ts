@@ -3,7 +3,7 @@
  * long enough to cancel, one call has arguments the schema refuses, one changes something (so it
  * waits for a person's approval), one asks the person a question, and one sends them to a page.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tool, ToolSet, type OutputItem } from 'agenttool';
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
