@@ -121,7 +121,7 @@ function serve(options: TaskOptions): Promise<McpHttpServer> {
 const NOT_TASKING = ASKABLE;
 
 describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
-  this.timeout(20_000);
+  this.timeout(40_000);
   let http: McpHttpServer;
   let url: URL;
   before(async () => {
