@@ -11,12 +11,10 @@
  */
 import type { TraceContext } from './contract.js';
 import {
-  activeDurations,
-  activeTracer,
+  activeTelemetry,
+  continuing,
   errorType,
   now,
-  openTelemetry,
-  remoteParent,
   SPAN_KIND,
   STATUS_ERROR,
   traceContextOf,
@@ -25,7 +23,6 @@ import {
   type OtelContext,
   type OtelSpan,
 } from './telemetry.js';
-import { traceOf } from './trace-context.js';
 
 /** What a span says of the peer and the protocol: attributes of the conventions. */
 export interface McpPeer {
@@ -64,11 +61,9 @@ export class McpSpan {
     peerOf: McpPeer | (() => McpPeer),
     trace: TraceContext | undefined,
   ): McpSpan | undefined {
-    const otel = openTelemetry();
-    if (otel === undefined) return undefined;
-    const tracer = activeTracer(otel);
-    const durations = activeDurations(otel);
-    if (tracer === undefined && durations === undefined) return undefined;
+    const active = activeTelemetry();
+    if (active === undefined) return undefined;
+    const { otel, tracer, durations } = active;
     const peer = typeof peerOf === 'function' ? peerOf() : peerOf;
     const attributes: OtelAttributes = {
       'mcp.method.name': 'tools/call',
@@ -88,14 +83,14 @@ export class McpSpan {
         spanAttributes['server.address'] = peer.address;
         spanAttributes['server.port'] = peer.port;
       }
-      const active = otel.context.active();
-      const valid = trace === undefined ? undefined : traceOf(trace);
+      const ambient = otel.context.active();
       // A server's parent is its request's trace; a client's, the span it runs in, if any.
-      const inherit =
-        valid !== undefined && (side === 'server' || otel.trace.getSpan(active) === undefined);
-      const parent = inherit
-        ? remoteParent(otel, side === 'server' ? otel.ROOT_CONTEXT : active, valid)
-        : active;
+      const parent =
+        side === 'server'
+          ? continuing(otel, otel.ROOT_CONTEXT, trace)
+          : otel.trace.getSpan(ambient) === undefined
+            ? continuing(otel, ambient, trace)
+            : ambient;
       span = tracer.startSpan(
         `tools/call ${tool}`,
         {

@@ -15,6 +15,7 @@
  */
 import type { ToolResult, TraceContext } from './contract.js';
 import { optionalModule } from './optional-module.js';
+import { traceOf } from './trace-context.js';
 
 /** The instrumentation scope's name: the tracer and the meter the spans and metrics come from. */
 export const INSTRUMENTATION_NAME = 'agenttool';
@@ -139,7 +140,7 @@ function findApi(): OpenTelemetryApi | null {
  * The tracer of this package when the application has registered a tracer provider, else
  * undefined (the API absent, or no provider: the API's global provider then only proxies a no-op).
  */
-export function activeTracer(otel: OpenTelemetryApi): OtelTracer | undefined {
+function activeTracer(otel: OpenTelemetryApi): OtelTracer | undefined {
   const provider = otel.trace.getTracerProvider() as {
     getDelegateTracer?(name: string, version?: string): OtelTracer | undefined;
     getTracer(name: string, version?: string): OtelTracer;
@@ -168,7 +169,7 @@ export interface Durations {
 let durationsOf: { provider: object; durations: Durations | undefined } | undefined;
 
 /** The duration histograms when the application has registered a meter provider, else undefined. */
-export function activeDurations(otel: OpenTelemetryApi): Durations | undefined {
+function activeDurations(otel: OpenTelemetryApi): Durations | undefined {
   const provider = otel.metrics.getMeterProvider();
   if (durationsOf?.provider === provider) return durationsOf.durations;
   const meter = (provider as { getMeter(name: string, version?: string): OtelMeter }).getMeter(
@@ -219,21 +220,45 @@ export function traceContextOf(spanContext: OtelSpanContext): TraceContext {
   return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
 }
 
-/** The context whose parent is the remote span `trace` names (already checked as W3C). */
-export function remoteParent(
+/** What the application has registered: the API, and the tracer and histograms when any. */
+export interface ActiveTelemetry {
+  readonly otel: OpenTelemetryApi;
+  readonly tracer: OtelTracer | undefined;
+  readonly durations: Durations | undefined;
+}
+
+/**
+ * The API with this package's tracer and histograms, or undefined when nothing is to be made:
+ * the API not found, or neither a tracer nor a meter provider registered.
+ */
+export function activeTelemetry(): ActiveTelemetry | undefined {
+  const otel = openTelemetry();
+  if (otel === undefined) return undefined;
+  const tracer = activeTracer(otel);
+  const durations = activeDurations(otel);
+  return tracer === undefined && durations === undefined ? undefined : { otel, tracer, durations };
+}
+
+/**
+ * The context a call's span goes under: the remote span `trace` names (a request's `_meta`, a
+ * fleet's job) under `base`, when it names a valid one; else `base` itself.
+ */
+export function continuing(
   otel: OpenTelemetryApi,
   base: OtelContext,
-  trace: TraceContext,
+  trace: TraceContext | undefined,
 ): OtelContext {
-  const [, traceId, spanId, flags] = trace.traceparent.split('-');
+  const valid = trace === undefined ? undefined : traceOf(trace);
+  if (valid === undefined) return base;
+  const [, traceId, spanId, flags] = valid.traceparent.split('-');
   const spanContext: OtelSpanContext = {
     traceId: traceId!,
     spanId: spanId!,
     traceFlags: parseInt(flags!, 16) & 0xff,
     isRemote: true,
   };
-  if (trace.tracestate !== undefined && otel.createTraceState !== undefined)
-    spanContext.traceState = otel.createTraceState(trace.tracestate);
+  if (valid.tracestate !== undefined && otel.createTraceState !== undefined)
+    spanContext.traceState = otel.createTraceState(valid.tracestate);
   return otel.trace.setSpanContext(base, spanContext);
 }
 

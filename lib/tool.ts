@@ -154,22 +154,10 @@ export function tool<
     throw new TypeError(`tool "${name}": execute must be a function`);
   const strict = definition.strict === true;
   const source = definition.parameters;
-  let parameters: JsonSchema | undefined;
-  let prepare: ((value: unknown) => unknown) | undefined;
-  let decode: Decoder | undefined;
-  if (source !== undefined && isZodSchema(source)) {
-    const compiled = compileZodSchema(source, { strict, tool: name });
-    parameters = compiled.schema;
-    prepare = compiled.prepare;
-    decode = decoderOf(source);
-  } else if (source !== undefined && isStandardSchema(source)) {
-    const compiled = compileStandard(source, { strict, tool: name });
-    parameters = compiled.schema;
-    prepare = compiled.prepare;
-    decode = compiled.decode;
-  } else if (source !== undefined) {
-    parameters = source as JsonSchema;
-  }
+  const compiled = source === undefined ? undefined : compiledSchema(source, strict, name);
+  const parameters = compiled?.schema;
+  const prepare = compiled?.prepare;
+  const decode = compiled?.decode;
   // Interpreted in browsers (no eval, no ajv in the bundle); ajv's code under Node where allowed.
   // The messages are the same either way. A zod-made schema's patterns are the author's, and zod
   // runs them natively when it decodes; a JSON Schema's are matched in linear time.
@@ -267,18 +255,29 @@ export function tool<
 
 const selfChecking = new WeakSet<Tool>();
 
-/** A Standard Schema compiled by the registered compiler; refused, naming it, without one. */
-function compileStandard(
-  schema: StandardSchemaLike,
-  options: { readonly strict: boolean; readonly tool: string },
-): ReturnType<NonNullable<ReturnType<typeof standardCompiler>>> {
+/**
+ * A schema of any kind `tool()` takes, compiled once: the JSON Schema the model reads (canonical
+ * for zod and Standard Schemas, as given for a JSON Schema), what prepares checked arguments, and
+ * what decodes them (zod's parse, the library's validate; none for a JSON Schema). A Standard
+ * Schema without Standard Schema support registered is refused, saying what to call.
+ */
+function compiledSchema(
+  source: AnyZodSchema | StandardSchemaLike | JsonSchema,
+  strict: boolean,
+  tool: string,
+): { schema: JsonSchema; prepare: ((value: unknown) => unknown) | undefined; decode?: Decoder } {
+  if (isZodSchema(source)) {
+    const { schema, prepare } = compileZodSchema(source, { strict, tool });
+    return { schema, prepare, decode: decoderOf(source) };
+  }
+  if (!isStandardSchema(source)) return { schema: source as JsonSchema, prepare: undefined };
   const compile = standardCompiler();
   if (compile === undefined)
     throw new SchemaError(
-      options.tool,
-      `a ${schema['~standard'].vendor} schema needs Standard Schema support: call registerStandardSchema() from 'agenttool' first`,
+      tool,
+      `a ${source['~standard'].vendor} schema needs Standard Schema support: call registerStandardSchema() from 'agenttool' first`,
     );
-  return compile(schema, options);
+  return compile(source, { strict, tool });
 }
 
 /**
@@ -291,11 +290,7 @@ function outputOf(
 ): { schema: JsonSchema; check(value: unknown): void } | undefined {
   if (source === undefined) return undefined;
   const where = `${tool} (outputSchema)`;
-  const schema = isZodSchema(source)
-    ? compileZodSchema(source, { strict: false, tool: where }).schema
-    : isStandardSchema(source)
-      ? compileStandard(source, { strict: false, tool: where }).schema
-      : (source as JsonSchema);
+  const schema = compiledSchema(source, false, where).schema;
   if (schema.type !== 'object')
     throw new SchemaError(where, 'an output schema must be an object schema ("type": "object")');
   const validator = validatorOf(toolChecker(schema, where, 'linear'), { tool: where });

@@ -8,11 +8,11 @@
 import { throwError } from 'rxjs';
 import type { Tool } from '../lib/contract.js';
 import type { ContentPart, ToolOutput } from '../lib/open-responses.js';
-import { errorResult } from '../lib/result.js';
 import { definition } from '../lib/tool-set.js';
 import { placeholder } from './chat-completions.js';
 import type { Job, SettledResult } from './job.js';
 import { missingTool } from './jobs-from-items.js';
+import { eachOutput } from './to-output-items.js';
 
 /** The JSON Schema of a tool's input: an object schema. */
 export interface AnthropicInputSchema {
@@ -191,16 +191,11 @@ export function toToolResults(
   jobs: readonly Job[],
   settled: readonly SettledResult[],
 ): AnthropicToolResult[] {
-  if (settled.length !== jobs.length)
-    throw new RangeError(`toToolResults: ${jobs.length} jobs but ${settled.length} results`);
-  return jobs.map((job, i) => {
-    const entry = settled[i]!;
-    if ('error' in entry) {
-      const text = errorResult(entry.error).output as string;
-      return { type: 'tool_result', tool_use_id: job.call.id, content: text, is_error: true };
-    }
-    return { type: 'tool_result', tool_use_id: job.call.id, content: blocks(entry.result.output) };
-  });
+  return eachOutput('toToolResults', jobs, settled, (job, output, failed) =>
+    failed
+      ? { type: 'tool_result', tool_use_id: job.call.id, content: blocks(output), is_error: true }
+      : { type: 'tool_result', tool_use_id: job.call.id, content: blocks(output) },
+  );
 }
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);

@@ -8,10 +8,10 @@
 import { throwError } from 'rxjs';
 import type { Tool } from '../lib/contract.js';
 import type { JsonSchema, ToolOutput } from '../lib/open-responses.js';
-import { errorResult } from '../lib/result.js';
 import { definition } from '../lib/tool-set.js';
 import type { Job, SettledResult } from './job.js';
 import { missingTool } from './jobs-from-items.js';
+import { eachOutput } from './to-output-items.js';
 
 /** A function tool of a Chat Completions request. */
 export interface ChatCompletionsTool {
@@ -139,13 +139,11 @@ export function toToolMessages(
   jobs: readonly Job[],
   settled: readonly SettledResult[],
 ): ChatCompletionsToolMessage[] {
-  if (settled.length !== jobs.length)
-    throw new RangeError(`toToolMessages: ${jobs.length} jobs but ${settled.length} results`);
-  return jobs.map((job, i) => {
-    const entry = settled[i]!;
-    const output = 'error' in entry ? errorResult(entry.error).output : entry.result.output;
-    return { role: 'tool', tool_call_id: job.call.id, content: textContent(output) };
-  });
+  return eachOutput('toToolMessages', jobs, settled, (job, output) => ({
+    role: 'tool',
+    tool_call_id: job.call.id,
+    content: textContent(output),
+  }));
 }
 
 /** An output as Chat Completions text: a string, or text parts. */

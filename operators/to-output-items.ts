@@ -1,4 +1,4 @@
-import type { FunctionCallOutputItem } from '../lib/open-responses.js';
+import type { FunctionCallOutputItem, ToolOutput } from '../lib/open-responses.js';
 import { errorResult } from '../lib/result.js';
 import type { Job, SettledResult } from './job.js';
 
@@ -37,12 +37,31 @@ export function toOutputItems(
   jobs: readonly Job[],
   settled: readonly SettledResult[],
 ): FunctionCallOutputItem[] {
-  if (settled.length !== jobs.length) {
-    throw new RangeError(`toOutputItems: ${jobs.length} jobs but ${settled.length} results`);
-  }
+  return eachOutput('toOutputItems', jobs, settled, (job, output) => ({
+    type: 'function_call_output',
+    call_id: job.call.id,
+    output,
+  }));
+}
+
+/**
+ * What the model reads of each job of a settled batch, in job order, made into the result
+ * message of a format by `make`: the result's output, or `Error: <message>` for a failure
+ * (`failed` true). Throws a RangeError naming `caller` when `settled` does not match `jobs`.
+ * Shared by {@link toOutputItems} and the Chat Completions and Anthropic formats.
+ */
+export function eachOutput<T>(
+  caller: string,
+  jobs: readonly Job[],
+  settled: readonly SettledResult[],
+  make: (job: Job, output: ToolOutput, failed: boolean) => T,
+): T[] {
+  if (settled.length !== jobs.length)
+    throw new RangeError(`${caller}: ${jobs.length} jobs but ${settled.length} results`);
   return jobs.map((job, i) => {
-    const entry = settled[i];
-    const output = 'error' in entry ? errorResult(entry.error).output : entry.result.output;
-    return { type: 'function_call_output', call_id: job.call.id, output };
+    const entry = settled[i]!;
+    return entry.error !== undefined
+      ? make(job, errorResult(entry.error).output, true)
+      : make(job, entry.result.output, false);
   });
 }

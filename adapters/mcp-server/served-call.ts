@@ -31,7 +31,6 @@ import { logOf } from '../mcp-shared/server-logs.js';
 import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
 import type { ToolSpan } from '../../operators/internal/call-spans.js';
 import { openMcpSpan, toolSpanUnder } from '../../operators/internal/span-hook.js';
-import { openTelemetry } from '../../lib/telemetry.js';
 
 /** What one served call needs. */
 export interface ServedCall {
@@ -297,10 +296,9 @@ function runUntraced(served: ServedCall): CallToolResult | Promise<CallToolResul
  * in MCP 2026-07-28, a task) has them from its first request to its result.
  */
 function tracedRun(served: ServedCall, mcp: McpSpan): CallToolResult | Promise<CallToolResult> {
-  const otel = openTelemetry()!;
-  const { trace: _client, ...untraced } = served.call;
-  const span = toolSpanUnder(mcp.context, { tool: served.tool, call: untraced });
-  const call = span?.span === undefined ? served.call : span.call;
+  // Under the SERVER span, not the client's span the call's trace names (the SERVER span is
+  // under that one already).
+  const span = toolSpanUnder(mcp.context, { tool: served.tool, call: served.call });
   const ended = (result: CallToolResult): CallToolResult => {
     mcp.end(result.isError === true ? { toolError: textOfResult(result) } : {});
     return result;
@@ -308,7 +306,7 @@ function tracedRun(served: ServedCall, mcp: McpSpan): CallToolResult | Promise<C
   const out =
     span === undefined
       ? runUntraced(served)
-      : otel.context.with(span.context, () => runUntraced({ ...served, call, span }));
+      : span.run(() => runUntraced({ ...served, call: span.call, span }));
   return out instanceof Promise ? out.then(ended) : ended(out);
 }
 

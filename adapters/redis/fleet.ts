@@ -52,18 +52,24 @@ export interface FleetOptions {
   onError?: ((error: Error) => void) | undefined;
 }
 
+/** What reports `error` events: a queue, a worker, a Redis connection. */
+type Emitter = { on(event: string, listener: (value: unknown) => void): unknown };
+
 /**
- * A reporter of Redis faults that says one line per outage: quiet after the first until `ok()`.
+ * Reports the Redis faults of `emitters` (their `error` events) one line per outage: quiet after
+ * the first until `ready` is connected again.
  */
-function faultReporter(
+function reportFaults(
   queue: string,
   options: FleetOptions,
-): { fault(err: unknown): void; ok(): void } {
+  emitters: readonly Emitter[],
+  ready: Redis,
+): void {
   const tell =
     options.onError ?? ((error: Error) => process.stderr.write(`agenttool: ${error.message}\n`));
   let down = false;
-  return {
-    fault(err) {
+  for (const emitter of emitters)
+    emitter.on('error', (err) => {
       if (down) return;
       down = true;
       try {
@@ -71,11 +77,8 @@ function faultReporter(
       } catch {
         // A reporter that throws must not take the process down.
       }
-    },
-    ok() {
-      down = false;
-    },
-  };
+    });
+  ready.on('ready', () => (down = false));
 }
 
 /** Options of {@link runWorker}. */
@@ -228,12 +231,7 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
   const queue = new Queue<CallData, Finished, string>(name, { connection });
   const events = new QueueEvents(name, { connection });
   const publisher = new Redis(redis);
-  const faults = faultReporter(name, options);
-  for (const emitter of [queue, events, publisher] as {
-    on(e: string, f: (x: unknown) => void): unknown;
-  }[])
-    emitter.on('error', (err) => faults.fault(err));
-  publisher.on('ready', () => faults.ok());
+  reportFaults(name, options, [queue, events, publisher] as Emitter[], publisher);
   const watches = new Map<string, Watch>();
   events.on('progress', ({ jobId, data }) => watches.get(jobId)?.progress(data));
   events.on('completed', ({ jobId, returnvalue }) => watches.get(jobId)?.completed(returnvalue));
@@ -504,12 +502,7 @@ export async function runWorker(
     ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
   });
   const listener = new Redis(redis);
-  const faults = faultReporter(name, options);
-  for (const emitter of [worker, listener, commands] as {
-    on(e: string, f: (x: unknown) => void): unknown;
-  }[])
-    emitter.on('error', (err) => faults.fault(err));
-  listener.on('ready', () => faults.ok());
+  reportFaults(name, options, [worker, listener, commands] as Emitter[], listener);
   listener.on('message', (channel: string, jobId: string) => {
     if (channel === answersChannel(name)) void readAnswers(jobId);
     else cancelled.get(jobId)?.abort(new Error('cancelled by its dispatcher'));

@@ -15,7 +15,6 @@ import type { JsonSchema } from '../open-responses.js';
 import { lastDuplicate } from './interpreter/equal.js';
 import { SchemaRefs, type Schema } from './interpreter/schema-refs.js';
 import { interpretSchema } from './interpreter/index.js';
-import { schemaDepthProblem, unsupportedProblem } from './json.js';
 import { linearRegExp } from './linear-regexp.js';
 import { spendReference } from './work-budget.js';
 
@@ -243,26 +242,12 @@ export function compileSchema(
   patterns: PatternEngine = 'linear',
 ): SchemaCheck {
   const source = schema ?? NO_ARGUMENTS_SCHEMA;
-  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    throw new SchemaError(tool, 'a schema must be a JSON object');
-  }
-  const tooDeep = schemaDepthProblem(source);
-  if (tooDeep !== undefined) throw new SchemaError(tool, tooDeep);
-  const unsupported = unsupportedProblem(source);
-  if (unsupported !== undefined) throw new SchemaError(tool, unsupported);
-  // What the interpreter refuses, ajv refuses too (unevaluated* holding a schema, a reference
-  // outside the schema): both engines answer the same schemas, the same way (see
-  // test/json-schema-suite.test.ts; ajv gets some of those wrong besides).
+  // The interpreter's checks come first, and are ajv's too: a schema that is not a JSON object,
+  // nests too deep, uses what neither engine supports (unevaluated* holding a schema, $dynamicRef,
+  // a reference outside the schema) is refused alike by both, which then answer the same schemas
+  // the same way (test/json-schema-suite.test.ts; ajv gets some of those refused ones wrong).
   interpretSchema(source, tool, patterns);
-  let text: string;
-  try {
-    text = JSON.stringify(source);
-  } catch (error) {
-    throw new SchemaError(
-      tool,
-      `not JSON: ${oneLine(error instanceof Error ? error.message : String(error))}`,
-    );
-  }
+  const text = JSON.stringify(source);
   const key = `${patterns}:${text}`;
   const hit = cache.get(key);
   if (hit !== undefined) {

@@ -15,24 +15,19 @@
 import type { ElicitRequest, ElicitResult, ToolCall, ToolResult } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import {
-  activeDurations,
-  activeTracer,
+  activeTelemetry,
+  continuing,
   errorType,
   now,
-  openTelemetry,
   recordedOutput,
-  remoteParent,
   SPAN_KIND,
   STATUS_ERROR,
   traceContextOf,
-  type Durations,
-  type OpenTelemetryApi,
+  type ActiveTelemetry,
   type OtelAttributes,
   type OtelContext,
   type OtelSpan,
-  type OtelTracer,
 } from '../../lib/telemetry.js';
-import { traceOf } from '../../lib/trace-context.js';
 import type { ExecuteOptions, Job, TelemetryOptions } from '../job.js';
 import { installSpans } from './span-hook.js';
 import { McpSpan } from '../../lib/mcp-spans.js';
@@ -53,13 +48,10 @@ export function installCallSpans(): void {
 export function batchSpans(options: ExecuteOptions): BatchSpans | undefined {
   const telemetry = options.telemetry;
   if (telemetry === false) return undefined;
-  const otel = openTelemetry();
-  if (otel === undefined) return undefined;
-  const tracer = activeTracer(otel);
-  const durations = activeDurations(otel);
-  if (tracer === undefined && durations === undefined) return undefined;
+  const active = activeTelemetry();
+  if (active === undefined) return undefined;
   // The context active where the batch is subscribed is its calls' parent.
-  return new BatchSpans(otel, tracer, durations, otel.context.active(), telemetry ?? {});
+  return new BatchSpans(active, active.otel.context.active(), telemetry ?? {});
 }
 
 /** The open spans of a batch, by job index. */
@@ -67,9 +59,7 @@ export class BatchSpans {
   private readonly open = new Map<number, ToolSpan>();
 
   constructor(
-    private readonly otel: OpenTelemetryApi,
-    private readonly tracer: OtelTracer | undefined,
-    private readonly durations: Durations | undefined,
+    private readonly active: ActiveTelemetry,
     private readonly parent: OtelContext,
     private readonly options: TelemetryOptions,
   ) {}
@@ -78,14 +68,9 @@ export class BatchSpans {
   private spanOf(index: number, job: Job): ToolSpan {
     const open = this.open.get(index);
     if (open !== undefined) return open;
-    const made = new ToolSpan(
-      this.otel,
-      this.tracer,
-      this.durations,
-      job,
-      this.parent,
-      this.options,
-    );
+    // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
+    const parent = continuing(this.active.otel, this.parent, job.call.trace);
+    const made = new ToolSpan(this.active, job, parent, this.options);
     const onSpan = this.options.onSpan;
     if (onSpan !== undefined && made.span !== undefined) {
       const { traceId, spanId } = made.span.spanContext();
@@ -113,7 +98,7 @@ export class BatchSpans {
 
   /** Runs `start` (the call's onStart, then its tool) in the context of job `index`'s span. */
   start(index: number, job: Job, start: () => void): void {
-    this.otel.context.with(this.spanOf(index, job).context, start);
+    this.spanOf(index, job).run(start);
   }
 
   /** The call job `index`'s tool is given: its `trace` names the call's span. */
@@ -157,7 +142,7 @@ export class BatchSpans {
 export class ToolSpan {
   readonly span: OtelSpan | undefined;
   /** The context the tool runs in: the span's, under its parent. */
-  readonly context: OtelContext;
+  private readonly context: OtelContext;
   /** The call the tool gets: the job's, its `trace` naming the span. */
   readonly call: ToolCall;
   private readonly toolName: string | undefined;
@@ -165,21 +150,17 @@ export class ToolSpan {
   private ended = false;
 
   constructor(
-    otel: OpenTelemetryApi,
-    tracer: OtelTracer | undefined,
-    private readonly durations: Durations | undefined,
+    private readonly active: ActiveTelemetry,
     job: Job,
-    /** The parent when the call names no trace of its own. */
-    parent: OtelContext,
+    /** The context the span goes under. */
+    under: OtelContext,
     private readonly options: TelemetryOptions,
   ) {
+    const { otel, tracer } = active;
     const tool = job.tool as Job['tool'] | undefined;
     const call = job.call;
     const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
     this.toolName = toolName;
-    const trace = call.trace === undefined ? undefined : traceOf(call.trace);
-    // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
-    const under = trace === undefined ? parent : remoteParent(otel, parent, trace);
     this.context = under;
     this.call = call;
     this.span = undefined;
@@ -209,12 +190,14 @@ export class ToolSpan {
    * measures.
    */
   static under(parent: OtelContext | undefined, job: Job): ToolSpan | undefined {
-    const otel = openTelemetry();
-    if (otel === undefined) return undefined;
-    const tracer = activeTracer(otel);
-    const durations = activeDurations(otel);
-    if (tracer === undefined && durations === undefined) return undefined;
-    return new ToolSpan(otel, tracer, durations, job, parent ?? otel.context.active(), {});
+    const active = activeTelemetry();
+    if (active === undefined) return undefined;
+    return new ToolSpan(active, job, parent ?? active.otel.context.active(), {});
+  }
+
+  /** Runs `work` (the call's onStart and tool) in the span's context. */
+  run<T>(work: () => T): T {
+    return this.active.otel.context.with(this.context, work);
   }
 
   /** Ends the span with the call's outcome, and records its duration. Once only. */
@@ -232,7 +215,7 @@ export class ToolSpan {
       }
       span.end();
     }
-    const durations = this.durations;
+    const durations = this.active.durations;
     if (durations !== undefined) {
       const attributes: OtelAttributes = {
         'gen_ai.operation.name': 'execute_tool',
