@@ -1,11 +1,18 @@
 /** Starting (or reaching) the MCP servers named with `--mcp` / `--mcp-url` and consuming their tools. */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { McpRemote, McpRoot, McpTransport } from '../adapters/mcp-client/index.js';
+import type {
+  McpLogMessage,
+  McpRemote,
+  McpRoot,
+  McpTransport,
+} from '../adapters/mcp-client/index.js';
 import { type Elicitor, type Tool } from '../index.js';
+import { oneLine } from '../lib/errors.js';
 import { FUNCTION_NAME } from '../lib/tool-set.js';
 import type { McpServerSpec } from './args.js';
 import { MCP_CLIENT_SDK, withMcpSdk } from './mcp-sdk.js';
+import { notice } from './notices.js';
 import { loginProvider } from './oauth-login.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
@@ -82,9 +89,16 @@ export async function connectServers(
       const name = describeServer(spec);
       // A fault that fails no call (a tool left out, a malformed message): one warning line.
       const warn = (err: Error): void =>
-        void process.stderr.write(
-          `agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}\n`,
-        );
+        notice(`agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}`);
+      // A log message no call received as progress (the server's own, not a call's): one line,
+      // under the name the server gave itself, once it is known (messages before wait for it).
+      let from: string | undefined;
+      const early: McpLogMessage[] = [];
+      const onLog = (message: McpLogMessage): void => {
+        if (message.tool !== undefined) return;
+        if (from === undefined) early.push(message);
+        else notice(visible(`${from}: ${message.level}: ${oneLine(message.text)}`));
+      };
       // While the server is connecting, its faults wait: a server that fails to connect is said
       // once, by the error that stops the command, not also by a warning of its cause.
       let held: Error[] | undefined = [];
@@ -96,6 +110,7 @@ export async function connectServers(
         remotes.push(
           await connectMcp(transport, {
             onerror,
+            onLog,
             roots: offered,
             // The terminal, --answer, the web front and a served client's questions all show a
             // page's URL and its host, and open nothing by themselves.
@@ -107,6 +122,9 @@ export async function connectServers(
         const waiting = held;
         held = undefined;
         waiting.forEach(warn);
+        const serverName = remotes.at(-1)!.serverInfo.name;
+        from = serverName === '' ? 'mcp' : `mcp ${serverName}`;
+        early.splice(0).forEach(onLog);
       } catch (err) {
         throw new UsageError(`${describeServer(spec)}: ${(err as Error).message}`);
       }

@@ -26,6 +26,7 @@ import { JsonView } from './views/json-view.js';
 import { LiveView } from './views/live-view.js';
 import { PlainView } from './views/plain-view.js';
 import { TerminalForm } from './views/terminal-form.js';
+import { noticesThrough } from './notices.js';
 import type { BatchView } from './views/view.js';
 import { withMediaPlaceholders } from './views/media-placeholder.js';
 import { terminalJson } from './views/visible.js';
@@ -129,6 +130,7 @@ async function runTurn(
   if (options.elicitor !== undefined) questions.answer = options.elicitor;
 
   const settled = new Array<SettledResult>(jobs.length);
+  noticesThrough((line) => view.notice(line));
   try {
     await new Promise<void>((resolve, reject) => {
       executeBatch(jobs, options).subscribe({
@@ -145,6 +147,7 @@ async function runTurn(
   } finally {
     dispatch({ type: 'end', at: Date.now() - began });
     view.finish(state);
+    noticesThrough(undefined);
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
     form?.close();

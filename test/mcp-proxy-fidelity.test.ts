@@ -3,7 +3,11 @@
  * upstream's log messages during a call reach the client as log messages, filtered by the level
  * it asked for, and its progress as the very same numbers, never a log turned into progress.
  */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -18,7 +22,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { InMemoryTransport as ModernInMemory } from '@modelcontextprotocol/server';
 import { expect } from 'chai';
-import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
+import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { BehaviorSubject } from 'rxjs';
 import { rawTool, type Tool } from '../index.js';
@@ -32,7 +36,11 @@ const named = (name: string): Tool =>
     execute: () => ({ output: name }),
   });
 
-/** An upstream whose `work` reports progress 1, logs, reports 2, logs at debug, then answers. */
+/**
+ * An upstream whose `work` reports progress 1, logs, reports 2, logs at debug, then answers: its
+ * log messages are the request's (sent on its HTTP response stream, as the SDKs' request-scoped
+ * logging sends them), which is how connectMcp knows they are the call's.
+ */
 function upstream(): Server {
   const server = new Server(
     { name: 'upstream', version: '1.0.0' },
@@ -48,13 +56,32 @@ function upstream(): Server {
         method: 'notifications/progress',
         params: { progressToken: token!, progress: value, total: 2 },
       });
+    const log = (params: { level: 'info' | 'debug'; logger?: string; data: unknown }) =>
+      extra.sendNotification({ method: 'notifications/message', params });
     await progress(1);
-    await server.sendLoggingMessage({ level: 'info', logger: 'build', data: 'compiled' });
+    await log({ level: 'info', logger: 'build', data: 'compiled' });
     await progress(2);
-    await server.sendLoggingMessage({ level: 'debug', data: { detail: 'linked' } });
+    await log({ level: 'debug', data: { detail: 'linked' } });
     return { content: [{ type: 'text', text: 'done' }] };
   });
   return server;
+}
+
+/** `server` over Streamable HTTP (one session) on a loopback port; its URL and how to stop it. */
+async function overHttp(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+  await server.connect(transport);
+  const http = createServer((req, res) => void transport.handleRequest(req, res));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      await server.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
 }
 
 async function linked(connect: (t: InMemoryTransport) => Promise<void>) {
@@ -67,11 +94,13 @@ describe('the proxy changes nothing: log messages', function () {
   this.timeout(10_000);
   let remote: McpRemote;
   let client: Client;
+  let served: { url: string; close(): Promise<void> };
   const logs: unknown[] = [];
 
   beforeEach(async () => {
     logs.length = 0;
-    remote = await connectMcp(await linked((t) => upstream().connect(t)), {
+    served = await overHttp(upstream());
+    remote = await connectMcp(httpTransport(served.url), {
       versionNegotiation: { mode: 'legacy' },
     });
     const proxy = createMcpServer({ name: 'proxy', version: '1' }, remote.tools);
@@ -85,6 +114,7 @@ describe('the proxy changes nothing: log messages', function () {
   afterEach(async () => {
     await client.close();
     await remote.close();
+    await served.close();
   });
 
   it('declares logging, passes logs as logs at the level asked, and progress as the same numbers', async () => {

@@ -7,27 +7,37 @@
 import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import { oneLine } from '../../lib/errors.js';
+import { callTokenOf } from '../mcp-shared/call-token.js';
+import { LogMarker } from './related-logs.js';
 
 /** The JSON-RPC error code of a request whose response ended before its answer. */
 export const CONNECTION_LOST = -32000;
 
-/** The ids of the requests (not notifications or responses) in a POST body. */
-function requestIds(body: unknown): RequestId[] {
-  if (typeof body !== 'string') return [];
+/**
+ * The ids of the requests (not notifications or responses) in a POST body, and the call token of
+ * the tools/call it sends alone (see `callTokenOf`).
+ */
+function posted(body: unknown): { ids: RequestId[]; callToken: string | undefined } {
+  const ids: RequestId[] = [];
+  if (typeof body !== 'string') return { ids, callToken: undefined };
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return [];
+    return { ids, callToken: undefined };
   }
-  const ids: RequestId[] = [];
+  let callToken: string | undefined;
   for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
     if (typeof m !== 'object' || m === null) continue;
-    const { method, id } = m as { method?: unknown; id?: unknown };
-    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number'))
+    const { method, id, params } = m as { method?: unknown; id?: unknown; params?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) {
       ids.push(id);
+      if (method === 'tools/call' && typeof params === 'object' && params !== null)
+        callToken = callTokenOf((params as { _meta?: unknown })._meta);
+    }
   }
-  return ids;
+  // A batch of requests shares one stream: its log messages name no one call.
+  return { ids, callToken: ids.length === 1 ? callToken : undefined };
 }
 
 /**
@@ -179,7 +189,8 @@ export class AnswerWatch {
       }
       init = { ...init, signal: own.signal };
     }
-    const ids = init?.method === 'POST' ? requestIds(init.body) : [];
+    const { ids, callToken } =
+      init?.method === 'POST' ? posted(init.body) : { ids: [], callToken: undefined };
     let res: Response;
     let retries = 0;
     try {
@@ -232,23 +243,40 @@ export class AnswerWatch {
     const decoder = new TextDecoder();
     let resumable = false;
     let tail = '\n';
+    // A call's log messages are marked as its own (see related-logs.ts).
+    const marker = callToken === undefined ? undefined : new LogMarker(callToken);
+    const markedDecoder = new TextDecoder();
+    const encoder = new TextEncoder();
     // A broken stream is ended, not errored: an error would drop what it delivered last.
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         let reason: string | undefined;
         try {
-          const { done, value } = await reader.read();
-          if (!done) {
+          // Until something is enqueued: a pull that enqueues nothing is not called again.
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
             if (!resumable) {
               const text = tail + decoder.decode(value, { stream: true });
               resumable = /[\r\n]id:/.test(text);
               tail = text.slice(-3);
             }
-            controller.enqueue(value);
-            return;
+            if (marker === undefined) {
+              controller.enqueue(value);
+              return;
+            }
+            const marked = marker.push(markedDecoder.decode(value, { stream: true }));
+            if (marked !== '') {
+              controller.enqueue(encoder.encode(marked));
+              return;
+            }
           }
         } catch (err) {
           reason = err instanceof Error ? err.message : String(err);
+        }
+        if (marker !== undefined) {
+          const rest = marker.flush() + markedDecoder.decode();
+          if (rest !== '') controller.enqueue(encoder.encode(rest));
         }
         release();
         controller.close();

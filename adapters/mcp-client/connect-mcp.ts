@@ -25,6 +25,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Elicitor, Replay, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
+import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { closedError, describeCause, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions, elicitationCapability } from './client-elicitation.js';
 import { offerRoots, type McpRoots } from './client-roots.js';
@@ -107,10 +108,12 @@ export interface McpClientOptions {
   roots?: McpRoots | undefined;
   /**
    * Receives every log message the server sends (`notifications/message`), with `tool` set when a
-   * call also received it as progress. A message reaches a call as a progress event (the text as
-   * output, `{ level, logger, data }` as details) when exactly one call of this session is
-   * running, since MCP does not say which request a log message belongs to. Without `onLog`, a
-   * message no call received is written to stderr as one line, so none is lost.
+   * call also received it as progress. MCP does not say which request a log message belongs to:
+   * a message reaches a call as a progress event (the text as output, `{ level, logger, data }`
+   * as details) when it carries that call's token in its `_meta` (`io.github.agenttool/call`, as
+   * an agenttool server marks the messages of a call); any other message (a server's own, not a
+   * call's) belongs to no call, however many run. Without `onLog`, a message no call received is
+   * written to stderr as one line, so none is lost.
    */
   onLog?: ((message: McpLogMessage) => void) | undefined;
   /**
@@ -345,13 +348,16 @@ export class McpRemote {
     this.end(closedError());
   }
 
-  /** A server log message: to the one running call as progress, to `onLog`, else to stderr. */
+  /** A server log message: to the call it names as progress, to `onLog`, else to stderr. */
   private log(params: LoggingMessageNotification['params']): void {
     let tool: string | undefined;
-    if (this.inFlight.size === 1) {
-      const [call] = this.inFlight;
-      if (call!.log(params)) tool = call!.tool;
-    }
+    const token = params._meta?.[CALL_TOKEN];
+    if (typeof token === 'string')
+      for (const call of this.inFlight)
+        if (call.token === token) {
+          if (call.log(params)) tool = call.tool;
+          break;
+        }
     const onLog = this.options.onLog;
     if (onLog !== undefined) onLog(logMessage(params, tool));
     else if (tool === undefined) {

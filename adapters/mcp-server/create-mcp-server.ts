@@ -35,6 +35,7 @@ import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-pa
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { asksForRecords } from '../mcp-shared/mcp-records.js';
 import { traceOf } from '../../lib/trace-context.js';
+import { answerSetLevel, sendCallLog } from './call-log.js';
 import { clientElicitor, elicitationModes } from './client-elicitor.js';
 import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
@@ -617,6 +618,7 @@ export function createMcpServer(
     ...(options.listCache === undefined ? {} : { cacheHints: { 'tools/list': options.listCache } }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
+  if (proxies) answerSetLevel(server);
   if (source !== undefined) {
     source.servers.add(new WeakRef(server));
     sourceOfServer.set(server, source);
@@ -882,7 +884,8 @@ export function createMcpServer(
             request.params._meta,
             entry.tool.remote !== undefined,
           ),
-      log: (params) => ctx.mcpReq.log(params.level, params.data, params.logger),
+      log: (params) =>
+        sendCallLog(ctx, callTokenOf(request.params._meta), modern ? undefined : server, params),
       sendRecords: asksForRecords(request.params._meta),
     });
     return runServedCall(served);

@@ -18,6 +18,7 @@ import { Observable } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import { CancelledError } from '../../lib/errors.js';
 import { CALL_TOKEN } from '../mcp-shared/call-token.js';
+import { sendCallLog } from './call-log.js';
 import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
 import { signState, type StateSigning } from './request-state.js';
 
@@ -156,7 +157,9 @@ export class HeldCall {
 
   /** A log message to the client, through the request that speaks for the call now, if any. */
   readonly log = (params: LoggingMessageNotification['params']): Promise<void> =>
-    this.ctx?.mcpReq.log(params.level, params.data, params.logger) ?? Promise.resolve();
+    this.ctx === undefined
+      ? Promise.resolve()
+      : sendCallLog(this.ctx, this.token, undefined, params);
 
   /** The admission slot the call holds between its client's requests (see `keepSlot`). */
   private slot: (() => void) | undefined = undefined;
