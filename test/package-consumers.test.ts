@@ -104,6 +104,7 @@ import { connectMcp, httpTransport } from 'agenttool/mcp/client';
 import { stdioTransport } from 'agenttool/mcp/stdio';
 import { createMcpServer, serveHttp } from 'agenttool/mcp/server';
 import { stubTool } from 'agenttool/testing';
+import { toolBatchResource } from 'agenttool/angular';
 const t = tool({
   name: 'greet',
   description: 'Greets',
@@ -111,7 +112,7 @@ const t = tool({
   execute: ({ who }) => 'hello ' + who,
 });
 export const uses = [executeBatch, toOutputItems, connectMcp, httpTransport, stdioTransport,
-  createMcpServer, serveHttp, stubTool, t];
+  createMcpServer, serveHttp, stubTool, toolBatchResource, t];
 `,
     );
     const { code, out } = run('tsc', ['-p', join(dir, 'tsconfig.json')], dir);

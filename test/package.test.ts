@@ -36,7 +36,7 @@ describe('the package', function () {
   it('every entry point resolves by its package name, with its public names', () => {
     const script = `
       const names = {};
-      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/redis', 'agenttool/testing']) {
+      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/redis', 'agenttool/testing', 'agenttool/angular']) {
         names[entry] = Object.keys(await import(entry)).sort();
       }
       console.log(JSON.stringify(names));`;
@@ -85,6 +85,7 @@ describe('the package', function () {
       'runWorker',
     ]);
     expect(names['agenttool/testing']).to.include('stubTool');
+    expect(names['agenttool/angular']).to.deep.equal(['toolBatchResource']);
   });
 
   it('the built bin runs without a TypeScript loader', () => {
@@ -149,7 +150,8 @@ describe('the package', function () {
       expect(pkg.dependencies, peer).to.not.have.property(peer);
       expect(pkg.peerDependencies, peer).to.have.property(peer);
     }
-    for (const peer of sdk) expect(pkg.peerDependenciesMeta[peer]?.optional, peer).to.equal(true);
+    for (const peer of [...sdk, '@angular/core'])
+      expect(pkg.peerDependenciesMeta[peer]?.optional, peer).to.equal(true);
     expect(pkg.peerDependenciesMeta['zod']).to.equal(undefined);
   });
 });

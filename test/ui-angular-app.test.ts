@@ -233,6 +233,26 @@ describe('the Angular example app in Chromium, under script-src self', function 
     expect(outputs[5]).to.equal('deploy-db: "Error: call \\"deploy-db\\" was not approved"');
   });
 
+  it('runs the turn again, and Cancel ends every unfinished call at once, the waiting ones too', async () => {
+    await page.click('[data-action="run-page"]');
+    // A new batch: the rows start over, and the calls that wait for a person wait again.
+    await page.waitForSelector(`${row('deploy-api')}[data-phase="approving"]`);
+    await page.waitForSelector(`${row('wait')}[data-phase="running"]`);
+    await page.click('[data-panel="page"] [data-action="cancel"]');
+    for (const id of ['wait', 'deploy-api', 'deploy-db'])
+      await page.waitForSelector(`${row(id)}[data-phase="cancelled"]`);
+    // What had ended stays as it ended.
+    expect(await page.getAttribute(row('greet-bad'), 'data-phase')).to.equal('failed');
+    expect(await page.isDisabled('[data-panel="page"] [data-action="cancel"]')).to.equal(true);
+    await page.waitForFunction(() =>
+      document.querySelector('[data-outputs]')?.textContent?.includes('deploy-api: "Error: '),
+    );
+    const outputs = (await page.textContent('[data-outputs]'))!.split('\n');
+    expect(outputs).to.have.length(8);
+    expect(outputs[1]).to.match(/^wait: "Error: .*cancel/);
+    expect(outputs[4]).to.match(/^deploy-api: "Error: .*cancel/);
+  });
+
   it('calls the tools of agenttool serve --http on another origin, with the token', async () => {
     await page.fill('input[name="url"]', tools.url);
     await page.fill('input[name="token"]', TOKEN);

@@ -62,7 +62,7 @@ function connection(url: string, token: string): Observable<McpRemote> {
     <h1>agenttool in Angular</h1>
     <section data-panel="page">
       <h2>Tools in the page</h2>
-      <button data-action="run-page" (click)="pageTurn.set(turn)">Run the turn</button>
+      <button data-action="run-page" (click)="pageTurn.set([...turn])">Run the turn</button>
       @if (pageTurn(); as turn) {
         <app-tool-calls
           [turn]="turn"
