@@ -4,34 +4,41 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { TINY_PNG } from '../examples/mcp-tools.js';
+import { node22 } from './support/conformance.js';
 
 const require = createRequire(import.meta.url);
-const manifest = require.resolve('@modelcontextprotocol/inspector-cli/package.json');
+// The MCP Inspector (v2), whose CLI needs Node 22.19 or later: it runs under the Node 22 that
+// test/support/node22 installs, and starts the example server with the project's Node.
+const manifest = require.resolve('@modelcontextprotocol/inspector/package.json');
 const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin[
-  'mcp-inspector-cli'
+  'mcp-inspector'
 ]!;
 const inspector = join(dirname(manifest), bin);
-// The Inspector reads its own package.json from ../package.json of the working directory, so it
-// runs from examples/, whose parent is the project.
 const examples = join(import.meta.dirname, '..', 'examples');
+/** The CLI's exit code when the tool answered with `isError`. */
+const TOOL_IS_ERROR = 5;
 
-/** Runs the Inspector CLI against the example stdio server and parses the JSON it prints. */
+/**
+ * Runs the Inspector CLI against the example stdio server and parses the result it prints. A
+ * tool's `isError` answer is printed too, the CLI then exiting with its code for it (5).
+ */
 function inspect(...args: string[]): Promise<Record<string, unknown>> {
   const argv = [inspector, '--cli', process.execPath, '--import', 'tsx', 'mcp-server.ts', ...args];
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
+      node22(),
       argv,
       { cwd: examples, timeout: 60_000 },
       (error, stdout, stderr) => {
-        if (error !== null) reject(new Error(`${error.message}\n${stderr}`));
+        if (error !== null && error.code !== TOOL_IS_ERROR)
+          reject(new Error(`${error.message}\n${stderr}`));
         else resolve(JSON.parse(stdout) as Record<string, unknown>);
       },
     );
   });
 }
 
-describe('the example MCP server, driven by the MCP Inspector CLI over stdio', function () {
+describe('the example MCP server, driven by the MCP Inspector (v2) CLI over stdio', function () {
   this.timeout(90_000);
   let list: Record<string, unknown>;
   let upper: Record<string, unknown>;
