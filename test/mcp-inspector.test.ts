@@ -25,16 +25,11 @@ const TOOL_IS_ERROR = 5;
 function inspect(...args: string[]): Promise<Record<string, unknown>> {
   const argv = [inspector, '--cli', process.execPath, '--import', 'tsx', 'mcp-server.ts', ...args];
   return new Promise((resolve, reject) => {
-    execFile(
-      node22(),
-      argv,
-      { cwd: examples, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error !== null && error.code !== TOOL_IS_ERROR)
-          reject(new Error(`${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout) as Record<string, unknown>);
-      },
-    );
+    execFile(node22(), argv, { cwd: examples, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error !== null && error.code !== TOOL_IS_ERROR)
+        reject(new Error(`${error.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as Record<string, unknown>);
+    });
   });
 }
 
