@@ -328,8 +328,9 @@ describe('the worker fleet on BullMQ', function () {
         },
       });
       // Short locks: a hand-back the machine is too busy to make in time is still recovered as a
-      // stalled job within seconds, with the same outcome, rather than after BullMQ's minute.
-      const locks = { lockDuration: 2_000, stalledInterval: 1_000 };
+      // stalled job within seconds, with the same outcome, rather than after BullMQ's minute; not
+      // so short that a busy machine lets the second worker's lock lapse mid-call (a third run).
+      const locks = { lockDuration: 5_000, stalledInterval: 2_000 };
       const first = await runWorker([slow], { connection: redis.url, queue, ...locks });
       const dispatcher = queueTools([slow], { connection: redis.url, queue });
       try {
