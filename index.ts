@@ -6,7 +6,8 @@
  * from elsewhere ({@link registerLinearPatterns}), Standard Schema support for `tool()`
  * ({@link registerStandardSchema}, valibot's JSON Schema through `@valibot/to-json-schema`), and
  * the engine's OpenTelemetry spans, made once the application registers a provider
- * (docs/telemetry.md). Browser bundles load
+ * (docs/telemetry.md), and one check of a typed call's arguments where two decide the same
+ * (docs/tools.md). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
@@ -16,6 +17,8 @@ import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
 import { registerAjv } from './lib/validation/validation.js';
 import { installCallSpans } from './operators/internal/call-spans.js';
 import { registerStandardSchema, registerValibotConverter } from './lib/schema/standard.js';
+import { onceReader } from './lib/schema/decode-once.js';
+import { registerDecodeOnce } from './lib/tool-arguments.js';
 
 registerZod3();
 registerAjv();
@@ -23,6 +26,7 @@ registerLinearPatterns();
 installCallSpans();
 registerStandardSchema();
 registerValibotConverter();
+registerDecodeOnce(onceReader);
 
 export * from './lib/index.js';
 export * from './operators/index.js';

@@ -8,13 +8,12 @@ import { callObservable, type ResultMapping } from './execution.js';
 import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
-import { compileZodSchema, isZodSchema, type AnyZodSchema } from './schema/schema.js';
+import type { AnyZodSchema } from './schema/schema.js';
 import type { StandardSchemaLike } from './schema/standard.js';
-import { isStandardSchema, standardCompiler } from './schema/standard-support.js';
 import { SchemaError, ToolPanicError, ValidationError } from './errors.js';
+import { compiledSchema, toolArguments } from './tool-arguments.js';
 import { validatorOf, type ArgumentLimits } from './validation/argument-validator.js';
 import { toolChecker } from './validation/tool-checker.js';
-import { zodValidationError } from './validation/zod.js';
 import type {
   Confinement,
   ProgressUpdate,
@@ -119,9 +118,6 @@ export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined' 
   outputSchema?: AnyZodSchema | StandardSchemaLike | JsonSchema;
 }
 
-type Decoded = { success: true; data: unknown } | { success: false; error: unknown };
-type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
-
 /**
  * Builds a Tool from a typed function. The schema is generated once, here, and an argument schema
  * that cannot be expressed (recursive, a record under strict, a type JSON Schema has no word for) or
@@ -131,9 +127,10 @@ type Decoder = (value: unknown) => Decoded | Promise<Decoded>;
  * Each call's arguments are validated against the schema the model saw (built once: in a browser
  * bundle by agenttool's JSON Schema interpreter, which generates no code and so works under a
  * Content-Security-Policy without `'unsafe-eval'`; under Node by ajv where eval is allowed; the
- * messages are the same) and then decoded by zod (defaults, transforms, refinements) before the function runs; any problem
- * ends the call with a one-line ValidationError the model can retry on, and the function never
- * runs. Under `strict`, a null the model sends for an optional field reaches the function as
+ * messages are the same) and then decoded by zod (defaults, transforms, refinements) before the
+ * function runs; any problem ends the call with a one-line ValidationError the model can retry
+ * on, and the function never runs. A zod schema whose JSON Schema accepts whatever zod accepts is
+ * checked once on a call that passes (docs/tools.md), with the same messages. Under `strict`, a null the model sends for an optional field reaches the function as
  * undefined.
  *
  * The returned value decides what the model sees: a string is text; parts made with `parts()` or a
@@ -154,37 +151,11 @@ export function tool<
     throw new TypeError(`tool "${name}": execute must be a function`);
   const strict = definition.strict === true;
   const source = definition.parameters;
-  const compiled = source === undefined ? undefined : compiledSchema(source, strict, name);
-  const parameters = compiled?.schema;
-  const prepare = compiled?.prepare;
-  const decode = compiled?.decode;
-  // Interpreted in browsers (no eval, no ajv in the bundle); ajv's code under Node where allowed.
-  // The messages are the same either way. A zod-made schema's patterns are the author's, and zod
-  // runs them natively when it decodes; a JSON Schema's are matched in linear time.
-  const patterns = decode === undefined ? 'linear' : 'native';
-  const validator = validatorOf(toolChecker(parameters, name, patterns), {
+  const { parameters, argsOf, argsOfValue } = toolArguments(source, {
+    strict,
     tool: name,
     limits: definition.limits,
   });
-
-  const settle = (decoded: Decoded, input: unknown): unknown => {
-    if (!decoded.success)
-      throw decoded.error instanceof ValidationError
-        ? decoded.error
-        : zodValidationError(decoded.error, input);
-    return decoded.data;
-  };
-  // The decoded arguments of a checked value, or a Promise of them for async refinements.
-  const decodeChecked = (checked: unknown): unknown => {
-    let value = checked;
-    if (prepare !== undefined) value = prepare(value);
-    if (decode === undefined) return value;
-    const decoded = decode(value);
-    return decoded instanceof Promise
-      ? decoded.then((settled) => settle(settled, value))
-      : settle(decoded, value);
-  };
-  const argsOf = (raw: string): unknown => decodeChecked(validator.parse(raw));
 
   const output = outputOf(definition.outputSchema, name);
   const mapping: ResultMapping = {
@@ -222,7 +193,7 @@ export function tool<
     // The engine hands over the arguments parsed from JSON; the author's function sees them
     // as `execute` does: checked against the schema, then decoded.
     const named: ResourceFunction = (json) => {
-      const args = decodeChecked(validator.check(json));
+      const args = argsOfValue(json);
       if (args instanceof Promise) {
         args.catch(() => undefined);
         throw new TypeError(
@@ -254,31 +225,6 @@ export function tool<
 }
 
 const selfChecking = new WeakSet<Tool>();
-
-/**
- * A schema of any kind `tool()` takes, compiled once: the JSON Schema the model reads (canonical
- * for zod and Standard Schemas, as given for a JSON Schema), what prepares checked arguments, and
- * what decodes them (zod's parse, the library's validate; none for a JSON Schema). A Standard
- * Schema without Standard Schema support registered is refused, saying what to call.
- */
-function compiledSchema(
-  source: AnyZodSchema | StandardSchemaLike | JsonSchema,
-  strict: boolean,
-  tool: string,
-): { schema: JsonSchema; prepare: ((value: unknown) => unknown) | undefined; decode?: Decoder } {
-  if (isZodSchema(source)) {
-    const { schema, prepare } = compileZodSchema(source, { strict, tool });
-    return { schema, prepare, decode: decoderOf(source) };
-  }
-  if (!isStandardSchema(source)) return { schema: source as JsonSchema, prepare: undefined };
-  const compile = standardCompiler();
-  if (compile === undefined)
-    throw new SchemaError(
-      tool,
-      `a ${source['~standard'].vendor} schema needs Standard Schema support: call registerStandardSchema() from 'agenttool' first`,
-    );
-  return compile(source, { strict, tool });
-}
 
 /**
  * A declared output schema, made canonical (an object schema, as MCP requires), and the check of
@@ -319,27 +265,4 @@ function outputOf(
  */
 export function checksOwnArguments(tool: Tool): boolean {
   return selfChecking.has(tool);
-}
-
-/**
- * zod's synchronous parse, falling back to the asynchronous one for a schema with async
- * refinements (zod throws on those in a synchronous parse).
- */
-function decoderOf(schema: AnyZodSchema): Decoder {
-  const zod = schema as unknown as {
-    safeParse(value: unknown): Decoded;
-    safeParseAsync(value: unknown): Promise<Decoded>;
-  };
-  let async = false;
-  return (value) => {
-    if (async) return zod.safeParseAsync(value);
-    try {
-      return zod.safeParse(value);
-    } catch (err) {
-      // Both majors say "parseAsync" when a synchronous parse meets an async refinement.
-      if (!(err instanceof Error) || !err.message.includes('parseAsync')) throw err;
-      async = true;
-      return zod.safeParseAsync(value);
-    }
-  };
 }

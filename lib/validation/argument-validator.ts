@@ -36,9 +36,15 @@ export interface ArgumentValidator {
   /**
    * Checks a value already parsed from JSON text against the schema, as `parse` does after
    * parsing: returns it unchanged or throws a ValidationError for the first problem. No length,
-   * depth or `__proto__` check: those are the text's, and `parse`'s.
+   * depth or `__proto__` check: those are the text's, and `parse`'s. `size`, the length of the
+   * text it was parsed from, sets the check's work budget (default: measured from the value).
    */
-  check(value: unknown): unknown;
+  check(value: unknown, size?: number): unknown;
+  /**
+   * Parses raw argument text as `parse` does, with every check on the text (length, nesting
+   * depth, JSON syntax, an object, no `__proto__`), but not the schema.
+   */
+  read(raw: string): { [key: string]: unknown };
 }
 
 /**
@@ -74,13 +80,12 @@ export function validatorOf(
     if (errors !== undefined) throw ajvValidationError(errors, value);
     return value;
   };
+  const read = (raw: string) => parseArgumentsText(raw, maxLength, maxDepth);
   return {
-    parse: (raw: string): unknown =>
-      checked(
-        parseArgumentsText(raw, maxLength, maxDepth),
-        typeof raw === 'string' ? raw.length : 0,
-      ),
-    check: (value: unknown): unknown => checked(value, jsonSize(value)),
+    // `read` refuses anything but a string before its length is read.
+    parse: (raw: string): unknown => checked(read(raw), raw.length),
+    check: (value: unknown, size?: number): unknown => checked(value, size ?? jsonSize(value)),
+    read,
   };
 }
 
