@@ -21,13 +21,31 @@ function trivialTool(name: string): Tool {
   return { name, description: 'Returns ok.', execute: () => of(event) };
 }
 
+/** The typed tool's arguments schema and function. */
+const echoSchema = z.object({ text: z.string() });
+const echo = ({ text }: { text: string }): string => text;
+
 /** The typed counterpart: one string argument, validated and decoded, returned as text. */
 const typedTool = tool({
   name: 'echo',
   description: 'Returns its text.',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
+  parameters: echoSchema,
+  execute: echo,
 });
+
+/** The floor of a typed call's work, by hand: `JSON.parse`, zod's parse, the function. */
+function byHand(jobs: readonly Job[]): Variant {
+  return {
+    name: 'JSON.parse+zod+fn',
+    calls: jobs.length,
+    run: () => {
+      let last = '';
+      for (let i = 0; i < jobs.length; i++)
+        last = echo(echoSchema.parse(JSON.parse(jobs[i]!.call.args)));
+      if (last !== 'hello') throw new Error('unexpected output');
+    },
+  };
+}
 
 function jobsOf(tools: readonly Tool[], count: number, args: string): Job[] {
   const jobs: Job[] = new Array(count);
@@ -133,7 +151,9 @@ export async function executorScenario(scale: Scale): Promise<Row[]> {
     ['raw tool', raw],
     ['typed tool()', typed],
   ] as const) {
-    const [ours, mergeMapped, pool, loop] = await interleave(executorVariants(jobs, context), {
+    const variants = executorVariants(jobs, context);
+    if (label === 'typed tool()') variants.push(byHand(jobs));
+    const [ours, mergeMapped, pool, loop, hand] = await interleave(variants, {
       rounds: scale.rounds(label === 'raw tool' ? 15 : 9),
     });
     const scenario = '1 executor';
@@ -147,8 +167,26 @@ export async function executorScenario(scale: Scale): Promise<Row[]> {
         target: { on: 'ratio', max: 2, text: '<= 2x' },
       }),
       row({ scenario, name, ours: ns(ours), baseline: ns(pool) }),
-      row({ scenario, name, ours: ns(ours), baseline: ns(loop) }),
+      label === 'raw tool'
+        ? row({
+            scenario,
+            name,
+            ours: ns(ours),
+            baseline: ns(loop),
+            target: { on: 'ratio', max: 1.3, text: '<= 1.3x' },
+          })
+        : row({ scenario, name, ours: ns(ours), baseline: ns(loop) }),
     );
+    if (hand !== undefined)
+      rows.push(
+        row({
+          scenario,
+          name,
+          ours: ns(ours),
+          baseline: ns(hand),
+          target: { on: 'ratio', max: 1.1, text: '<= 1.1x' },
+        }),
+      );
   }
   return rows;
 }

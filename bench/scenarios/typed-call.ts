@@ -7,7 +7,7 @@
  */
 import type { Observer } from 'rxjs';
 import { z } from 'zod';
-import { tool } from '../../index.js';
+import { executeBatch, tool, type ExecutionEvent } from '../../index.js';
 import { CallContext } from '../../lib/context.js';
 import type { ToolEvent, ToolResult } from '../../lib/contract.js';
 import { interleave } from '../harness.js';
@@ -89,7 +89,42 @@ export async function typedCallScenario(scale: Scale): Promise<Row[]> {
     ],
     { rounds: scale.rounds(25) },
   );
+  // One call through executeBatch, with everything a batch sets up, against the same by hand.
+  const jobs = [{ tool: typed, call }];
+  const [batched, hand] = await interleave(
+    [
+      {
+        name: 'executeBatch of one',
+        calls: count,
+        run: () => {
+          let last: ExecutionEvent | undefined;
+          for (let i = 0; i < count; i++) executeBatch(jobs).subscribe((event) => (last = event));
+          if (last?.final !== true || last.result?.output !== '/srv/data size 50')
+            throw new Error('unexpected output');
+        },
+      },
+      {
+        name: 'JSON.parse+zod',
+        calls: count,
+        run: () => {
+          let result: ToolResult | undefined;
+          for (let i = 0; i < count; i++) {
+            result = { output: list(listSchema.parse(JSON.parse(call.args))) };
+          }
+          if (result?.output !== '/srv/data size 50') throw new Error('unexpected output');
+        },
+      },
+    ],
+    { rounds: scale.rounds(25) },
+  );
   return [
+    row({
+      scenario: '2 typed call',
+      name: '6-field zod schema, one call in a batch',
+      ours: { label: batched.name, value: batched.median, unit: 'ns/call' },
+      baseline: { label: hand.name, value: hand.median, unit: 'ns/call' },
+      target: { on: 'ratio', max: 1.6, text: '<= 1.6x' },
+    }),
     row({
       scenario: '2 typed call',
       name: '6-field zod schema, one call',
