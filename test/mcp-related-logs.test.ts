@@ -3,12 +3,8 @@
  * that call's, one marked with a call's token is that call's (an agenttool server marks each
  * call's messages), any other is no call's.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
 import {
@@ -20,8 +16,8 @@ import {
 import { LogMarker } from '../adapters/mcp-client/related-logs.js';
 import { CALL_TOKEN } from '../adapters/mcp-shared/call-token.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
-import type { Tool } from '../index.js';
 import { runTool } from './support/run.js';
+import { gate, only, overHttp } from './support/sdk-peers.js';
 
 const log = (data: string, meta?: Record<string, unknown>): string =>
   JSON.stringify({
@@ -93,6 +89,29 @@ describe('LogMarker: a call response stream whose log messages become the callâ€
     }
   });
 
+  it('reads an event that comes in many chunks once, not once per chunk', () => {
+    // A large result in small chunks: searching the held text anew on each one would cost the
+    // square of its size. Every character regular expressions look at is counted.
+    const exec = RegExp.prototype.exec;
+    let looked = 0;
+    RegExp.prototype.exec = function (this: RegExp, text: string) {
+      looked += text.length - (this.global || this.sticky ? this.lastIndex : 0);
+      return exec.call(this, text);
+    };
+    const result = `data: {"jsonrpc":"2.0","id":7,"result":{"text":"${'x'.repeat(200_000)}"}}\n\n`;
+    let out = '';
+    try {
+      const marker = new LogMarker('call-1');
+      for (let at = 0; at < result.length; at += 1024)
+        out += marker.push(result.slice(at, at + 1024));
+      out += marker.flush();
+    } finally {
+      RegExp.prototype.exec = exec;
+    }
+    expect(out).to.equal(result);
+    expect(looked).to.be.below(3 * result.length);
+  });
+
   it('passes what it cannot read as it came: malformed JSON, data over several lines, an unfinished event', () => {
     const odd = [
       'data: {"method":"notifications/message", oops\n\n',
@@ -105,13 +124,6 @@ describe('LogMarker: a call response stream whose log messages become the callâ€
     expect(marker.push(odd) + marker.flush()).to.equal(odd);
   });
 });
-
-/** A gate a test opens. */
-function gate(): { open: Promise<void>; release(): void } {
-  let release!: () => void;
-  const open = new Promise<void>((resolve) => (release = resolve));
-  return { open, release };
-}
 
 /**
  * An SDK-built server (not agenttool) whose `work` call waits for its gate, then logs `step N`
@@ -138,32 +150,30 @@ function upstream(gates: { open: Promise<void> }[]): Server {
   return server;
 }
 
-/** `server` over Streamable HTTP (one session) on a loopback port. */
-async function overHttp(server: Server): Promise<{ url: string; close(): Promise<void> }> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
-  await server.connect(transport);
-  const http = createServer((req, res) => void transport.handleRequest(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: async () => {
-      await server.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
-
-function only(remote: McpRemote, name: string): Tool {
-  const found = remote.tools.find((t) => t.name === name);
-  if (found === undefined) throw new Error(`no tool ${name}`);
-  return found;
-}
-
 /** The progress outputs and final output of a run. */
 const outputs = (run: Awaited<ReturnType<typeof runTool>>) =>
   run.events.map((e) => [e.final, e.result.output]);
+
+/**
+ * Runs `work` steps 0 and 1 of `remote` at once, step 1 let through first, and expects each call
+ * to have its own step's log message as its progress.
+ */
+async function twoCalls(remote: McpRemote, gates: { release(): void }[]): Promise<void> {
+  const first = runTool(only(remote, 'work'), { step: 0 });
+  const second = runTool(only(remote, 'work'), { step: 1 });
+  gates[1]!.release();
+  const b = await second;
+  gates[0]!.release();
+  const a = await first;
+  expect(outputs(a)).to.deep.equal([
+    [false, 'step 0'],
+    [true, 'done 0'],
+  ]);
+  expect(outputs(b)).to.deep.equal([
+    [false, 'step 1'],
+    [true, 'done 1'],
+  ]);
+}
 
 describe('connectMcp: which call a log message belongs to', function () {
   this.timeout(15_000);
@@ -182,20 +192,7 @@ describe('connectMcp: which call a log message belongs to', function () {
       onLog: (m) => logs.push(m),
     });
     closing.push(() => remote.close());
-    const first = runTool(only(remote, 'work'), { step: 0 });
-    const second = runTool(only(remote, 'work'), { step: 1 });
-    gates[1]!.release();
-    const b = await second;
-    gates[0]!.release();
-    const a = await first;
-    expect(outputs(a)).to.deep.equal([
-      [false, 'step 0'],
-      [true, 'done 0'],
-    ]);
-    expect(outputs(b)).to.deep.equal([
-      [false, 'step 1'],
-      [true, 'done 1'],
-    ]);
+    await twoCalls(remote, gates);
     // The session's messages (on its own stream, if the client has it open) name no call.
     expect(logs.filter((m) => m.tool !== undefined)).to.deep.equal([
       { level: 'info', data: 'step 1', text: 'step 1', tool: 'work' },
@@ -225,20 +222,7 @@ describe('connectMcp: which call a log message belongs to', function () {
       onLog: (m) => logs.push(m),
     });
     closing.push(() => downstream.close());
-    const first = runTool(only(downstream, 'work'), { step: 0 });
-    const second = runTool(only(downstream, 'work'), { step: 1 });
-    gates[1]!.release();
-    const b = await second;
-    gates[0]!.release();
-    const a = await first;
-    expect(outputs(a)).to.deep.equal([
-      [false, 'step 0'],
-      [true, 'done 0'],
-    ]);
-    expect(outputs(b)).to.deep.equal([
-      [false, 'step 1'],
-      [true, 'done 1'],
-    ]);
+    await twoCalls(downstream, gates);
     expect(logs).to.deep.equal([
       { level: 'info', data: 'step 1', text: 'step 1', tool: 'work' },
       { level: 'info', data: 'step 0', text: 'step 0', tool: 'work' },

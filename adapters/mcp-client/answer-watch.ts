@@ -245,7 +245,6 @@ export class AnswerWatch {
     let tail = '\n';
     // A call's log messages are marked as its own (see related-logs.ts).
     const marker = callToken === undefined ? undefined : new LogMarker(callToken);
-    const markedDecoder = new TextDecoder();
     const encoder = new TextEncoder();
     // A broken stream is ended, not errored: an error would drop what it delivered last.
     const body = new ReadableStream<Uint8Array>({
@@ -256,16 +255,20 @@ export class AnswerWatch {
           for (;;) {
             const { done, value } = await reader.read();
             if (done) break;
+            // Decoded once, for both: a marked stream is read to its end, an unmarked one until
+            // it shows it can be resumed.
+            const text =
+              marker !== undefined || !resumable ? decoder.decode(value, { stream: true }) : '';
             if (!resumable) {
-              const text = tail + decoder.decode(value, { stream: true });
-              resumable = /[\r\n]id:/.test(text);
-              tail = text.slice(-3);
+              const seen = tail + text;
+              resumable = /[\r\n]id:/.test(seen);
+              tail = seen.slice(-3);
             }
             if (marker === undefined) {
               controller.enqueue(value);
               return;
             }
-            const marked = marker.push(markedDecoder.decode(value, { stream: true }));
+            const marked = marker.push(text);
             if (marked !== '') {
               controller.enqueue(encoder.encode(marked));
               return;
@@ -275,7 +278,7 @@ export class AnswerWatch {
           reason = err instanceof Error ? err.message : String(err);
         }
         if (marker !== undefined) {
-          const rest = marker.flush() + markedDecoder.decode();
+          const rest = marker.flush() + decoder.decode();
           if (rest !== '') controller.enqueue(encoder.encode(rest));
         }
         release();

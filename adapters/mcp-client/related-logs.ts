@@ -13,7 +13,10 @@
 import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 
 /** An event boundary: a blank line (SSE ends lines with CRLF, LF or CR). */
-const BOUNDARY = /\r\n\r\n|\n\n|\r\r/;
+const BOUNDARY = /\r\n\r\n|\n\n|\r\r/g;
+
+/** The longest boundary less one: how far back a search resumes, for one cut across chunks. */
+const OVERLAP = 3;
 
 /** Only an event whose text holds this can be a log message: the others are not parsed. */
 const LOG_METHOD = '"notifications/message"';
@@ -24,6 +27,8 @@ const LOG_METHOD = '"notifications/message"';
  */
 export class LogMarker {
   private buffer = '';
+  /** How much of `buffer` holds no boundary: an event coming in many chunks is searched once. */
+  private searched = 0;
 
   constructor(private readonly token: string) {}
 
@@ -32,11 +37,16 @@ export class LogMarker {
     this.buffer += text;
     let out = '';
     for (;;) {
+      BOUNDARY.lastIndex = Math.max(0, this.searched - OVERLAP);
       const match = BOUNDARY.exec(this.buffer);
-      if (match === null) return out;
+      if (match === null) {
+        this.searched = this.buffer.length;
+        return out;
+      }
       const end = match.index + match[0].length;
       out += this.mark(this.buffer.slice(0, match.index)) + match[0];
       this.buffer = this.buffer.slice(end);
+      this.searched = 0;
     }
   }
 
@@ -44,6 +54,7 @@ export class LogMarker {
   flush(): string {
     const rest = this.buffer;
     this.buffer = '';
+    this.searched = 0;
     return rest;
   }
 
