@@ -10,6 +10,7 @@
  */
 import { describeThrown, SchemaError, ValidationError } from '../errors.js';
 import type { JsonSchema } from '../open-responses.js';
+import type { Decoded, Decoder } from '../tool-arguments.js';
 import { optionalModule } from '../optional-module.js';
 import { schemaDepthProblem } from '../validation/json.js';
 import { canonicalSchema } from './canonical.js';
@@ -79,8 +80,6 @@ export interface StandardPathSegment {
   readonly key: PropertyKey;
 }
 
-type Decoded = { success: true; data: unknown } | { success: false; error: unknown };
-
 /** A Standard Schema compiled for a tool. */
 export interface CompiledStandardSchema {
   /** The canonical JSON Schema the model reads. */
@@ -88,7 +87,7 @@ export interface CompiledStandardSchema {
   /** In strict mode, a null sent for an optional field made absent; undefined otherwise. */
   readonly prepare: ((value: unknown) => unknown) | undefined;
   /** The library's own validation of checked arguments: its output, or a ValidationError. */
-  readonly decode: (value: unknown) => Decoded | Promise<Decoded>;
+  readonly decode: Decoder;
 }
 
 /**

@@ -16,17 +16,11 @@ import { lastDuplicate } from './interpreter/equal.js';
 import { SchemaRefs, type Schema } from './interpreter/schema-refs.js';
 import { interpretSchema } from './interpreter/index.js';
 import { linearRegExp } from './linear-regexp.js';
+import { NO_ARGUMENTS_SCHEMA } from './schema-checker.js';
 import { spendReference } from './work-budget.js';
 
 /** Compiled schemas kept for reuse; the least recently used is dropped beyond this. */
 export const SCHEMA_CACHE_SIZE = 512;
-
-/** What a tool without parameters accepts: any object (unknown properties allowed and ignored). */
-export const NO_ARGUMENTS_SCHEMA: JsonSchema = Object.freeze({
-  type: 'object',
-  properties: Object.freeze({}),
-  required: Object.freeze([]),
-});
 
 type Dialect = '2020-12' | 'draft-07';
 
