@@ -87,24 +87,23 @@ export async function connectServers(
               stderr: 'ignore',
             });
       const name = describeServer(spec);
-      // A fault that fails no call (a tool left out, a malformed message): one warning line.
-      const warn = (err: Error): void =>
-        notice(`agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}`);
-      // A log message no call received as progress (the server's own, not a call's): one line,
-      // under the name the server gave itself, once it is known (messages before wait for it).
-      let from: string | undefined;
-      const early: McpLogMessage[] = [];
-      const onLog = (message: McpLogMessage): void => {
-        if (message.tool !== undefined) return;
-        if (from === undefined) early.push(message);
-        else notice(visible(`${from}: ${message.level}: ${oneLine(message.text)}`));
+      // The name the server gives itself, once connected: its log lines go under it.
+      let from = '';
+      // While the server is connecting, what it says waits: a server that fails to connect is said
+      // once, by the error that stops the command, not also by a warning of its cause; a log line
+      // waits for the server's name.
+      let held: (() => string)[] | undefined = [];
+      const say = (line: () => string): void => {
+        if (held === undefined) notice(line());
+        else held.push(line);
       };
-      // While the server is connecting, its faults wait: a server that fails to connect is said
-      // once, by the error that stops the command, not also by a warning of its cause.
-      let held: Error[] | undefined = [];
-      const onerror = (err: Error): void => {
-        if (held === undefined) warn(err);
-        else held.push(err);
+      // A fault that fails no call (a tool left out, a malformed message): one warning line.
+      const onerror = (err: Error): void =>
+        say(() => `agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}`);
+      // A log message no call received as progress (the server's own, not a call's): one line.
+      const onLog = (message: McpLogMessage): void => {
+        if (message.tool === undefined)
+          say(() => visible(`${from}: ${message.level}: ${oneLine(message.text)}`));
       };
       try {
         remotes.push(
@@ -119,12 +118,11 @@ export async function connectServers(
             ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
           }),
         );
-        const waiting = held;
-        held = undefined;
-        waiting.forEach(warn);
         const serverName = remotes.at(-1)!.serverInfo.name;
         from = serverName === '' ? 'mcp' : `mcp ${serverName}`;
-        early.splice(0).forEach(onLog);
+        const waiting = held;
+        held = undefined;
+        for (const line of waiting) notice(line());
       } catch (err) {
         throw new UsageError(`${describeServer(spec)}: ${(err as Error).message}`);
       }

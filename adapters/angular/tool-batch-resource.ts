@@ -125,11 +125,10 @@ function waitFor<T>(waiting: WritableSignal<Waiting<T>>, index: number): Observa
 export function toolBatchResource(options: ToolBatchResourceOptions): ToolBatchResource {
   const approvals = signal<Waiting<Approval>>(new Map());
   const questions = signal<Waiting<ElicitResult>>(new Map());
-  /** The batch running now: its jobs and how to cancel it, or one call of it. */
-  let current:
-    { jobs: readonly Job[]; batch: AbortController; calls: AbortController[] } | undefined;
-  /** The jobs of the batch running now (set as its stream starts). */
-  const batchJobs = signal<readonly Job[] | undefined>(undefined);
+  /** The batch running now: its jobs, and how to cancel it or one call of it. */
+  const current = signal<
+    { jobs: readonly Job[]; batch: AbortController; calls: AbortController[] } | undefined
+  >(undefined);
 
   const resource = rxResource<readonly CallState[], ToolBatchParams | undefined>({
     params: () => options.params(),
@@ -147,8 +146,7 @@ export function toolBatchResource(options: ToolBatchResourceOptions): ToolBatchR
               : AbortSignal.any([job.signal, controllers[i]!.signal]),
         }));
         const batch = new AbortController();
-        current = { jobs, batch, calls: controllers };
-        batchJobs.set(jobs);
+        current.set({ jobs, batch, calls: controllers });
         const needsApproval = options.needsApproval;
         const elicitor: Elicitor =
           options.elicitor ??
@@ -174,7 +172,7 @@ export function toolBatchResource(options: ToolBatchResourceOptions): ToolBatchR
   // A resource in error has no value to read (its value() throws): none of its calls run.
   const calls = computed(() => (resource.hasValue() ? resource.value() : []));
   const outputs = computed(() => {
-    const jobs = batchJobs();
+    const jobs = current()?.jobs;
     const states = calls();
     if (resource.status() === 'idle' || jobs === undefined || states.length !== jobs.length)
       return undefined;
@@ -188,9 +186,9 @@ export function toolBatchResource(options: ToolBatchResourceOptions): ToolBatchR
   return Object.assign(resource, {
     running: computed(() => calls().some((call) => call.settled === undefined)),
     outputs,
-    cancel: () => current?.batch.abort(),
+    cancel: () => current()?.batch.abort(),
     cancelCall: (index: number) =>
-      current?.calls[index]?.abort(new CancelledError('call cancelled by the user')),
+      current()?.calls[index]?.abort(new CancelledError('call cancelled by the user')),
     decide: (index: number, approved: boolean) => approvals().get(index)?.(approved),
     answer: (index: number, result: ElicitResult) => questions().get(index)?.(result),
   });
