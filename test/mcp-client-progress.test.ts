@@ -7,8 +7,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
-import { CallContext, type Tool, type ToolEvent } from '../index.js';
+import { CallContext, type ToolEvent } from '../index.js';
 import { runTool } from './support/run.js';
+import { only } from './support/sdk-peers.js';
 
 /**
  * A server whose `burst` call sends `count` progress notifications and its answer in one go, and
@@ -67,12 +68,6 @@ async function serve(): Promise<{
     onmessage(message, extra);
   };
   return { transport: clientSide, sent, release };
-}
-
-function only(remote: McpRemote, name: string): Tool {
-  const found = remote.tools.find((t) => t.name === name);
-  if (found === undefined) throw new Error(`no tool ${name}`);
-  return found;
 }
 
 describe('connectMcp: progress and cancellation of each call', function () {

@@ -4,21 +4,15 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { expect } from 'chai';
 import { BehaviorSubject } from 'rxjs';
 import { connectMcp, type McpLogMessage, type McpRemote } from '../adapters/mcp-client/index.js';
-import type { Tool } from '../index.js';
 import { CALL_TOKEN } from '../adapters/mcp-shared/call-token.js';
 import { rootsServer } from './fixtures/roots-server.js';
 import { runTool } from './support/run.js';
+import { gate, only } from './support/sdk-peers.js';
 
 async function linked(server: Server): Promise<InMemoryTransport> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   return clientSide;
-}
-
-function only(remote: McpRemote, name: string): Tool {
-  const found = remote.tools.find((t) => t.name === name);
-  if (found === undefined) throw new Error(`no tool ${name}`);
-  return found;
 }
 
 async function allowed(remote: McpRemote): Promise<unknown> {
@@ -71,12 +65,6 @@ function markingServer(gates: { open: Promise<void> }[]): Server {
     return { content: [{ type: 'text', text: `done ${step}` }] };
   });
   return server;
-}
-
-function gate(): { open: Promise<void>; release(): void } {
-  let release!: () => void;
-  const open = new Promise<void>((resolve) => (release = resolve));
-  return { open, release };
 }
 
 describe('connectMcp: roots and server log messages (SDK-built peers in memory)', function () {

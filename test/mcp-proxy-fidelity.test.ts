@@ -3,11 +3,7 @@
  * upstream's log messages during a call reach the client as log messages, filtered by the level
  * it asked for, and its progress as the very same numbers, never a log turned into progress.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -26,6 +22,7 @@ import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-clien
 import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { BehaviorSubject } from 'rxjs';
 import { rawTool, type Tool } from '../index.js';
+import { overHttp } from './support/sdk-peers.js';
 
 /** A tool named `name` that answers its name. */
 const named = (name: string): Tool =>
@@ -65,23 +62,6 @@ function upstream(): Server {
     return { content: [{ type: 'text', text: 'done' }] };
   });
   return server;
-}
-
-/** `server` over Streamable HTTP (one session) on a loopback port; its URL and how to stop it. */
-async function overHttp(server: Server): Promise<{ url: string; close(): Promise<void> }> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
-  await server.connect(transport);
-  const http = createServer((req, res) => void transport.handleRequest(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: async () => {
-      await server.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
 }
 
 async function linked(connect: (t: InMemoryTransport) => Promise<void>) {

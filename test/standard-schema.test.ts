@@ -19,15 +19,18 @@ const run = async (t: Tool, args: string): Promise<string> => {
 
 const echo = (args: unknown) => JSON.stringify(args);
 
+/** The booking the valibot and ArkType schemas below describe, in zod. */
+const zodShape = z.object({
+  room: z.string(),
+  nights: z.number().int().min(1),
+  note: z.string().optional(),
+  tags: z.array(z.enum(['quiet', 'view'])),
+});
+
 const zodTool = tool({
   name: 'book',
   description: 'Books a room.',
-  parameters: z.object({
-    room: z.string(),
-    nights: z.number().int().min(1),
-    note: z.string().optional(),
-    tags: z.array(z.enum(['quiet', 'view'])),
-  }),
+  parameters: zodShape,
   execute: echo,
 });
 
@@ -176,12 +179,7 @@ describe('tool() with a Standard Schema', () => {
       name: 'book',
       description: '',
       strict: true,
-      parameters: z.object({
-        room: z.string(),
-        nights: z.number().int().min(1),
-        note: z.string().optional(),
-        tags: z.array(z.enum(['quiet', 'view'])),
-      }),
+      parameters: zodShape,
       execute: echo,
     });
     expect(t.parameters).to.deep.equal(strictZod.parameters);
