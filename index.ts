@@ -7,7 +7,8 @@
  * ({@link registerStandardSchema}, valibot's JSON Schema through `@valibot/to-json-schema`), and
  * the engine's OpenTelemetry spans, made once the application registers a provider
  * (docs/telemetry.md), and one check of a typed call's arguments where two decide the same
- * (docs/tools.md). Browser bundles load
+ * (docs/tools.md), and the direct run of a `tool()` function that returns a value, without an
+ * Observable between it and the engine (lib/direct-run.ts). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
@@ -19,6 +20,8 @@ import { installCallSpans } from './operators/internal/call-spans.js';
 import { registerStandardSchema, registerValibotConverter } from './lib/schema/standard.js';
 import { onceReader } from './lib/schema/decode-once.js';
 import { registerDecodeOnce } from './lib/tool-arguments.js';
+import { registerDirectRun } from './lib/call-consumer.js';
+import { runDirect } from './lib/direct-run.js';
 
 registerZod3();
 registerAjv();
@@ -27,6 +30,7 @@ installCallSpans();
 registerStandardSchema();
 registerValibotConverter();
 registerDecodeOnce(onceReader);
+registerDirectRun(runDirect);
 
 export * from './lib/index.js';
 export * from './operators/index.js';

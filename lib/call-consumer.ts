@@ -8,11 +8,20 @@
  *
  * @module
  */
-import type { Observable, Observer, Subscription } from 'rxjs';
+import type { Observable, Observer, Unsubscribable } from 'rxjs';
 import type { ProgressSink } from './context.js';
 import type { CallContext } from './context.js';
 import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
 import { describeThrown, oneLine, ToolPanicError } from './errors.js';
+import type { DirectRunner } from './direct-run.js';
+
+/** The direct run of `tool()` functions, once the Node entry registers it (lib/direct-run.ts). */
+let direct: DirectRunner | undefined;
+
+/** Registers the direct run of `tool()` and `rawTool()` functions (undefined: none). */
+export function registerDirectRun(runner: DirectRunner | undefined): void {
+  direct = runner;
+}
 
 /** Not subscribed yet: the subclass may be waiting (for a slot, for `onStart`). */
 export const PENDING = 0;
@@ -51,10 +60,10 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
   declare protected context: CallContext | undefined;
   /** The tool being consumed, once it is. */
   declare protected tool: Tool | undefined;
-  /** The tool's subscription while it runs. */
-  declare protected subscription: Subscription | undefined;
+  /** The tool's subscription (or what follows its function) while it runs. */
+  declare protected subscription: Unsubscribable | undefined;
   /** What cuts the call short (a timeout's timer), if anything: let go of when the call ends. */
-  declare protected timer: Subscription | undefined;
+  declare protected timer: Unsubscribable | undefined;
 
   /** Sets the fields above to a call not consumed yet; the first thing a subclass's constructor does. */
   protected init(): void {
@@ -88,7 +97,11 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     this.phase = RUNNING;
     this.tool = tool;
     this.context = owned;
-    let subscription: Subscription;
+    if (direct !== undefined && owned === context) {
+      const running = direct(this, tool, call, owned as CallContext);
+      if (running !== undefined) return running;
+    }
+    let subscription: Unsubscribable;
     let returned: Observable<ToolEvent> | undefined;
     try {
       returned = tool.execute(call, context);
@@ -100,6 +113,14 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     }
     // A tool that ends inside subscribe ends before the subscription exists: drop it now, so a
     // tool that emits its final and never completes still has its teardown run.
+    return this.hold(subscription);
+  }
+
+  /**
+   * Keeps the tool's subscription (or what follows a directly run function) to let go of when the
+   * call ends; once the call has ended (inside `subscribe`), lets go of it now. Whether it runs.
+   */
+  hold(subscription: Unsubscribable): boolean {
     if (this.phase === ENDED) {
       this.unsubscribeTool(subscription);
       return false;
@@ -143,15 +164,14 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
       const reason = `execute's Promise resolved to ${got}, not an Observable`;
       return this.end(undefined, new ToolPanicError(this.toolName(), value, reason));
     }
-    let subscription: Subscription;
+    let subscription: Unsubscribable;
     try {
       subscription = observable.subscribe(this);
     } catch (err) {
       return this.subscribeThrew(err);
     }
     // The tool may have ended inside subscribe.
-    if ((this.phase as number) === ENDED) return this.unsubscribeTool(subscription);
-    this.subscription = subscription;
+    this.hold(subscription);
   }
 
   /**
@@ -201,7 +221,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
   }
 
   /** Ends the call: the tool is unsubscribed before `onEnd` hears of it. Once only. */
-  protected end(result: ToolResult | undefined, error: Error | undefined): void {
+  end(result: ToolResult | undefined, error: Error | undefined): void {
     if (this.phase === ENDED) return;
     this.phase = ENDED;
     this.context?.finish();
@@ -230,7 +250,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
    * Unsubscribes the tool. What its teardown throws goes to `onTeardownError`, never into a timer,
    * the batch, a sibling or the caller of `cancel`.
    */
-  protected unsubscribeTool(subscription: Subscription): void {
+  protected unsubscribeTool(subscription: Unsubscribable): void {
     try {
       subscription.unsubscribe();
     } catch (err) {

@@ -109,38 +109,35 @@ export interface CallContextOptions {
  * later cancel does nothing, since the signal aborts on cancellation only.
  */
 export class CallContext implements ToolContext {
+  // Ten fields, the options kept as given and read when used: a runner makes one context per
+  // call, and shares one options object among its calls (see the constructor's `sink`).
   private ownCall: ToolCall;
   private keyed = false; // whether ownCall carries its idempotency key yet
   private readonly sink: ProgressSink | undefined;
-  private readonly recorder: Recorder | undefined;
-  private readonly maxRecords: number;
-  private readonly maxRecordBytes: number;
-  private recordCount = 0;
-  private recordBytes = 0;
-  private recordsFull: RecordError | undefined = undefined;
-  private readonly parent: ToolContext | undefined;
-  private readonly ownSession: Session | undefined;
-  private readonly elicitor: Elicitor | undefined;
+  private readonly options: CallContextOptions;
+  private records: RecordCount | undefined = undefined; // made by the first record
   private questions: Set<OpenQuestion> | undefined = undefined; // made by the first question
-  private readonly maxQuestions: number | undefined;
-  private readonly checkAnswers: boolean;
   private asked = 0; // questions asked over the call's life
   private controller: AbortController | undefined = undefined;
   private cancelReason: unknown = undefined;
   private state: 0 | 1 | 2 = 0; // running, cancelled, finished
 
-  constructor(call: ToolCall, options: CallContextOptions = {}) {
+  /**
+   * @param call The call being run.
+   * @param options What the context is made with, read when used (not copied): keep it unchanged
+   *   while the call runs.
+   * @param sink Where its progress goes, in place of `options.sink`: a runner shares one options
+   *   object among its calls and gives each its own sink here.
+   */
+  constructor(
+    call: ToolCall,
+    options: CallContextOptions = {},
+    sink: ProgressSink | undefined = options.sink,
+  ) {
     this.ownCall = call;
-    this.sink = options.sink;
-    this.recorder = options.recorder;
-    this.maxRecords = recordCap(options.maxRecords, DEFAULT_MAX_RECORDS);
-    this.maxRecordBytes = recordCap(options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES);
-    this.parent = options.parent;
-    this.ownSession = options.session;
-    this.elicitor = options.elicitor;
-    this.maxQuestions = options.maxQuestions;
-    this.checkAnswers = options.checkAnswers !== false;
-    if (!this.checkAnswers) relaying.add(this);
+    this.sink = sink;
+    this.options = options;
+    if (options.checkAnswers === false) relaying.add(this);
   }
 
   /**
@@ -168,7 +165,8 @@ export class CallContext implements ToolContext {
   }
 
   get session(): Session | undefined {
-    return this.ownSession ?? this.parent?.session;
+    const options = this.options;
+    return options.session ?? options.parent?.session;
   }
 
   /** Whether the call was cancelled. */
@@ -181,36 +179,31 @@ export class CallContext implements ToolContext {
   }
 
   record(details: Recordable): Promise<void> {
-    if (this.parent !== undefined) return this.parent.record(details);
-    const recorder = this.recorder;
+    const { parent, recorder } = this.options;
+    if (parent !== undefined) return parent.record(details);
     if (recorder === undefined) return Promise.resolve();
+    const records = (this.records ??= {
+      count: 0,
+      bytes: 0,
+      full: undefined,
+      maxRecords: recordCap(this.options.maxRecords, DEFAULT_MAX_RECORDS),
+      maxBytes: recordCap(this.options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES),
+    });
     // Past the cap, every record is refused with the one error, made once: a tool that records in
     // a loop costs a rejected Promise a record, not an Error and its stack.
-    if (this.recordCount >= this.maxRecords) {
-      this.recordsFull ??= new RecordError(
-        `record: past the call's ${this.maxRecords} records (maxRecords), not written`,
+    if (records.count >= records.maxRecords) {
+      records.full ??= new RecordError(
+        `record: past the call's ${records.maxRecords} records (maxRecords), not written`,
         { limit: 'maxRecords' },
       );
-      return Promise.reject(this.recordsFull);
+      return Promise.reject(records.full);
     }
     return new Promise<void>((resolve) => {
       const record = recordOf(details);
       if (record === undefined) throw new TypeError('record: details must implement recordNS()');
-      this.count(record);
+      count(records, record);
       resolve(recorder(record, this.call));
     });
-  }
-
-  /** Counts `record` against the call's caps, or throws the RecordError that refuses it. */
-  private count(record: ToolRecord): void {
-    const size = utf8Length(record.ns) + utf8Length(record.data);
-    if (size > this.maxRecordBytes - this.recordBytes)
-      throw new RecordError(
-        `record ${record.ns}: ${size} bytes, past the call's ${this.maxRecordBytes} bytes of records (maxRecordBytes), not written`,
-        { limit: 'maxRecordBytes' },
-      );
-    this.recordCount++;
-    this.recordBytes += size;
   }
 
   /**
@@ -223,13 +216,12 @@ export class CallContext implements ToolContext {
     const invalid = requestError(request);
     if (invalid !== undefined) return Promise.reject(invalid);
     if (this.state !== 0) return Promise.resolve(CANCELLED);
-    const elicitor = this.elicitor;
-    const parent = this.parent;
+    const { elicitor, parent } = this.options;
     if (elicitor === undefined && typeof parent?.elicit !== 'function')
       return Promise.resolve(DECLINED);
     // Counted where asked: a question passed to `parent` is the parent's to count.
     if (elicitor !== undefined) {
-      const max = questionBound(this.maxQuestions);
+      const max = questionBound(this.options.maxQuestions);
       if (++this.asked > max) return Promise.reject(tooManyQuestions(this.ownCall.id, max));
     }
     return new Promise<ElicitResult>((resolve, reject) => {
@@ -238,7 +230,7 @@ export class CallContext implements ToolContext {
         answered: (q: OpenQuestion, answer: ElicitResult) => this.answered(q, answer),
         teardownError: (thrown: unknown) => this.answerTeardownError(thrown),
         misfit: (problem: string) => this.misfit(problem),
-        checks: this.checkAnswers,
+        checks: this.options.checkAnswers !== false,
       };
       const asks = elicitor !== undefined;
       const question = new OpenQuestion(request, asks, owner, resolve, reject);
@@ -286,16 +278,21 @@ export class CallContext implements ToolContext {
   }
 
   /**
-   * Cancels the call: aborts the signal (with a CancelledError unless a reason is given) and
-   * answers its open questions with `cancel`. Does nothing once the call has ended or been
-   * cancelled.
+   * Cancels the call: aborts the signal and answers its open questions with `cancel`. The
+   * signal's reason is `reason`; without one, the reason its `parent` was cancelled with (a
+   * `tool()` function's context, cancelled as the runner's is: a TimeoutError on a timeout), else
+   * a CancelledError. Does nothing once the call has ended or been cancelled.
    */
   cancel(reason?: unknown): void {
     if (this.state !== 0) return;
     this.state = 1;
-    // Made here, not as a parameter default: a teardown cancels every call it ends, and an error
-    // (with its stack) for each finished call would cost more than the call itself.
-    const why = reason === undefined ? new CancelledError() : reason;
+    // A parent that is a CallContext has a reason once cancelled (undefined until then). Made
+    // here, not as a parameter default: a teardown cancels every call it ends, and an error (with
+    // its stack) for each finished call would cost more than the call itself.
+    const why =
+      reason !== undefined
+        ? reason
+        : ((this.options.parent as CallContext | undefined)?.cancelReason ?? new CancelledError());
     this.cancelReason = why;
     this.controller?.abort(why);
     if (this.questions !== undefined) this.closeQuestions();
@@ -314,4 +311,26 @@ export class CallContext implements ToolContext {
   private closeQuestions(): void {
     for (const question of [...(this.questions as Set<OpenQuestion>)]) question.settle(CANCELLED);
   }
+}
+
+/** A call's records so far, against its caps. */
+interface RecordCount {
+  count: number;
+  bytes: number;
+  /** The error refusing every record past `maxRecords`, made once. */
+  full: RecordError | undefined;
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+}
+
+/** Counts `record` against the call's caps, or throws the RecordError that refuses it. */
+function count(records: RecordCount, record: ToolRecord): void {
+  const size = utf8Length(record.ns) + utf8Length(record.data);
+  if (size > records.maxBytes - records.bytes)
+    throw new RecordError(
+      `record ${record.ns}: ${size} bytes, past the call's ${records.maxBytes} bytes of records (maxRecordBytes), not written`,
+      { limit: 'maxRecordBytes' },
+    );
+  records.count++;
+  records.bytes += size;
 }

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import { isObservable, Observable, type Subscriber, type Unsubscribable } from 'rxjs';
+import { isObservable, Observable, type Unsubscribable } from 'rxjs';
 import { CallContext, type ProgressSink } from './context.js';
 import { ToolPanicError } from './errors.js';
-import type { ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
+import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
 
 /** How a function's returned values become results. */
 export interface ResultMapping {
@@ -24,11 +24,56 @@ export interface ResultMapping {
   readonly observableOfEvents: boolean;
 }
 
-function failure(mapping: ResultMapping, err: unknown): unknown {
+/** A thrown value as the call's failure: an Error as is, anything else a ToolPanicError. */
+export function failure(mapping: ResultMapping, err: unknown): Error {
   return err instanceof Error ? err : new ToolPanicError(mapping.tool, err);
 }
 
-function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown> {
+/**
+ * Where a followed function's events go: the Subscriber of the call's Observable, or a runner
+ * that runs the function itself ({@link DirectRun}).
+ */
+export interface EventSink {
+  next(event: ToolEvent): void;
+  error(err: unknown): void;
+  complete(): void;
+}
+
+/**
+ * A `tool()` or `rawTool()` tool's function, for a runner that owns the call's context: the
+ * runner calls `run` with that context and reads a plain returned value as the final at once,
+ * instead of subscribing `execute`'s Observable (a call that returns a value then costs what the
+ * function costs: no Observable, no Subscriber, no second context). What the function returns
+ * otherwise (a Promise, an async generator, an Observable) is followed as `execute` follows it.
+ * Both ways give the same events in the same order (test/direct-run.test.ts runs the same calls
+ * both ways). The Node entry registers the runner (lib/direct-run.ts); a browser bundle subscribes
+ * `execute` and stays smaller.
+ */
+export interface DirectRun {
+  readonly mapping: ResultMapping;
+  run(context: CallContext, call: ToolCall): unknown;
+}
+
+/** Where a tool's `execute` keeps its {@link DirectRun}. */
+export const DIRECT = Symbol('direct');
+
+/**
+ * The `execute` of a tool that runs `run` as one call's Observable ({@link callObservable}),
+ * carrying the {@link DirectRun} of the same function under {@link DIRECT}. On the function, not
+ * the tool: a tool whose `execute` was replaced or wrapped has none, and a copy (`{ ...tool }`)
+ * runs the same function either way.
+ */
+export function functionExecute(
+  mapping: ResultMapping,
+  run: (context: CallContext, call: ToolCall) => unknown,
+): Tool['execute'] {
+  const execute: Tool['execute'] & { [DIRECT]?: DirectRun } = (call, context) =>
+    callObservable(call, context, mapping, run);
+  execute[DIRECT] = { mapping, run };
+  return execute;
+}
+
+export function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown> {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -37,7 +82,7 @@ function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unkn
   );
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
     value !== null &&
@@ -46,15 +91,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * One subscription's state: the sink of its context's progress and the teardown of its
- * subscription at once, so the call's whole state is one object with methods.
+ * One call's following of its function: the sink of its context's progress and the teardown of
+ * its subscription at once, so the call's whole state is one object with methods.
  */
-class FunctionCall implements ProgressSink, Unsubscribable {
-  readonly context: CallContext;
+export class FunctionCall implements ProgressSink, Unsubscribable {
+  context: CallContext;
   private teardown: (() => void) | undefined = undefined;
 
   constructor(
-    private readonly subscriber: Subscriber<ToolEvent>,
+    private readonly subscriber: EventSink,
     private readonly mapping: ResultMapping,
     call: ToolCall,
     outer: ToolContext,
@@ -68,7 +113,9 @@ class FunctionCall implements ProgressSink, Unsubscribable {
 
   /** Follows what the function returned, or what its Promise resolved to. */
   follow(value: unknown): void {
-    if (this.subscriber.closed) return;
+    // A call that ends before its function's Promise settles is cancelled (unsubscribed, timed
+    // out, aborted): what the Promise resolves to is not followed then.
+    if (this.context.cancelled) return;
     if (isObservable(value)) {
       this.teardown = followObservable(
         value,
@@ -81,7 +128,6 @@ class FunctionCall implements ProgressSink, Unsubscribable {
     } else if (isAsyncGenerator(value)) {
       this.teardown = followGenerator(
         value,
-        this.subscriber,
         this.context,
         (last) => this.end(last),
         (err) => this.fail(err),
@@ -115,7 +161,10 @@ class FunctionCall implements ProgressSink, Unsubscribable {
     this.subscriber.error(failure(this.mapping, err));
   }
 
-  /** The subscription's teardown: cancels a call still running, stops what it follows. */
+  /**
+   * The subscription's teardown: cancels a call still running, stops what it follows. (A runner
+   * that lent its own context has cancelled or finished it first: the cancel does nothing then.)
+   */
   unsubscribe(): void {
     this.context.cancel();
     this.teardown?.();
@@ -147,7 +196,7 @@ export function callObservable(
 function followObservable(
   source: Observable<unknown>,
   mapping: ResultMapping,
-  subscriber: Subscriber<ToolEvent>,
+  subscriber: EventSink,
   context: CallContext,
   end: (value: unknown) => void,
   fail: (err: unknown) => void,
@@ -191,7 +240,6 @@ function followObservable(
 
 function followGenerator(
   generator: AsyncGenerator<unknown, unknown>,
-  subscriber: Subscriber<ToolEvent>,
   context: CallContext,
   end: (value: unknown) => void,
   fail: (err: unknown) => void,
@@ -210,7 +258,8 @@ function followGenerator(
   };
   step();
   return () => {
-    if (subscriber.closed && !context.cancelled) return;
+    // Torn down after its return: nothing to stop.
+    if (!context.cancelled) return;
     stopped = true;
     // Runs the generator's finally blocks; what it returns then is nobody's business.
     generator.return(undefined).catch(() => undefined);

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Observable } from 'rxjs';
-import { callObservable, type ResultMapping } from './execution.js';
+import { functionExecute, type ResultMapping } from './execution.js';
 import type { JsonSchema } from './open-responses.js';
 import { toResult } from './result.js';
 import type {
@@ -106,7 +106,7 @@ export function rawTool(definition: RawToolDefinition): Tool {
   const built: Tool = {
     name: definition.name,
     description: definition.description ?? '',
-    execute: (call, context) => callObservable(call, context, mapping, run),
+    execute: functionExecute(mapping, run),
   };
   if (definition.parameters !== undefined)
     Object.assign(built, { parameters: definition.parameters });

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Observable } from 'rxjs';
-import { callObservable, type ResultMapping } from './execution.js';
+import { functionExecute, type ResultMapping } from './execution.js';
 import type { JsonSchema } from './open-responses.js';
 import { copyProperties, type ToolProperties } from './raw-tool.js';
 import { toResult } from './result.js';
@@ -181,7 +181,7 @@ export function tool<
   const built: Tool = {
     name,
     description: definition.description ?? '',
-    execute: (call, context) => callObservable(call, context, mapping, run),
+    execute: functionExecute(mapping, run),
   };
   if (parameters !== undefined) Object.assign(built, { parameters });
   if (output !== undefined) Object.assign(built, { outputSchema: output.schema });

@@ -31,12 +31,28 @@ import { executeBatch } from '../operators/execute-batch.js';
 import { executeCalls } from '../operators/execute-calls.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../operators/job.js';
 import { final, progress, stubTool } from '../testing/index.js';
+import { rawTool } from '../lib/raw-tool.js';
+import { registerDirectRun } from '../lib/call-consumer.js';
+import { runDirect } from '../lib/direct-run.js';
+
+// The engine runs a rawTool()'s function directly, as under the Node entry (index.ts), while the
+// model subscribes its `execute`: both must show the same trace.
+registerDirectRun(runDirect);
 import { modelBatch, modelCalls, type ModelOptions } from './pipeline-model.js';
 
 /** How one job's tool behaves. */
 export interface ToolSpec {
-  /** cold: a marble; sync: final inside subscribe; held: final inside subscribe, never completes. */
-  kind: 'cold' | 'sync' | 'held' | 'throws' | 'missing';
+  /**
+   * cold: a marble; sync: final inside subscribe; held: final inside subscribe, never completes;
+   * value: its function returns the final result (by hand: final inside subscribe).
+   */
+  kind: 'cold' | 'sync' | 'held' | 'throws' | 'missing' | 'value';
+  /**
+   * How the tool is made: by hand (the engine subscribes its `execute`), or by `rawTool()` over the
+   * same function, whose calls the engine runs directly (lib/direct-run.ts) and the model through
+   * `execute`'s Observable.
+   */
+  made?: 'hand' | 'rawTool';
   /** For `cold`: p progress, f final, q progress after the final, # error, | completion. */
   marble: string;
   /**
@@ -76,7 +92,8 @@ function sometimes<T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
 }
 
 const toolSpec: fc.Arbitrary<ToolSpec> = fc.record({
-  kind: fc.constantFrom('cold', 'cold', 'cold', 'cold', 'sync', 'held', 'throws', 'missing'),
+  kind: fc.constantFrom('cold', 'cold', 'cold', 'cold', 'sync', 'held', 'throws', 'missing', 'value'),
+  made: fc.constantFrom('hand', 'hand', 'rawTool'),
   marble: fc
     .tuple(
       fc.array(fc.constantFrom('-', '-', 'p'), { maxLength: 4 }),
@@ -335,8 +352,9 @@ function makeJob(
   const source = (): Observable<ToolEvent> => {
     switch (spec.kind) {
       case 'sync':
+      case 'value':
         return new Observable<ToolEvent>((s) => {
-          s.next(final('sync'));
+          s.next(final(spec.kind));
           s.complete();
         });
       case 'held':
@@ -360,13 +378,26 @@ function makeJob(
       };
     });
   };
-  const tool: Tool = stubTool(`t_${id}`, execute, {
+  const properties = {
     ...(spec.resource === ''
       ? {}
       : byArgs === undefined
         ? { resource: spec.resource }
         : { resource: pathResource }),
     ...(spec.sequential ? { sequential: true } : {}),
-  });
+  };
+  const tool: Tool =
+    spec.made !== 'rawTool'
+      ? stubTool(`t_${id}`, execute, properties)
+      : rawTool({
+          name: `t_${id}`,
+          description: '',
+          ...properties,
+          execute: (toolCall, context) => {
+            if (spec.kind !== 'value') return execute(toolCall, context);
+            entries.push([now(), now(), '']);
+            return { output: 'value' };
+          },
+        });
   return { tool, call };
 }

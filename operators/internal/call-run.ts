@@ -9,22 +9,17 @@
 import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import type * as consumer from '../../lib/call-consumer.js';
 import { CallConsumer } from '../../lib/call-consumer.js';
-import type { ElicitRequest, ElicitResult, Elicitor, ToolResult } from '../../lib/contract.js';
-import { CallContext } from '../../lib/context.js';
+import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
+import { CallContext, type CallContextOptions } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
-import type { Recorder } from '../../lib/records.js';
 import type { Job } from '../job.js';
 import type { BatchSpans } from './call-spans.js';
 import type { Fifo } from './run-queues.js';
 
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
 export interface RunOwner {
-  readonly recorder: Recorder | undefined;
-  readonly maxRecords: number | undefined;
-  readonly maxRecordBytes: number | undefined;
-  readonly elicitor: Elicitor | undefined;
-  /** `ExecuteOptions.maxQuestions`, as given. */
-  readonly maxQuestions: number | undefined;
+  /** What every call's context is made with: the batch's recorder, elicitor and caps. */
+  readonly contextOptions: CallContextOptions;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   /** Milliseconds, or 0 for none. */
   readonly timeout: number;
@@ -149,14 +144,7 @@ export class CallRun extends CallConsumer {
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);
-    const context = new CallContext(call, {
-      sink: this,
-      recorder: owner.recorder,
-      maxRecords: owner.maxRecords,
-      maxRecordBytes: owner.maxRecordBytes,
-      elicitor: owner.elicitor,
-      maxQuestions: owner.maxQuestions,
-    });
+    const context = new CallContext(call, owner.contextOptions, this);
     if (!this.consume(tool, call, context, context)) return;
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);

@@ -27,14 +27,9 @@
  */
 import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import {
-  type ElicitRequest,
-  type ElicitResult,
-  type Elicitor,
-  type ToolResult,
-} from '../../lib/contract.js';
+import { type ElicitRequest, type ElicitResult, type ToolResult } from '../../lib/contract.js';
+import type { CallContextOptions } from '../../lib/context.js';
 import { CancelledError } from '../../lib/errors.js';
-import type { Recorder } from '../../lib/records.js';
 import type { CallRun } from './call-run.js';
 import { Turns, type TurnsHost } from './turns.js';
 import { approveTimeoutBound, parallelBound, timeoutBound } from './batch-mode.js';
@@ -60,11 +55,7 @@ import { spansFor } from './span-hook.js';
 export class Engine
   implements TurnsHost, WatchOwner, ApprovalOwner, ApprovalHost, EventListenerObject, Unsubscribable
 {
-  readonly recorder: Recorder | undefined;
-  readonly maxRecords: number | undefined;
-  readonly maxRecordBytes: number | undefined;
-  readonly elicitor: Elicitor | undefined;
-  readonly maxQuestions: number | undefined;
+  readonly contextOptions: CallContextOptions;
   readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
   readonly timeout: number;
   readonly approveTimeout: number;
@@ -95,11 +86,13 @@ export class Engine
     jobs: readonly Job[] | undefined,
     serial: boolean,
   ) {
-    this.recorder = options.recorder;
-    this.maxRecords = options.maxRecords;
-    this.maxRecordBytes = options.maxRecordBytes;
-    this.elicitor = options.elicitor;
-    this.maxQuestions = options.maxQuestions;
+    this.contextOptions = {
+      recorder: options.recorder,
+      maxRecords: options.maxRecords,
+      maxRecordBytes: options.maxRecordBytes,
+      elicitor: options.elicitor,
+      maxQuestions: options.maxQuestions,
+    };
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
     this.approveTimeout = approveTimeoutBound(options);
