@@ -92,7 +92,17 @@ function sometimes<T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
 }
 
 const toolSpec: fc.Arbitrary<ToolSpec> = fc.record({
-  kind: fc.constantFrom('cold', 'cold', 'cold', 'cold', 'sync', 'held', 'throws', 'missing', 'value'),
+  kind: fc.constantFrom(
+    'cold',
+    'cold',
+    'cold',
+    'cold',
+    'sync',
+    'held',
+    'throws',
+    'missing',
+    'value',
+  ),
   made: fc.constantFrom('hand', 'hand', 'rawTool'),
   marble: fc
     .tuple(
