@@ -10,8 +10,14 @@ import { bundle } from '../../test/support/bundle.js';
 import { root } from '../../test/support/cli.js';
 import { row, type Row } from '../report.js';
 
-/** The most an app may grow, min+gzip, by importing `tool` and `executeBatch`. */
+/**
+ * The most an app may grow, min+gzip, by importing `tool` and `executeBatch`: what the test holds
+ * it to (test/bundle-size.test.ts), so it grows no further.
+ */
 export const BUDGET = 30 * 1024;
+
+/** What it should grow by at most: the bench's target. */
+export const TARGET = 20 * 1024;
 
 /** An app using zod and rxjs alone. */
 const BASE = `
@@ -128,7 +134,7 @@ export async function bundleSizeScenario(): Promise<Row[]> {
       scenario: 'bundle size',
       name: 'tool + executeBatch in a browser app, min+gzip',
       ours: { label: `added to ${(base / 1024).toFixed(0)} KB`, value: added / 1024, unit: 'KB' },
-      target: { on: 'ours', max: BUDGET / 1024, text: `<= ${BUDGET / 1024} KB` },
+      target: { on: 'ours', max: TARGET / 1024, text: `<= ${TARGET / 1024} KB` },
       note: `zod + rxjs alone ${(base / 1024).toFixed(1)} KB, with agenttool ${(withTools / 1024).toFixed(1)} KB`,
     }),
     row({

@@ -14,6 +14,7 @@ import type { Tool, ToolEvent } from '../../lib/contract.js';
 import { interleave, type Sampled, type Variant } from '../harness.js';
 import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
+import { ARGS, list, listSchema } from './typed-call.js';
 
 /** A tool of the contract written by hand: its observable emits the final inside subscribe. */
 function trivialTool(name: string): Tool {
@@ -33,16 +34,28 @@ const typedTool = tool({
   execute: echo,
 });
 
+/** The six-field tool of scenario 2: the kinds of fields a model's call carries. */
+const listTool = tool({
+  name: 'list',
+  description: 'List a directory.',
+  parameters: listSchema,
+  execute: list,
+});
+
 /** The floor of a typed call's work, by hand: `JSON.parse`, zod's parse, the function. */
-function byHand(jobs: readonly Job[]): Variant {
+function byHand<A>(
+  jobs: readonly Job[],
+  schema: { parse(value: unknown): A },
+  fn: (args: A) => string,
+  expected: string,
+): Variant {
   return {
     name: 'JSON.parse+zod+fn',
     calls: jobs.length,
     run: () => {
       let last = '';
-      for (let i = 0; i < jobs.length; i++)
-        last = echo(echoSchema.parse(JSON.parse(jobs[i]!.call.args)));
-      if (last !== 'hello') throw new Error('unexpected output');
+      for (let i = 0; i < jobs.length; i++) last = fn(schema.parse(JSON.parse(jobs[i]!.call.args)));
+      if (last !== expected) throw new Error('unexpected output');
     },
   };
 }
@@ -145,14 +158,18 @@ export async function executorScenario(scale: Scale): Promise<Row[]> {
   const count = Math.round(100_000 * scale.size);
   const raw = jobsOf([trivialTool('a'), trivialTool('b'), trivialTool('c')], count, '');
   const typed = jobsOf([typedTool], count, '{"text":"hello"}');
+  const fields = jobsOf([listTool], count, ARGS);
   const context = new CallContext({ id: 'shared', args: '' });
   const rows: Row[] = [];
   for (const [label, jobs] of [
     ['raw tool', raw],
     ['typed tool()', typed],
+    ['typed tool(), 6 fields', fields],
   ] as const) {
     const variants = executorVariants(jobs, context);
-    if (label === 'typed tool()') variants.push(byHand(jobs));
+    if (label === 'typed tool()') variants.push(byHand(jobs, echoSchema, echo, 'hello'));
+    if (label === 'typed tool(), 6 fields')
+      variants.push(byHand(jobs, listSchema, list, '/srv/data size 50'));
     const [ours, mergeMapped, pool, loop, hand] = await interleave(variants, {
       rounds: scale.rounds(label === 'raw tool' ? 15 : 9),
     });
