@@ -8,7 +8,13 @@
  *
  * @module
  */
-import type { Observable, Observer, Unsubscribable } from 'rxjs';
+import {
+  UnsubscriptionError,
+  type Observable,
+  type Observer,
+  type TeardownLogic,
+  type Unsubscribable,
+} from 'rxjs';
 import type { ProgressSink } from './context.js';
 import type { CallContext } from './context.js';
 import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
@@ -64,6 +70,8 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
   declare protected subscription: Unsubscribable | undefined;
   /** What cuts the call short (a timeout's timer), if anything: let go of when the call ends. */
   declare protected timer: Unsubscribable | undefined;
+  /** What the tool's observable gave to run when it is unsubscribed (see {@link CallConsumer.add}). */
+  declare private finalizers: Exclude<TeardownLogic, void>[] | undefined;
 
   /** Sets the fields above to a call not consumed yet; the first thing a subclass's constructor does. */
   protected init(): void {
@@ -72,6 +80,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     this.tool = undefined;
     this.subscription = undefined;
     this.timer = undefined;
+    this.finalizers = undefined;
   }
 
   /** A progress update of the running call. */
@@ -127,6 +136,49 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
     }
     this.subscription = subscription;
     return true;
+  }
+
+  // The consumer is the tool's Subscriber as well as its observer: with `closed`, `add`, `remove`
+  // and `unsubscribe`, rxjs subscribes it as it is, without a SafeSubscriber around it.
+
+  /** Whether the call has ended: a producer stops emitting then. */
+  get closed(): boolean {
+    return this.phase === ENDED;
+  }
+
+  /**
+   * Keeps a finalizer of the tool's observable, run when the call lets go of the tool; once it
+   * has (the finalizers have run), runs it now.
+   */
+  add(teardown: TeardownLogic): void {
+    if (!teardown || teardown === this) return;
+    if (this.finalizers === RELEASED) return finalize(teardown);
+    (this.finalizers ??= []).push(teardown);
+  }
+
+  /**
+   * Nothing: rxjs removes a finalizer only from a parent it registered itself with, and `add`
+   * registers none (a finalizer that ended by itself is run again as a no-op).
+   */
+  remove(): void {}
+
+  /**
+   * Runs the finalizers the tool's observable gave, once: what they throw is thrown together in
+   * an UnsubscriptionError, as rxjs's Subscription does.
+   */
+  unsubscribe(): void {
+    const held = this.finalizers;
+    this.finalizers = RELEASED;
+    if (held === undefined || held === RELEASED) return;
+    const errors: unknown[] = [];
+    for (const teardown of held) {
+      try {
+        finalize(teardown);
+      } catch (err) {
+        errors.push(...(err instanceof UnsubscriptionError ? err.errors : [err]));
+      }
+    }
+    if (errors.length > 0) throw new UnsubscriptionError(errors);
   }
 
   /**
@@ -257,4 +309,13 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
       this.onTeardownError(err);
     }
   }
+}
+
+/** The finalizers of a consumer that has let go of its tool: one added later runs at once. */
+const RELEASED: Exclude<TeardownLogic, void>[] = [];
+
+/** Runs one finalizer: a function, or something to unsubscribe. */
+function finalize(teardown: Exclude<TeardownLogic, void>): void {
+  if (typeof teardown === 'function') teardown();
+  else teardown.unsubscribe();
 }

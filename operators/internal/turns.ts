@@ -43,8 +43,10 @@ export class Turns {
   barrier = false;
   /** Whether the host links runs to job watches (set by the host's first watch). */
   watched = false;
-  private readonly heap = new IndexHeap<CallRun>();
-  private readonly chains = new Map<string, Chain>();
+  /** The calls whose turn has come, waiting for a slot; made by the first (a batch of one has none). */
+  private heap: IndexHeap<CallRun> | undefined = undefined;
+  /** The chains by resource; made by the first call that names a resource. */
+  private chains: Map<string, Chain> | undefined = undefined;
   /** Jobs past the cursor that ended before their turn: the cursor passes them by. */
   private skipped: Set<number> | undefined = undefined;
   /** The approvals still to come, by job index; made by the first one. */
@@ -91,7 +93,7 @@ export class Turns {
   /** Approval `pending` came: a parked run has its turn already, and waits for a slot now. */
   approved(pending: PendingApproval): void {
     this.approvals?.delete(pending.index);
-    if (pending.parked) this.heap.push(pending.run as CallRun);
+    if (pending.parked) (this.heap ??= new IndexHeap()).push(pending.run as CallRun);
   }
 
   /**
@@ -115,8 +117,9 @@ export class Turns {
    * `into`, for a batch aborted: ended ones left out when any job could have ended early.
    */
   drainAdmitted(into: CallRun[]): CallRun[] {
-    this.heap.drainInto(into);
-    for (const chain of this.chains.values()) chain.queue.drainInto(into);
+    this.heap?.drainInto(into);
+    if (this.chains !== undefined)
+      for (const chain of this.chains.values()) chain.queue.drainInto(into);
     if (this.approvals !== undefined)
       for (const pending of this.approvals.values()) if (pending.parked) into.push(pending.run!);
     return into;
@@ -159,11 +162,12 @@ export class Turns {
       const next = chain.queue.shift();
       if (next === undefined) {
         if (chain.key === undefined) chain.busy = false;
-        else this.chains.delete(chain.key);
+        else this.chains?.delete(chain.key);
         return;
       }
       if (!next.ended) {
-        if (this.approvals === undefined || !this.parks(next, true)) this.heap.push(next);
+        if (this.approvals === undefined || !this.parks(next, true))
+          (this.heap ??= new IndexHeap()).push(next);
         return;
       }
       // Aborted by its own signal while it waited: already reported, its turn passes on.
@@ -191,14 +195,16 @@ export class Turns {
   /** The earliest job whose turn has come, admitting jobs from the cursor as needed (rule 6). */
   take(): CallRun | undefined {
     if (this.barrier) return undefined;
-    for (let ready = this.heap.pop(); ready !== undefined; ready = this.heap.pop()) {
-      if (!ready.ended) {
-        this.waiting--;
-        return ready;
+    const heap = this.heap;
+    if (heap !== undefined)
+      for (let ready = heap.pop(); ready !== undefined; ready = heap.pop()) {
+        if (!ready.ended) {
+          this.waiting--;
+          return ready;
+        }
+        // Ended while waiting for a slot (uncounted already): its chain goes on.
+        if (ready.chain !== undefined) this.passTurn(ready.chain);
       }
-      // Ended while waiting for a slot (uncounted already): its chain goes on.
-      if (ready.chain !== undefined) this.passTurn(ready.chain);
-    }
     const jobs = this.jobs;
     while (this.cursor < jobs.length) {
       const job = jobs[this.cursor];
@@ -255,13 +261,14 @@ export class Turns {
         if (run === undefined) continue;
         return run;
       }
-      let chain = this.chains.get(resource);
+      const chains = (this.chains ??= new Map());
+      let chain = chains.get(resource);
       if (chain === undefined) {
         // A resource named from arguments may be one of many (a file each): its chain goes
         // when it idles, so a long executeCalls holds only the chains in use.
         const key = typeof named === 'string' ? undefined : resource;
         chain = { busy: false, queue: new Fifo<CallRun>(), key };
-        this.chains.set(resource, chain);
+        chains.set(resource, chain);
       }
       const run = this.newRun(job, index, chain, false);
       if (!chain.busy) {
