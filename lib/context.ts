@@ -111,16 +111,18 @@ export interface CallContextOptions {
 export class CallContext implements ToolContext {
   // Ten fields, the options kept as given and read when used: a runner makes one context per
   // call, and shares one options object among its calls (see the constructor's `sink`).
-  private ownCall: ToolCall;
-  private keyed = false; // whether ownCall carries its idempotency key yet
-  private readonly sink: ProgressSink | undefined;
-  private readonly options: CallContextOptions;
-  private records: RecordCount | undefined = undefined; // made by the first record
-  private questions: Set<OpenQuestion> | undefined = undefined; // made by the first question
-  private asked = 0; // questions asked over the call's life
-  private controller: AbortController | undefined = undefined;
-  private cancelReason: unknown = undefined;
-  private state: 0 | 1 | 2 = 0; // running, cancelled, finished
+  // Declared and set in the constructor rather than initialised as class fields: a context is
+  // made per call, and field initialisers cost the engine there (see lib/call-consumer.ts).
+  declare private ownCall: ToolCall;
+  declare private keyed: boolean; // whether ownCall carries its idempotency key yet
+  declare private readonly sink: ProgressSink | undefined;
+  declare private readonly options: CallContextOptions;
+  declare private records: RecordCount | undefined; // made by the first record
+  declare private questions: Set<OpenQuestion> | undefined; // made by the first question
+  declare private asked: number; // questions asked over the call's life
+  declare private controller: AbortController | undefined;
+  declare private cancelReason: unknown;
+  declare private state: 0 | 1 | 2; // running, cancelled, finished
 
   /**
    * @param call The call being run.
@@ -135,8 +137,15 @@ export class CallContext implements ToolContext {
     sink: ProgressSink | undefined = options.sink,
   ) {
     this.ownCall = call;
+    this.keyed = false;
     this.sink = sink;
     this.options = options;
+    this.records = undefined;
+    this.questions = undefined;
+    this.asked = 0;
+    this.controller = undefined;
+    this.cancelReason = undefined;
+    this.state = 0;
     if (options.checkAnswers === false) relaying.add(this);
   }
 

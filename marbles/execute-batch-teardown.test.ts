@@ -76,6 +76,50 @@ describe('executeBatch: a tool whose teardown throws', () => {
     expect(seen).to.deep.equal([['teardown boom', 'a', 0]]);
   });
 
+  it('runs a finalizer a tool adds after its call ended at once, and shows it closed', () => {
+    const seen: string[] = [];
+    testScheduler().run(({ expectObservable, flush }) => {
+      // A producer that keeps its subscriber past the call's end (it gives no teardown).
+      const late = new Observable<ToolEvent>((subscriber) => {
+        subscriber.next(final('done'));
+        timer(3).subscribe(() => {
+          seen.push(`closed: ${subscriber.closed}`);
+          subscriber.add(() => seen.push('finalizer ran'));
+          seen.push('added');
+        });
+      });
+      const jobs = [job(stubTool('a', late), 'a')];
+      expectObservable(executeBatch(jobs)).toBe('(a|)', doneEvents('a'));
+      flush();
+    });
+    expect(seen).to.deep.equal(['closed: true', 'finalizer ran', 'added']);
+  });
+
+  it('reports every finalizer that throws, together, and runs the rest', () => {
+    const { seen, options } = reports();
+    const ran: string[] = [];
+    testScheduler().run(({ cold, expectObservable }) => {
+      const a = cold('  --(f|)', toolEvents);
+      const two = new Observable<ToolEvent>((subscriber) => {
+        subscriber.add(() => {
+          throw new Error('first');
+        });
+        subscriber.add(() => ran.push('middle'));
+        subscriber.add(() => {
+          throw new Error('second');
+        });
+        return a.subscribe(subscriber);
+      });
+      expectObservable(executeBatch([job(stubTool('a', two), 'a')], options)).toBe(
+        '--(a|)',
+        doneEvents('a'),
+      );
+    });
+    expect(ran).to.deep.equal(['middle']);
+    expect(seen.map(([message]) => message)).to.have.length(1);
+    expect(seen[0]![0]).to.match(/first[\s\S]*second/);
+  });
+
   it('still tears down every other running call when the batch is unsubscribed', () => {
     const { seen, options } = reports();
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {

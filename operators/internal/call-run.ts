@@ -72,18 +72,18 @@ export function asError(value: unknown): Error {
  * tool's observable is read (one final, contract breaks, teardown errors) is {@link CallConsumer}'s.
  */
 export class CallRun extends CallConsumer {
-  readonly owner: RunOwner;
-  readonly job: Job;
-  readonly index: number;
+  declare readonly owner: RunOwner;
+  declare readonly job: Job;
+  declare readonly index: number;
   /** The chain the call holds while it runs, or undefined for a call without a resource. */
-  readonly chain: Chain | undefined;
+  declare readonly chain: Chain | undefined;
   /** A sequential call of `executeCalls`: runs alone, and nothing after it starts before it ends. */
-  readonly barrier: boolean;
+  declare readonly barrier: boolean;
   /** The running list, for cancelling every running call without a registry. */
-  prevRunning: CallRun | undefined = undefined;
-  nextRunning: CallRun | undefined = undefined;
+  declare prevRunning: CallRun | undefined;
+  declare nextRunning: CallRun | undefined;
   /** Whether the scheduler has started it (onStart, then the tool). */
-  private started: boolean;
+  declare private started: boolean;
   /**
    * Why the call fails without running its tool (its resource could not be named from its
    * arguments): set by the scheduler before the call starts, it is the call's final error.
@@ -106,6 +106,8 @@ export class CallRun extends CallConsumer {
     this.chain = chain;
     this.barrier = barrier;
     this.started = false;
+    this.prevRunning = undefined;
+    this.nextRunning = undefined;
   }
 
   /** Runs onStart, then the tool. The slot is the caller's to count. */
