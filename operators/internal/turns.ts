@@ -33,35 +33,52 @@ export interface TurnsHost extends RunOwner {
 
 /** The turn-taking state of one batch. */
 export class Turns {
+  // Declared, and set in the constructor, rather than initialised as class fields: every batch
+  // makes one (see scheduler-internals.ts).
+  declare private readonly host: TurnsHost;
+  /** One call at a time in job order, ignoring resources (and, without approvals, chains). */
+  declare private readonly serial: boolean;
+  /** Whether calls are approved first (`ExecuteOptions.approve`). */
+  declare private readonly approving: boolean;
   /** The jobs not yet admitted start at `cursor`; `base` is the index of `jobs[0]`. */
-  jobs: Job[];
-  cursor = 0;
-  base = 0;
+  declare jobs: Job[];
+  declare cursor: number;
+  declare base: number;
   /** Admitted, not started: in a chain, in the heap, or parked for an approval. */
-  waiting = 0;
+  declare waiting: number;
   /** A sequential tool's call runs: nothing else may start. */
-  barrier = false;
+  declare barrier: boolean;
   /** Whether the host links runs to job watches (set by the host's first watch). */
-  watched = false;
+  declare watched: boolean;
   /** The calls whose turn has come, waiting for a slot; made by the first (a batch of one has none). */
-  private heap: IndexHeap<CallRun> | undefined = undefined;
+  declare private heap: IndexHeap<CallRun> | undefined;
   /** The chains by resource; made by the first call that names a resource. */
-  private chains: Map<string, Chain> | undefined = undefined;
+  declare private chains: Map<string, Chain> | undefined;
   /** Jobs past the cursor that ended before their turn: the cursor passes them by. */
-  private skipped: Set<number> | undefined = undefined;
+  declare private skipped: Set<number> | undefined;
   /** The approvals still to come, by job index; made by the first one. */
-  approvals: Map<number, PendingApproval> | undefined = undefined;
+  declare approvals: Map<number, PendingApproval> | undefined;
 
   constructor(
-    private readonly host: TurnsHost,
+    host: TurnsHost,
     jobs: readonly Job[] | undefined,
-    /** One call at a time in job order, ignoring resources (and, without approvals, chains). */
-    private readonly serial: boolean,
-    /** Whether calls are approved first (`ExecuteOptions.approve`). */
-    private readonly approving: boolean,
+    serial: boolean,
+    approving: boolean,
   ) {
+    this.host = host;
+    this.serial = serial;
+    this.approving = approving;
     // The batch's array is read, never written: arrive() is for executeCalls' own array.
     this.jobs = jobs === undefined ? [] : (jobs as Job[]);
+    this.cursor = 0;
+    this.base = 0;
+    this.waiting = 0;
+    this.barrier = false;
+    this.watched = false;
+    this.heap = undefined;
+    this.chains = undefined;
+    this.skipped = undefined;
+    this.approvals = undefined;
   }
 
   /** Whether every admitted job has started or ended, and every job has been admitted. */
