@@ -9,7 +9,7 @@
  * @module
  */
 import {
-  UnsubscriptionError,
+  Subscription,
   type Observable,
   type Observer,
   type TeardownLogic,
@@ -71,7 +71,7 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
   /** What cuts the call short (a timeout's timer), if anything: let go of when the call ends. */
   declare protected timer: Unsubscribable | undefined;
   /** What the tool's observable gave to run when it is unsubscribed (see {@link CallConsumer.add}). */
-  declare private finalizers: Exclude<TeardownLogic, void>[] | undefined;
+  declare private finalizers: Subscription | undefined;
 
   /** Sets the fields above to a call not consumed yet; the first thing a subclass's constructor does. */
   protected init(): void {
@@ -148,37 +148,26 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
 
   /**
    * Keeps a finalizer of the tool's observable, run when the call lets go of the tool; once it
-   * has (the finalizers have run), runs it now.
+   * has, runs it now. Kept in an rxjs Subscription made by the first: an inner subscription that
+   * ends by itself leaves it (a tool that subscribes a million inner observables over one call
+   * holds only the live ones), and what finalizers throw comes out as rxjs's UnsubscriptionError.
    */
   add(teardown: TeardownLogic): void {
-    if (!teardown || teardown === this) return;
-    if (this.finalizers === RELEASED) return finalize(teardown);
-    (this.finalizers ??= []).push(teardown);
+    // The consumer itself, given back as a teardown, is harmless: unsubscribing it unsubscribes
+    // the holder, which is closed by then.
+    (this.finalizers ??= new Subscription()).add(teardown);
   }
 
   /**
-   * Nothing: rxjs removes a finalizer only from a parent it registered itself with, and `add`
-   * registers none (a finalizer that ended by itself is run again as a no-op).
+   * Nothing: rxjs takes a subscription out of the parents it registered it with, which is the
+   * Subscription that holds the finalizers, never the consumer.
    */
   remove(): void {}
 
-  /**
-   * Runs the finalizers the tool's observable gave, once: what they throw is thrown together in
-   * an UnsubscriptionError, as rxjs's Subscription does.
-   */
+  /** Runs the finalizers the tool's observable gave, once; any added later run at once. */
   unsubscribe(): void {
-    const held = this.finalizers;
-    this.finalizers = RELEASED;
-    if (held === undefined || held === RELEASED) return;
-    const errors: unknown[] = [];
-    for (const teardown of held) {
-      try {
-        finalize(teardown);
-      } catch (err) {
-        errors.push(...(err instanceof UnsubscriptionError ? err.errors : [err]));
-      }
-    }
-    if (errors.length > 0) throw new UnsubscriptionError(errors);
+    // Closed once unsubscribed (EMPTY is closed from the start): a later add runs at once.
+    (this.finalizers ??= Subscription.EMPTY).unsubscribe();
   }
 
   /**
@@ -309,13 +298,4 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
       this.onTeardownError(err);
     }
   }
-}
-
-/** The finalizers of a consumer that has let go of its tool: one added later runs at once. */
-const RELEASED: Exclude<TeardownLogic, void>[] = [];
-
-/** Runs one finalizer: a function, or something to unsubscribe. */
-function finalize(teardown: Exclude<TeardownLogic, void>): void {
-  if (typeof teardown === 'function') teardown();
-  else teardown.unsubscribe();
 }

@@ -264,6 +264,14 @@ describe('MCP client: the application claims, the server hints', () => {
       'message',
       'invalid arguments: expected object, got array',
     );
+    // A string, however long, is shown as tool() shows it: quoted, and cut short.
+    const long = (await runTool(plain, JSON.stringify('x'.repeat(100_000)))).error as Error;
+    expect(long.message).to.match(/^invalid arguments: expected object, got "x+…"$/);
+    expect(long.message.length).to.be.below(300);
+    expect((await runTool(plain, '1e400')).error).to.have.property(
+      'message',
+      'invalid arguments: expected object, got an out-of-range number',
+    );
     expect((await runTool(plain, '')).events.at(-1)?.result.output).to.equal('');
     expect(calls).to.deep.equal(['plain']);
   });

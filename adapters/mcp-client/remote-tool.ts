@@ -20,6 +20,7 @@ import {
 } from '../../lib/errors.js';
 import { relaysQuestions } from '../../lib/context.js';
 import { elicitUrlProblem } from '../../lib/elicit-url.js';
+import { describeValue } from '../../lib/validation/format.js';
 import type { Recordable, ToolRecord } from '../../lib/records.js';
 import type { JsonSchema } from '../../lib/open-responses.js';
 import type {
@@ -148,12 +149,6 @@ export interface RemoteClaims {
   confinedBy: string | undefined;
   /** What running a call again does, when the application says (`McpClientOptions.replay`). */
   replay?: Replay;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : JSON.stringify(value);
 }
 
 /** The call's arguments as the object MCP sends; "" is `{}`. */
