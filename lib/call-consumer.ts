@@ -17,7 +17,7 @@ import {
 } from 'rxjs';
 import type { ProgressSink } from './context.js';
 import type { CallContext } from './context.js';
-import type { Tool, ToolCall, ToolContext, ToolEvent, ToolResult } from './contract.js';
+import type { Tool, ToolCall, ToolEvent, ToolResult } from './contract.js';
 import { describeThrown, oneLine, ToolPanicError } from './errors.js';
 import type { DirectRunner } from './direct-run.js';
 
@@ -91,23 +91,17 @@ export abstract class CallConsumer implements Observer<ToolEvent>, ProgressSink 
   protected abstract onTeardownError(thrown: unknown): void;
 
   /**
-   * Runs the tool with `context`. `owned` is the same context when this consumer made it (its sink
-   * should then be this consumer): it is finished when the call ends and cancelled by `cancel`.
-   * Returns whether the call is still running once `subscribe` has returned. Does nothing once the
-   * call has ended.
+   * Runs the tool with `context`, which this consumer made (its sink is this consumer): it is
+   * finished when the call ends and cancelled by `cancel`. Returns whether the call is still
+   * running once `subscribe` has returned. Does nothing once the call has ended.
    */
-  protected consume(
-    tool: Tool,
-    call: ToolCall,
-    context: ToolContext,
-    owned: CallContext | undefined,
-  ): boolean {
+  protected consume(tool: Tool, call: ToolCall, context: CallContext): boolean {
     if (this.phase !== PENDING) return false;
     this.phase = RUNNING;
     this.tool = tool;
-    this.context = owned;
-    if (direct !== undefined && owned === context) {
-      const running = direct(this, tool, call, owned as CallContext);
+    this.context = context;
+    if (direct !== undefined) {
+      const running = direct(this, tool, call, context);
       if (running !== undefined) return running;
     }
     let subscription: Unsubscribable;

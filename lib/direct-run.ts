@@ -67,7 +67,7 @@ export const runDirect: DirectRunner = (host, tool, call, context) => {
     host.end(result, undefined);
     return false;
   }
-  const following = new FunctionCall(host, mapping, call, context);
+  const following = new FunctionCall(host, mapping);
   // The function has the runner's context: what follows it reports through that one.
   following.context = context;
   following.follow(value);

@@ -95,17 +95,17 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * its subscription at once, so the call's whole state is one object with methods.
  */
 export class FunctionCall implements ProgressSink, Unsubscribable {
-  context: CallContext;
+  /**
+   * The function's context, set by whoever makes this: a context of its own whose sink this is
+   * ({@link callObservable}), or the runner's own (lib/direct-run.ts).
+   */
+  declare context: CallContext;
   private teardown: (() => void) | undefined = undefined;
 
   constructor(
     private readonly subscriber: EventSink,
     private readonly mapping: ResultMapping,
-    call: ToolCall,
-    outer: ToolContext,
-  ) {
-    this.context = new CallContext(call, { sink: this, parent: outer });
-  }
+  ) {}
 
   progress(result: ToolResult): void {
     this.subscriber.next({ final: false, result });
@@ -183,7 +183,8 @@ export function callObservable(
   run: (context: CallContext, call: ToolCall) => unknown,
 ): Observable<ToolEvent> {
   return new Observable<ToolEvent>((subscriber) => {
-    const state = new FunctionCall(subscriber, mapping, call, outer);
+    const state = new FunctionCall(subscriber, mapping);
+    state.context = new CallContext(call, { sink: state, parent: outer });
     try {
       state.follow(run(state.context, call));
     } catch (err) {

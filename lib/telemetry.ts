@@ -220,9 +220,6 @@ export function traceContextOf(spanContext: OtelSpanContext): TraceContext {
   return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
 }
 
-/** Where @opentelemetry/api 1.x keeps its global registrations. */
-const OTEL_GLOBALS = Symbol.for('opentelemetry.js.api.1');
-
 /** What the application has registered: the API, and the tracer and histograms when any. */
 export interface ActiveTelemetry {
   readonly otel: OpenTelemetryApi;
@@ -237,10 +234,6 @@ export interface ActiveTelemetry {
 export function activeTelemetry(): ActiveTelemetry | undefined {
   const otel = openTelemetry();
   if (otel === undefined) return undefined;
-  // @opentelemetry/api 1.x (this package's peer range) keeps every global registration, tracer
-  // and meter providers among them, in one object under this key: with none, there is nothing to
-  // look up (a batch without a provider pays one property read, not the API's lookups).
-  if ((globalThis as { [key: symbol]: unknown })[OTEL_GLOBALS] === undefined) return undefined;
   const tracer = activeTracer(otel);
   const durations = activeDurations(otel);
   return tracer === undefined && durations === undefined ? undefined : { otel, tracer, durations };

@@ -16,7 +16,7 @@ class Recorder extends CallConsumer {
   run(tool: Tool): boolean {
     const call = { id: 'c', args: '' };
     const context = new CallContext(call, {}, this);
-    return this.consume(tool, call, context, context);
+    return this.consume(tool, call, context);
   }
   protected onProgress(): void {
     this.progressCount++;

@@ -174,4 +174,74 @@ describe('the direct run of tool() and rawTool() functions (lib/direct-run.ts)',
       { index: 1, callId: 'c', final: true, result: { output: 'y' } },
     ]);
   });
+
+  it('cancels a followed generator, Promise or Observable as execute does, when the batch is unsubscribed', async () => {
+    const runBoth = async (direct: boolean): Promise<string[]> => {
+      registerDirectRun(direct ? runDirect : undefined);
+      const seen: string[] = [];
+      const watch = (name: string, context: ToolContext) =>
+        context.signal.addEventListener('abort', () =>
+          seen.push(`${name} aborted: ${context.signal.reason.name}`),
+        );
+      const tools = [
+        tool({
+          name: 'generator',
+          description: '',
+          async *execute(_args, context) {
+            watch('generator', context);
+            yield 'first';
+            // Suspended in an await, not a yield: its finally blocks could not run until it settles.
+            await new Promise(() => undefined);
+          },
+        }),
+        tool({
+          name: 'promise',
+          description: '',
+          execute: (_args, context) => {
+            watch('promise', context);
+            return new Promise<string>(() => undefined);
+          },
+        }),
+        tool({
+          name: 'observable',
+          description: '',
+          execute: (_args, context) => {
+            watch('observable', context);
+            return new Observable<string>((s) => {
+              s.next('first');
+              return () => seen.push('observable torn down');
+            });
+          },
+        }),
+      ];
+      const jobs = tools.map((t, i) => ({ tool: t, call: { id: `c${i}`, args: '' } }));
+      await new Promise<void>((resolve) => {
+        let progress = 0;
+        const subscription = executeBatch(jobs).subscribe((event) => {
+          if (!event.final && ++progress === 2) {
+            // Both progress events are in: every call is running; the batch is dropped.
+            queueMicrotask(() => {
+              subscription.unsubscribe();
+              resolve();
+            });
+          }
+        });
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      return seen.sort();
+    };
+    try {
+      const direct = await runBoth(true);
+      const subscribed = await runBoth(false);
+      expect(direct).to.deep.equal(subscribed);
+      expect(direct).to.deep.equal([
+        'generator aborted: CancelledError',
+        'observable aborted: CancelledError',
+        'observable torn down',
+        'promise aborted: CancelledError',
+      ]);
+    } finally {
+      registerDirectRun(runDirect);
+    }
+  });
 });

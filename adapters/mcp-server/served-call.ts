@@ -211,7 +211,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       // that server to judge.
       checkAnswers: this.served.passThrough !== true,
     });
-    if (!this.consume(tool, call, context, context)) return this.result!;
+    if (!this.consume(tool, call, context)) return this.result!;
     // An abort while the tool started is taken now. The listener stays: once the request is
     // answered the SDK drops its signal, which never aborts after that, and a late abort finds
     // the call ended.

@@ -147,7 +147,7 @@ export class CallRun extends CallConsumer {
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);
     const context = new CallContext(call, owner.contextOptions, this);
-    if (!this.consume(tool, call, context, context)) return;
+    if (!this.consume(tool, call, context)) return;
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
   }

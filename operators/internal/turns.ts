@@ -33,8 +33,8 @@ export interface TurnsHost extends RunOwner {
 
 /** The turn-taking state of one batch. */
 export class Turns {
-  // Declared, and set in the constructor, rather than initialised as class fields: every batch
-  // makes one (see scheduler-internals.ts).
+  // Declared, and set in the constructor, rather than initialised as class fields: see the
+  // engine's (scheduler-internals.ts).
   declare private readonly host: TurnsHost;
   /** One call at a time in job order, ignoring resources (and, without approvals, chains). */
   declare private readonly serial: boolean;
