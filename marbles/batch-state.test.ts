@@ -72,7 +72,7 @@ describe('batchState: a batch as a view shows it', () => {
   });
 
   it('folds a start, a progress and a final into the states of its doc diagram', () => {
-    testScheduler().run(({ cold, expectObservable }) => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const jobs = [job(stubTool('a', cold('never')), 'a1')];
       const events = cold('                 --s--p---f--|', {
         s: { index: 0, callId: 'a1', started: true as const },
@@ -84,12 +84,11 @@ describe('batchState: a batch as a view shows it', () => {
         batchState(jobs),
         map(([a]) => `${a!.phase} ${a!.elapsed} ${a!.progress?.progress ?? '-'}`),
       );
-      expectObservable(states).toBe(expected, {
-        w: 'waiting 0 -',
-        r: 'running 0 -',
-        R: 'running 3 1',
-        d: 'done 7 1',
-      });
+      const values = { w: 'waiting 0 -', r: 'running 0 -', R: 'running 3 1', d: 'done 7 1' };
+      expectObservable(states).toBe(expected, values);
+      // A view subscribed at 7 gets the latest state at once, from the same run.
+      expectObservable(states, '        -------^').toBe('-------R-d--|', values);
+      expectSubscriptions(events.subscriptions).toBe('^-----------!');
     });
   });
 
@@ -263,8 +262,9 @@ describe('batchState: a batch as a view shows it', () => {
         c: 'failed fs -1, running fs 0',
         f: 'failed fs -1, failed fs 0',
       });
+      // A second view of the same states joins the run: its first state is the latest one.
       expectObservable(states.pipe(map((calls) => calls[0]!.error instanceof ToolPanicError))).toBe(
-        '                                               (ff)-(tt)-(t|)',
+        '                                               (f)--(tt)-(t|)',
         { f: false, t: true },
       );
     });

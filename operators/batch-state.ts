@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import {
+  asyncScheduler,
+  Observable,
+  shareReplay,
+  type OperatorFunction,
+  type SchedulerLike,
+} from 'rxjs';
 // Straight to the files rather than the barrels: a web page bundles this operator, and the barrels
 // would pull the validators (zod, ajv) into it.
 import type { ElicitRequest, ProgressInfo, ToolResult } from '../lib/contract.js';
@@ -248,12 +254,24 @@ export function reduceCallStates(
  *
  *   states      w-r--R---d--|        w: every call waiting (on subscription), r: job 0 running,
  *                                    R: with p's progress, elapsed 3, d: done, elapsed 7
+ *   late view   -------R-d--|        subscribed at 7: the latest state at once, the same run
  * ```
  *
  * Emits the calls before anything ran as soon as it is subscribed, then a new array after each
  * input that changed a call, and completes or errors with the source. Calls stay in job order,
  * and a call that did not change keeps its object (signals and `@for ... track` redraw only what
- * moved). Times are ms since the subscription, by `options.scheduler`'s `now()`.
+ * moved). Times are ms since the first subscription, by `options.scheduler`'s `now()`.
+ *
+ * The states are shared, with `shareReplay({ bufferSize: 1, refCount: true })`'s semantics, so
+ * that a view that subscribes late is shown what waits for a person. The first subscription
+ * subscribes the source (runs the batch); a view that subscribes while it runs joins that fold and
+ * gets its latest state at once: every open question (`asking`, with `question`) and every
+ * pending approval (`approving`), then each change. When the last subscriber unsubscribes before
+ * the source ends, the source is unsubscribed (the batch is cancelled) and the next subscription
+ * runs it anew. Once the source has completed, a late subscriber gets the final states and
+ * completion, and nothing runs again: to run a batch again, pipe a new one (`defer`). Share the
+ * states, not the events: views that each fold an already shared event stream miss what went by
+ * before they subscribed.
  *
  * The engine's events alone say when a call progresses and ends; a call counts as running from
  * its first progress. Feed {@link CallStart}s too (with {@link executeBatchWithStarts}) to see a
@@ -274,7 +292,7 @@ export function reduceCallStates(
  *
  * @param jobs The batch's jobs, as given to `executeBatch`: names, arguments and resource chains.
  * @param options The batch's `sequential` and `maxParallel` (for the chains) and the clock.
- * @return An operator from the batch's events to the state of every call.
+ * @return An operator from the batch's events to the state of every call, shared by its views.
  */
 export function batchState(
   jobs: readonly Job[],
@@ -296,5 +314,5 @@ export function batchState(
         error: (err: unknown) => subscriber.error(err),
         complete: () => subscriber.complete(),
       });
-    });
+    }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
 }
