@@ -93,8 +93,10 @@ describe('web front: approving a call', () => {
     const refused = firstValueFrom(controls.approval(1).pipe(toArray()));
     expect(controls.awaitsApproval(0)).to.equal(true);
     expect(controls.decide(0, true)).to.equal('taken');
-    expect(controls.decide(0, false)).to.equal('not-asked');
+    // A second decision (another tab's) is refused: the first counts.
+    expect(controls.decide(0, false)).to.deep.equal({ already: 'approved' });
     expect(controls.decide(1, false)).to.equal('taken');
+    expect(controls.decide(1, true)).to.deep.equal({ already: 'refused' });
     expect(await approved).to.deep.equal([true]);
     expect(await refused).to.deep.equal([false]);
   });
@@ -229,13 +231,35 @@ describe('web front: answering a question', () => {
       invalid: 'name: at least 2 characters',
     });
     expect(controls.answer(0, { action: 'accept', content: { name: 'Ada' } })).to.equal('taken');
-    expect(controls.answer(0, { action: 'decline' })).to.equal('not-asked');
+    expect(controls.answer(0, { action: 'decline' })).to.deep.equal({ already: 'answered' });
     expect(controls.answer(1, { action: 'decline' } as ElicitResult)).to.equal('taken');
     const finals = (await events).filter((e) => 'final' in e && e.final);
     expect(finals.map((e) => ('result' in e ? e.result?.output : undefined))).to.have.members([
       'hello Ada',
       'decline',
     ]);
+  });
+
+  it('numbers each call’s questions: an answer to one answered before never reaches a later one', async () => {
+    const controls = new CallControls(['a']);
+    const ask = (message: string) =>
+      firstValueFrom(
+        controls.elicitor(
+          { message, schema: { type: 'object', properties: {} } },
+          { id: 'a', args: '' },
+        ),
+      );
+    expect(controls.answer(0, { action: 'decline' }, 1)).to.equal('not-asked');
+    const first = ask('first?');
+    expect(controls.answer(0, { action: 'accept', content: {} }, 1)).to.equal('taken');
+    expect(await first).to.deep.equal({ action: 'accept', content: {} });
+    const second = ask('second?');
+    // Another tab's answer to the first question, sent before it saw the second.
+    expect(controls.answer(0, { action: 'decline' }, 1)).to.deep.equal({ already: 'answered' });
+    expect(controls.question(0)?.message).to.equal('second?');
+    expect(controls.answer(0, { action: 'decline' }, 3)).to.equal('not-asked');
+    expect(controls.answer(0, { action: 'decline' }, 2)).to.equal('taken');
+    expect(await second).to.deep.equal({ action: 'decline' });
   });
 
   it('forgets a question whose call was cancelled', async () => {

@@ -140,8 +140,48 @@ describe('web front: the page state', () => {
     expect(later.questions.size).to.equal(0);
     expect(later.batch!.rows[2]).to.include({ phase: 'running' });
     expect(later.batch!.rows[1]).to.include({ phase: 'failed' });
+    // The call's next question is its second: the number its answer names.
+    expect(later.asked.get(2)).to.equal(1);
+    const again = fold([
+      ...asking,
+      { type: 'event', at: 4, index: 2, callId: 'c', final: false, question, answer },
+      { type: 'event', at: 6, index: 2, callId: 'c', final: false, question },
+    ]);
+    expect(again.asked.get(2)).to.equal(2);
     // A fresh run forgets them.
     expect(fold([...asking, batch]).approvals.size).to.equal(0);
+    expect(fold([...asking, batch]).asked.size).to.equal(0);
+  });
+
+  it('shows the same waits after the stream reconnects and sends the run again', () => {
+    const question = { message: 'Go on?', schema: { type: 'object' as const, properties: {} } };
+    const session: StreamRecord = { type: 'session', mode: 'live', title: 't' };
+    const records: StreamRecord[] = [
+      session,
+      batch,
+      { type: 'approval', index: 0, at: 0, state: 'asked' },
+      { type: 'start', index: 2, at: 1 },
+      { type: 'event', at: 2, index: 2, callId: 'c', final: false, question },
+    ];
+    const once = fold([{ type: 'connection', open: true }, ...records]);
+    const again = fold([
+      { type: 'connection', open: true },
+      ...records,
+      { type: 'connection', open: false },
+      { type: 'connection', open: true },
+      ...records,
+    ]);
+    for (const state of [once, again]) {
+      expect([...state.approvals]).to.deep.equal([0]);
+      expect([...state.questions]).to.deep.equal([[2, question]]);
+      expect([...state.asked]).to.deep.equal([[2, 1]]);
+      expect(state.batch!.rows.map((r) => r.phase)).to.deep.equal([
+        'approving',
+        'waiting',
+        'asking',
+      ]);
+    }
+    expect(again.connected).to.equal(true);
   });
 
   it('tracks the connection', () => {

@@ -92,7 +92,10 @@ describe('web front: approvals and questions over HTTP', function () {
       status: 202,
       body: { ok: true },
     });
-    expect((await post(server, 'calls/1/approve')).status).to.equal(409);
+    expect(await post(server, 'calls/1/refuse')).to.deep.equal({
+      status: 409,
+      body: { error: 'call #1 was approved already; the first answer counts' },
+    });
     const output = (await reader.waitFor(isOutput)) as Extract<RunRecord, { type: 'output' }>;
     expect(output.items.map((item) => item.output)).to.deep.equal([
       output.items[0]!.output,
@@ -133,7 +136,7 @@ describe('web front: approvals and questions over HTTP', function () {
     ).to.deep.equal({ status: 202, body: { ok: true } });
     expect(await post(server, 'calls/0/answer', { action: 'decline' })).to.deep.equal({
       status: 409,
-      body: { error: 'call #0 is not waiting for an answer' },
+      body: { error: "call #0's question was answered already; the first answer counts" },
     });
     expect((await post(server, 'calls/1/answer', { action: 'decline' })).status).to.equal(202);
     const output = (await reader.waitFor(isOutput)) as Extract<RunRecord, { type: 'output' }>;
@@ -148,6 +151,46 @@ describe('web front: approvals and questions over HTTP', function () {
       action: 'accept',
       content: { go_ahead: true, note: 'after lunch' },
     });
+  });
+
+  it('shows a page that connects late every open question and pending approval; the first answer counts', async () => {
+    const server = await serve(
+      [call('ask', 'confirm_step', { step: 'deploy' }), call('sh', 'bash', { command: 'echo hi' })],
+      true,
+    );
+    const first = events(server);
+    await post(server, 'run');
+    await first.waitFor(question(0));
+    await first.waitFor(approval(1, 'asked'));
+    // A reload, a second tab: the run again from its batch record, the waits in it.
+    const late = events(server);
+    await late.waitFor(question(0));
+    await late.waitFor(approval(1, 'asked'));
+    expect(late.records[0]?.type).to.equal('session');
+    expect(late.records[1]?.type).to.equal('batch');
+
+    const yes = { action: 'accept', content: { go_ahead: true }, question: 1 };
+    expect(await post(server, 'calls/0/answer', yes)).to.deep.equal({
+      status: 202,
+      body: { ok: true },
+    });
+    expect(await post(server, 'calls/0/answer', { action: 'decline', question: 1 })).to.deep.equal({
+      status: 409,
+      body: { error: "call #0's question was answered already; the first answer counts" },
+    });
+    expect(
+      (await post(server, 'calls/0/answer', { action: 'decline', question: 0 })).status,
+    ).to.equal(400);
+    expect((await post(server, 'calls/1/approve')).status).to.equal(202);
+    expect(await post(server, 'calls/1/refuse')).to.deep.equal({
+      status: 409,
+      body: { error: 'call #1 was approved already; the first answer counts' },
+    });
+    const output = (await late.waitFor(isOutput)) as Extract<RunRecord, { type: 'output' }>;
+    expect(output.items.map((item) => item.output)).to.deep.equal([
+      'go ahead with "deploy"',
+      'hi\n[exit code 0]',
+    ]);
   });
 
   it('takes approvals and answers from its own page only: the token, and no foreign origin', async () => {

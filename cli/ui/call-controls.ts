@@ -19,18 +19,31 @@ import { checkAnswer } from './check-answer.js';
 /** The message of a call cancelled on its own, as its row and its function_call_output show it. */
 export const CANCELLED_BY_USER = 'call cancelled by the user';
 
-/** What became of a person's decision on one call: taken, or why not. */
-export type Decision = 'taken' | 'not-asked' | { invalid: string };
+/**
+ * What became of a person's decision on one call: taken; the call waits for none (`not-asked`);
+ * an earlier request decided it already (`already`: from another tab, say; the first counts); or
+ * why the answer does not fit.
+ */
+export type Decision =
+  'taken' | 'not-asked' | { already: 'approved' | 'refused' | 'answered' } | { invalid: string };
 
 interface Pending<T> {
   readonly answer: (value: T) => void;
 }
 
+/** An open question: what was asked, which of the call's questions it is (1 for the first). */
+type OpenQuestion = Pending<ElicitResult> & ElicitRequest & { readonly ordinal: number };
+
 /** The per-call controls of one run, by job index. */
 export class CallControls {
   private readonly controllers: AbortController[];
   private readonly approvals = new Map<number, Pending<Approval>>();
-  private readonly questions = new Map<number, Pending<ElicitResult> & ElicitRequest>();
+  private readonly questions = new Map<number, OpenQuestion>();
+  /** The approvals a person gave (true) or refused (false), by index. */
+  private readonly decided = new Map<number, boolean>();
+  /** How many questions each call asked, and the last one a person answered, by index. */
+  private readonly asked = new Map<number, number>();
+  private readonly answered = new Map<number, number>();
 
   /** @param callIds The run's call ids, in job order: they tell which call asks a question. */
   constructor(private readonly callIds: readonly string[]) {
@@ -79,11 +92,18 @@ export class CallControls {
     return this.approvals.has(index);
   }
 
-  /** Approves (true) or refuses (false) call `index`; `not-asked` when it awaits no approval. */
+  /**
+   * Approves (true) or refuses (false) call `index`; `not-asked` when it awaits no approval, and
+   * `already` when a person decided it before (the first decision counts).
+   */
   decide(index: number, approved: boolean): Decision {
     const pending = this.approvals.get(index);
-    if (pending === undefined) return 'not-asked';
+    if (pending === undefined) {
+      const earlier = this.decided.get(index);
+      return earlier === undefined ? 'not-asked' : { already: earlier ? 'approved' : 'refused' };
+    }
     this.approvals.delete(index);
+    this.decided.set(index, approved);
     pending.answer(approved);
     return 'taken';
   }
@@ -92,6 +112,8 @@ export class CallControls {
    * The engine's `elicitor`: the question of the call with `call.id` (its first job not yet
    * answered), pending until {@link answer} is called for it, forgotten when the engine
    * unsubscribes (the call ended first). A call id the run does not hold is declined at once.
+   * Each call's questions are numbered from 1, in the order it asks them, as the page counts
+   * the question events of its row.
    */
   readonly elicitor = (request: ElicitRequest, call: ToolCall): Observable<ElicitResult> =>
     new Observable<ElicitResult>((subscriber) => {
@@ -102,8 +124,11 @@ export class CallControls {
         subscriber.next({ action: 'decline' });
         return subscriber.complete();
       }
+      const ordinal = (this.asked.get(index) ?? 0) + 1;
+      this.asked.set(index, ordinal);
       this.questions.set(index, {
         ...request,
+        ordinal,
         answer: (result) => {
           subscriber.next(result);
           subscriber.complete();
@@ -125,16 +150,25 @@ export class CallControls {
    * Answers call `index`'s open question. An `accept` must carry content that fits the question's
    * schema ({@link checkAnswer}): otherwise the question stays open and the reason is returned.
    * A URL question's `accept` (the person is back from the page) is not checked: it has no form.
+   *
+   * `question` says which of the call's questions the answer is for (1 for the first): an answer
+   * to one a person answered before is refused with `already` (the first answer counts), and
+   * never reaches a question asked since. Without it, the answer is for the question open now.
    */
-  answer(index: number, result: ElicitResult): Decision {
+  answer(index: number, result: ElicitResult, question?: number): Decision {
     const pending = this.questions.get(index);
-    if (pending === undefined) return 'not-asked';
+    if (pending === undefined || (question !== undefined && question !== pending.ordinal)) {
+      const answered = this.answered.get(index) ?? 0;
+      const stale = question === undefined ? answered > 0 : question <= answered;
+      return stale ? { already: 'answered' } : 'not-asked';
+    }
     // A page's accept carries no form: the call's context drops its content (see OpenQuestion).
     if (result.action === 'accept' && pending.mode !== 'url') {
       const invalid = checkAnswer(pending.schema, result.content);
       if (invalid !== undefined) return { invalid };
     }
     this.questions.delete(index);
+    this.answered.set(index, pending.ordinal);
     pending.answer(result);
     return 'taken';
   }

@@ -1,7 +1,8 @@
 /**
  * The web front's requests about one call (`POST /calls/<i>/cancel|approve|refuse|answer`), as
  * the status and body the server answers with: 202 when taken, 400 for an answer that is not one
- * or does not fit the question, 404 for no such call, 409 when the call cannot take it now.
+ * or does not fit the question, 404 for no such call, 409 when the call cannot take it now or a
+ * person decided it already (in another tab, say: the first answer counts).
  *
  * @module
  */
@@ -43,7 +44,10 @@ export function callRequest(
   if (action === 'answer') {
     const result = parseAnswer(body);
     if (typeof result === 'string') return refuse(400, result);
-    outcome = runs.answerCall(index, result);
+    const { question } = body as { question?: unknown };
+    if (question !== undefined && !(Number.isInteger(question) && (question as number) >= 1))
+      return refuse(400, '"question" must be the question\'s number: 1 for the first a call asks');
+    outcome = runs.answerCall(index, result, question as number | undefined);
   } else outcome = runs.decideCall(index, action === 'approve');
   switch (outcome) {
     case 'taken':
@@ -57,7 +61,13 @@ export function callRequest(
       return refuse(409, live ? 'no run is going' : 'a replay asks nothing');
     case 'no-such-call':
       return refuse(404, `no call #${index} in this turn`);
-    default:
-      return refuse(400, outcome.invalid);
   }
+  if ('already' in outcome)
+    return refuse(
+      409,
+      outcome.already === 'answered'
+        ? `call #${index}'s question was answered already; the first answer counts`
+        : `call #${index} was ${outcome.already} already; the first answer counts`,
+    );
+  return refuse(400, outcome.invalid);
 }

@@ -61,6 +61,11 @@ export interface PageState {
   approvals: Set<number>;
   /** The open questions of the calls, by index: what a tool asked and has no answer to yet. */
   questions: Map<number, ElicitRequest>;
+  /**
+   * How many questions each call asked in this run, by index: the number of its open one, which
+   * an answer names so that a stale one (answered in another tab first) reaches no later question.
+   */
+  asked: Map<number, number>;
   /** Each call's span, when the command traces (`--otlp`): the page links the call to it. */
   traces: Map<number, { traceId: string; spanId: string }>;
   /** Where a trace is shown (`--trace-url`), if anywhere. */
@@ -81,6 +86,7 @@ export function emptyPageState(): PageState {
     output: undefined,
     approvals: new Set(),
     questions: new Map(),
+    asked: new Map(),
     traces: new Map(),
     traceUrl: undefined,
   };
@@ -107,6 +113,7 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
       state.output = undefined;
       state.approvals = new Set();
       state.questions = new Map();
+      state.asked = new Map();
       state.traces = new Map();
       return state;
     case 'trace':
@@ -144,8 +151,10 @@ function askedOf(state: PageState, record: StartRecord | ApprovalRecord | EventR
     state.approvals.delete(index);
     state.questions.delete(index);
   } else if (record.question !== undefined) {
-    if (record.answer === undefined) state.questions.set(index, record.question);
-    else state.questions.delete(index);
+    if (record.answer === undefined) {
+      state.questions.set(index, record.question);
+      state.asked.set(index, (state.asked.get(index) ?? 0) + 1);
+    } else state.questions.delete(index);
   }
 }
 

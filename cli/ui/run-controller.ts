@@ -24,7 +24,8 @@ export type CallCancelOutcome = 'cancelling' | 'not-running' | 'ended' | 'no-suc
 
 /**
  * What became of a person's approval or answer for one call: taken; the call is not waiting for
- * one (`not-asked`); no run is going; no such call; or, for an answer, why it does not fit.
+ * one (`not-asked`); a person decided it already (`already`); no run is going; no such call; or,
+ * for an answer, why it does not fit.
  */
 export type CallDecisionOutcome = Decision | 'not-running' | 'no-such-call';
 
@@ -130,11 +131,14 @@ export class RunController {
     return this.active!.calls.decide(index, approved);
   }
 
-  /** Answers the open question of call `index` (see {@link CallControls.answer}). */
-  answerCall(index: number, result: ElicitResult): CallDecisionOutcome {
+  /**
+   * Answers the open question of call `index`, or its `question`-th one (see
+   * {@link CallControls.answer}).
+   */
+  answerCall(index: number, result: ElicitResult, question?: number): CallDecisionOutcome {
     if (!this.isCall(index)) return 'no-such-call';
     if (!this.running || this.source.mode !== 'live') return 'not-running';
-    return this.active!.calls.answer(index, result);
+    return this.active!.calls.answer(index, result, question);
   }
 
   private isCall(index: number): boolean {

@@ -126,15 +126,20 @@ function buttonAction(button: HTMLButtonElement): Action {
 let latest = emptyPageState();
 state$.subscribe((state) => (latest = state));
 
-/** The answer a question form's button gives: Submit sends the fields, the others no content. */
+/**
+ * The answer a question form's button gives: Submit sends the fields, the others no content. It
+ * names the question it answers (the call's n-th), so that if another tab answered it first, the
+ * server refuses it rather than give it to a question asked since.
+ */
 function answerAction(form: HTMLFormElement, answer: string): Action | undefined {
   const index = Number(form.dataset.callIndex);
   const question = latest.questions.get(index);
   if (question === undefined) return undefined;
+  const which = { question: latest.asked.get(index) };
   const body =
     answer === 'accept'
-      ? { action: 'accept', content: formContent(form, question) }
-      : { action: answer };
+      ? { action: 'accept', content: formContent(form, question), ...which }
+      : { action: answer, ...which };
   return { path: `calls/${index}/answer`, body };
 }
 
