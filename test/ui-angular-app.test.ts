@@ -2,8 +2,9 @@
  * The example Angular app (examples/angular-app) in Chromium, as its users run it: built with
  * Angular's application builder, served under `Content-Security-Policy: script-src 'self'`, it
  * runs a model turn over tools in the page and calls the tools of `agenttool serve --http` on
- * another origin with a bearer token. What a user sees: progress moving, a validation error, a
- * call approved and one refused in their rows, a tool's question answered in a form, a URL question
+ * another origin with a bearer token. What a user sees: progress moving, a validation error, rows
+ * made anew while calls wait showing every question and approval again, a call approved and one
+ * refused in their rows, a tool's question answered in a form, a URL question
  * shown as a link and answered on return, one call cancelled alone, the remote calls' results,
  * and not one CSP violation.
  */
@@ -146,6 +147,25 @@ describe('the Angular example app in Chromium, under script-src self', function 
     );
     expect(await page.getAttribute(row('greet'), 'data-phase')).to.equal('done');
     expect(await page.textContent(`${row('greet')} .text`)).to.equal('Hello, Ada!');
+  });
+
+  it('shows rows made after the questions and approvals were asked every one of them', async () => {
+    await page.waitForSelector(`${row('deploy-api')} [data-action="approve"]`);
+    await page.waitForSelector(`${row('pizza')} form.question`);
+    const toggle = '[data-panel="page"] [data-action="toggle-rows"]';
+    await page.click(toggle);
+    await page.waitForSelector(row('pizza'), { state: 'detached' });
+    // The batch runs on without a view; new rows are made from its state as it is now.
+    await page.click(toggle);
+    await page.waitForSelector(`${row('pizza')} form.question`);
+    expect(await page.getAttribute(row('pizza'), 'data-phase')).to.equal('asking');
+    expect(await page.textContent(`${row('pizza')} form.question .ask`)).to.equal('Which pizza?');
+    expect(await page.getAttribute(row('calendar'), 'data-phase')).to.equal('asking');
+    for (const id of ['deploy-api', 'deploy-db']) {
+      expect(await page.getAttribute(row(id), 'data-phase')).to.equal('approving');
+      expect(await page.isVisible(`${row(id)} [data-action="approve"]`)).to.equal(true);
+    }
+    expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
   });
 
   it('asks before the calls that change something: one approved, one refused in its row', async () => {
