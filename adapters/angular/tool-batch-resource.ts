@@ -67,6 +67,10 @@ export interface ToolBatchResourceOptions {
  * A batch as a resource: `value()` holds each call's state (see `batchState`), a new array on each
  * change in which a call that did not change keeps its object; `error()` holds why the batch could
  * not run (its params were not a batch). The rest steers the calls of the batch running now.
+ *
+ * `value()` is always the latest state, so a view made after a question or an approval was asked
+ * (a component created later that is given the resource) shows it, and its `answer` or `decide`
+ * reaches the call that waits.
  */
 export interface ToolBatchResource extends ResourceRef<readonly CallState[]> {
   /** Whether a call of the batch has not ended yet. */
