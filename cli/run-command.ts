@@ -9,6 +9,7 @@ import {
   executeBatch,
   initialCallStates,
   jobsFromItems,
+  settledOf,
   toOutputItems,
   ToolSet,
   type Elicitor,
@@ -136,9 +137,7 @@ async function runTurn(
       executeBatch(jobs, options).subscribe({
         next: (event) => {
           dispatch({ type: 'event', event, at: Date.now() - began });
-          if (event.final)
-            settled[event.index] =
-              event.error !== undefined ? { error: event.error } : { result: event.result };
+          if (event.final) settled[event.index] = settledOf(event);
         },
         error: reject,
         complete: resolve,

@@ -121,13 +121,19 @@ export class NotReplayedError extends AgentToolError {
 export class NotApprovedError extends AgentToolError {
   /** The call's id. */
   readonly callId: string;
-  constructor(callId: string, reason?: string, options?: { cause?: unknown }) {
+  /**
+   * What the person who refused the call wrote beside the refusal (`Approval`'s `note`), which
+   * reaches the model with this error's message (see `toOutputItems`); undefined for none.
+   */
+  readonly note: string | undefined;
+  constructor(callId: string, reason?: string, options?: { cause?: unknown; note?: string }) {
     super(
       'not_approved',
       reason === undefined || reason === '' ? `call "${callId}" was not approved` : oneLine(reason),
       options,
     );
     this.callId = callId;
+    this.note = options?.note;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ExecutionEvent, Job, SettledResult } from './job.js';
+import { settledOf } from './settled-of.js';
 import { executeBatch } from './execute-batch.js';
 import type { BatchOptions } from './resume-log.js';
 
@@ -43,8 +44,7 @@ export function batchResults(
     executeBatch(jobs, options).subscribe({
       next(event: ExecutionEvent) {
         if (!event.final) return;
-        settled[event.index] =
-          event.error === undefined ? { result: event.result } : { error: event.error };
+        settled[event.index] = settledOf(event);
       },
       error: reject,
       complete: () => resolve(settled),

@@ -18,7 +18,14 @@ import type { ElicitRequest, ProgressInfo, ToolResult } from '../lib/contract.js
 import { jobResource } from './internal/batch-mode.js';
 import type { ToolOutput } from '../lib/open-responses.js';
 import { chains } from './chains.js';
-import type { ExecutionEvent, Job, SettledResult } from './job.js';
+import type {
+  ExecutionErrorEvent,
+  ExecutionEvent,
+  ExecutionResultEvent,
+  Job,
+  SettledResult,
+} from './job.js';
+import { settledOf } from './settled-of.js';
 
 /**
  * Where a call is: not started yet, waiting for a person's approval (`ExecuteOptions.approve`),
@@ -213,7 +220,7 @@ function nextCall(call: CallState, input: BatchStateInput, at: number): CallStat
       phase: isCancelled(error) ? 'cancelled' : 'failed',
       message: error.message.replace(/\s+/g, ' ').trim(),
       error,
-      settled: { error },
+      settled: settledOf(input as ExecutionErrorEvent),
     };
   const done = result ?? { output: '' };
   return {
@@ -221,7 +228,7 @@ function nextCall(call: CallState, input: BatchStateInput, at: number): CallStat
     phase: 'done',
     message: outputPreview(done.output),
     output: done.output,
-    settled: { result: done },
+    settled: result === undefined ? { result: done } : settledOf(input as ExecutionResultEvent),
   };
 }
 

@@ -14,6 +14,7 @@ export {
   type ExecutionQuestionEvent,
   type ExecutionResultEvent,
   type Job,
+  type Reviewed,
   type SettledResult,
   type TelemetryOptions,
 } from './job.js';
@@ -21,6 +22,7 @@ export {
 export { executeBatch } from './execute-batch.js';
 export { executeCalls } from './execute-calls.js';
 export { batchResults } from './batch-results.js';
+export { settledOf } from './settled-of.js';
 // What a batch will do before it runs: its resource chains.
 export { chains } from './chains.js';
 // From a model's turn to jobs, and from results to the items of its next request.

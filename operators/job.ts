@@ -60,6 +60,17 @@ interface EventOfJob {
   readonly callId: string;
 }
 
+/**
+ * What a person's answer to `approve` ({@link Approval}) added to a call, on its final event and
+ * its settled entry; absent when there was none (no approval, or a plain true or false).
+ */
+export interface Reviewed {
+  /** The note the person wrote beside their approval or refusal. */
+  readonly note?: string;
+  /** The arguments the call ran with, as JSON text, when the person who approved it edited them. */
+  readonly editedArgs?: string;
+}
+
 /** A progress update of a running job. */
 export interface ExecutionProgressEvent extends EventOfJob {
   /** Not the job's final event. */
@@ -92,7 +103,7 @@ export interface ExecutionQuestionEvent extends EventOfJob {
 }
 
 /** The final event of a job that succeeded. */
-export interface ExecutionResultEvent extends EventOfJob {
+export interface ExecutionResultEvent extends EventOfJob, Reviewed {
   /** The job's one final event. */
   readonly final: true;
   /** The call's final result. */
@@ -104,7 +115,7 @@ export interface ExecutionResultEvent extends EventOfJob {
 }
 
 /** The final event of a job that failed. */
-export interface ExecutionErrorEvent extends EventOfJob {
+export interface ExecutionErrorEvent extends EventOfJob, Reviewed {
   /** The job's one final event. */
   readonly final: true;
   /** Why the call failed. */
@@ -120,31 +131,50 @@ export interface ExecutionErrorEvent extends EventOfJob {
  * field: after `if (s.error === undefined)`, `s.result` is a ToolResult.
  */
 export type SettledResult =
-  | {
+  | ({
       /** The final result of a call that succeeded. */
       readonly result: ToolResult;
       /** Never set on a success. */
       readonly error?: undefined;
-    }
-  | {
+    } & Reviewed)
+  | ({
       /** Why the call failed. */
       readonly error: Error;
       /** Never set on a failure. */
       readonly result?: undefined;
-    };
+    } & Reviewed);
 
 /**
  * An application's answer to `approve`: true lets the call go on; false refuses it (its final is a
  * NotApprovedError `call "<id>" was not approved`); `{ approved: false, reason }` refuses it with
  * the reason as the error's message, which the model reads.
+ *
+ * The object forms carry what the person typed beside the decision and, when approving, the
+ * arguments they corrected (docs/people.md):
+ * - `note`: the person's words, which reach the model with the call's outcome (the final event's
+ *   `note`, and the call's output item made by `toOutputItems`).
+ * - `args` (approving only): the arguments the call runs with instead of the model's, as JSON text
+ *   or a plain object. They are checked against the tool's `parameters` as the model's are; ones
+ *   that do not fit, or that name another resource than the one the call waits its turn on,
+ *   refuse the call with a NotApprovedError saying why.
  */
 export type Approval =
   | boolean
   | {
+      /** Approved. */
+      readonly approved: true;
+      /** What the person wrote beside the approval, for the model. */
+      readonly note?: string | undefined;
+      /** The arguments the call runs with, as the person corrected them. */
+      readonly args?: string | { readonly [key: string]: unknown } | undefined;
+    }
+  | {
       /** Refused. */
       readonly approved: false;
       /** Why, for the model: the NotApprovedError's message. */
-      readonly reason: string;
+      readonly reason?: string | undefined;
+      /** What the person wrote beside the refusal, for the model. */
+      readonly note?: string | undefined;
     };
 
 /** How a batch runs. Every field is optional. */

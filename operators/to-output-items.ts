@@ -1,6 +1,6 @@
 import type { FunctionCallOutputItem, ToolOutput } from '../lib/open-responses.js';
 import { errorResult } from '../lib/result.js';
-import type { Job, SettledResult } from './job.js';
+import type { Job, Reviewed, SettledResult } from './job.js';
 
 /**
  * Builds the function_call_output items of a settled batch, in the model's order.
@@ -18,7 +18,9 @@ import type { Job, SettledResult } from './job.js';
  * Item `i` answers `jobs[i]`, whatever order the calls completed in. A result's output is sent as
  * it is (its `details` never reach the model); an error becomes `Error: <message>`, with the
  * prefix added once: a message that already starts with `Error: ` is kept as it is. A stack never
- * reaches the model.
+ * reaches the model. What a person added when approving or refusing the call (`Approval`'s
+ * `note` and edited `args`, carried by the settled entry) follows the output, in brackets:
+ * `[Note from the person who reviewed this call: ...]`.
  *
  * ## Example
  *
@@ -60,8 +62,27 @@ export function eachOutput<T>(
     throw new RangeError(`${caller}: ${jobs.length} jobs but ${settled.length} results`);
   return jobs.map((job, i) => {
     const entry = settled[i]!;
-    return entry.error !== undefined
-      ? make(job, errorResult(entry.error).output, true)
-      : make(job, entry.result.output, false);
+    const failed = entry.error !== undefined;
+    const output = failed ? errorResult(entry.error).output : entry.result.output;
+    return make(job, withReview(output, entry), failed);
   });
+}
+
+/**
+ * `output` with what a person's answer to `approve` added to the call (see `Approval`), after it:
+ * the arguments it ran with when they were edited, then the person's note, each on a line of its
+ * own in brackets (a text part of its own after parts), so the model reads both beside the outcome.
+ */
+export function withReview(output: ToolOutput, review: Reviewed): ToolOutput {
+  const lines: string[] = [];
+  if (review.editedArgs !== undefined)
+    lines.push(
+      `[The person who approved this call edited its arguments; it ran with ${review.editedArgs}]`,
+    );
+  if (review.note !== undefined)
+    lines.push(`[Note from the person who reviewed this call: ${review.note}]`);
+  if (lines.length === 0) return output;
+  const text = lines.join('\n');
+  if (typeof output !== 'string') return [...output, { type: 'input_text', text }];
+  return output === '' ? text : `${output}\n\n${text}`;
 }

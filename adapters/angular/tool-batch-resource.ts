@@ -84,8 +84,12 @@ export interface ToolBatchResource extends ResourceRef<readonly CallState[]> {
   cancel(): void;
   /** Cancels call `index` alone: it ends with a `CancelledError`, the others go on. */
   cancelCall(index: number): void;
-  /** Approves (true) or refuses (false) call `index`, waiting for it (see `needsApproval`). */
-  decide(index: number, approved: boolean): void;
+  /**
+   * Approves (true) or refuses (false) call `index`, waiting for it (see `needsApproval`); an
+   * {@link Approval} object carries the person's note for the model, or approves with arguments
+   * they corrected.
+   */
+  decide(index: number, approval: Approval): void;
   /** Gives call `index`'s tool the answer to the question it waits on. */
   answer(index: number, result: ElicitResult): void;
 }
@@ -193,7 +197,7 @@ export function toolBatchResource(options: ToolBatchResourceOptions): ToolBatchR
     cancel: () => current()?.batch.abort(),
     cancelCall: (index: number) =>
       current()?.calls[index]?.abort(new CancelledError('call cancelled by the user')),
-    decide: (index: number, approved: boolean) => approvals().get(index)?.(approved),
+    decide: (index: number, approval: Approval) => approvals().get(index)?.(approval),
     answer: (index: number, result: ElicitResult) => questions().get(index)?.(result),
   });
 }

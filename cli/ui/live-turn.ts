@@ -11,6 +11,7 @@ import {
   executeBatch,
   initialCallStates,
   jobsFromItems,
+  settledOf,
   toOutputItems,
   type ExecuteOptions,
   type Job,
@@ -116,9 +117,7 @@ export function liveTurn(
       }).subscribe({
         next: (event) => {
           subscriber.next(eventRecord(event, Date.now() - began));
-          if (event.final)
-            settled[event.index] =
-              event.error !== undefined ? { error: event.error } : { result: event.result };
+          if (event.final) settled[event.index] = settledOf(event);
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => {

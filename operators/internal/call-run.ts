@@ -14,6 +14,7 @@ import { CallContext, type CallContextOptions } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Job } from '../job.js';
 import type { BatchSpans } from './call-spans.js';
+import type { Review } from './job-approval.js';
 import type { Fifo } from './run-queues.js';
 
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
@@ -26,6 +27,8 @@ export interface RunOwner {
   readonly scheduler: SchedulerLike;
   /** The batch's spans, when the application traces; the tool gets the call they name. */
   readonly spans: BatchSpans | undefined;
+  /** What approvals added to calls (job-approval.ts), by index, once one has. */
+  readonly reviews: ReadonlyMap<number, Review> | undefined;
   progress(run: CallRun, result: ToolResult): void;
   /** The call's tool asked a question (answer undefined), or it was answered. */
   question(run: CallRun, request: ElicitRequest, answer: ElicitResult | undefined): void;
@@ -142,7 +145,10 @@ export class CallRun extends CallConsumer {
     const tool = job.tool;
     const owner = this.owner;
     const spans = owner.spans;
-    const call = spans === undefined ? job.call : spans.callOf(this.index, job);
+    let call = spans === undefined ? job.call : spans.callOf(this.index, job);
+    // Arguments a person corrected when approving the call (job-approval.ts) are the ones it runs with.
+    const edited = owner.reviews?.get(this.index)?.args;
+    if (edited !== undefined) call = { ...call, args: edited };
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);

@@ -5,14 +5,19 @@
  * @module
  */
 import { isObservable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import type { Tool } from '../../lib/contract.js';
 import { describeThrown, NotApprovedError } from '../../lib/errors.js';
+import { validatorOf, type ArgumentValidator } from '../../lib/validation/argument-validator.js';
+import { describeValue } from '../../lib/validation/format.js';
+import { toolChecker } from '../../lib/validation/tool-checker.js';
 import type { CallRun } from './call-run.js';
+import { jobResource } from './batch-mode.js';
 import type { ExecuteOptions, Job } from '../job.js';
 
 /** What a pending approval tells once its answer has come. */
 export interface ApprovalOwner {
-  /** The call may go on. */
-  approved(pending: PendingApproval): void;
+  /** The call may go on (with what the answer added to it, if anything). */
+  approved(pending: PendingApproval, review: Review | undefined): void;
   /** The call is refused, with the error that is its final. */
   refused(pending: PendingApproval, error: NotApprovedError): void;
 }
@@ -34,23 +39,89 @@ function fireApproveTimeout(
   pending?.timedOut();
 }
 
-/** An answer as the engine reads it: true, or the error that refuses the call. */
-function verdict(answer: unknown, callId: string): true | NotApprovedError {
+/**
+ * What an approval added to its call (`Approval`'s `note`, `args`): the note, and the edited
+ * arguments as JSON text, checked.
+ */
+export class Review {
+  constructor(
+    readonly note: string | undefined,
+    readonly args: string | undefined,
+  ) {}
+}
+
+/** An answer as the engine reads it: true, a Review, or the error that refuses the call. */
+function verdict(answer: unknown, job: Job): true | Review | NotApprovedError {
+  const callId = job.call.id;
   if (answer === true) return true;
   if (answer === false) return new NotApprovedError(callId);
-  const refusal = answer as { approved?: unknown; reason?: unknown } | null | undefined;
-  if (typeof refusal === 'object' && refusal !== null) {
-    if (refusal.approved === true) return true;
-    if (refusal.approved === false)
+  const given = answer as { approved?: unknown; reason?: unknown; note?: unknown; args?: unknown };
+  if (typeof given === 'object' && given !== null) {
+    const note = typeof given.note === 'string' && given.note !== '' ? given.note : undefined;
+    if (given.approved === false)
       return new NotApprovedError(
         callId,
-        typeof refusal.reason === 'string' ? refusal.reason : undefined,
+        typeof given.reason === 'string' ? given.reason : undefined,
+        note === undefined ? undefined : { note },
       );
+    if (given.approved === true) {
+      if (given.args === undefined) return note === undefined ? true : new Review(note, undefined);
+      const edited = editedArgs(given.args, job);
+      return edited instanceof NotApprovedError ? edited : new Review(note, edited);
+    }
   }
   return new NotApprovedError(
     callId,
     `call "${callId}" was not approved: approve answered ${describeThrown(answer)}, not an approval`,
   );
+}
+
+/** The validators of tools' parameters, for edited arguments: made on the first edit of each. */
+const validators = new WeakMap<Tool, ArgumentValidator>();
+
+/**
+ * Edited arguments as JSON text once they pass what the model's pass (the tool's `parameters`,
+ * through the validator `tool()` uses) and name the resource the model's did; otherwise the
+ * NotApprovedError that says why.
+ */
+function editedArgs(args: unknown, job: Job): string | NotApprovedError {
+  const callId = job.call.id;
+  const refuse = (why: string) =>
+    new NotApprovedError(callId, `call "${callId}" was not approved: ${why}`);
+  let text: string | undefined;
+  if (typeof args === 'string') text = args;
+  else if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+    try {
+      text = JSON.stringify(args);
+    } catch (err) {
+      return refuse(`its edited arguments are not JSON (${describeThrown(err)})`);
+    }
+  }
+  if (text === undefined)
+    return refuse(
+      `its edited arguments must be an object or JSON text, got ${describeValue(args)}`,
+    );
+  const tool = job.tool;
+  if (tool === undefined || tool === null) return text; // fails as a missing tool when it runs
+  try {
+    let validator = validators.get(tool);
+    if (validator === undefined) {
+      validator = validatorOf(toolChecker(tool.parameters, tool.name, 'linear'), {
+        tool: tool.name,
+      });
+      validators.set(tool, validator);
+    }
+    validator.parse(text);
+  } catch (err) {
+    return refuse(`its edited arguments do not fit the tool's schema: ${describeThrown(err)}`);
+  }
+  const waits = jobResource(job);
+  const names = jobResource({ ...job, call: { ...job.call, args: text } });
+  if (names !== waits)
+    return refuse(
+      `its edited arguments name resource ${JSON.stringify(names)}, not ${JSON.stringify(waits)}, whose turn the call waits for`,
+    );
+  return text;
 }
 
 /** A failure of `approve` (a throw, a rejection, an error) as the refusal it is. */
@@ -66,7 +137,7 @@ export class PendingApproval {
   parked = false;
   private subscription: Subscription | undefined = undefined;
   private owner: ApprovalOwner | undefined = undefined; // set once the engine holds it
-  private outcome: true | NotApprovedError | undefined = undefined;
+  private outcome: true | Review | NotApprovedError | undefined = undefined;
   private timer: Subscription | undefined = undefined; // the approveTimeout, while waiting
 
   constructor(
@@ -98,7 +169,7 @@ export class PendingApproval {
   follow(answer: unknown): void {
     if (isObservable(answer)) {
       const subscription = answer.subscribe({
-        next: (value) => this.settle(verdict(value, this.callId)),
+        next: (value) => this.settle(verdict(value, this.job)),
         error: (err: unknown) => this.settle(failure(err, this.callId)),
         complete: () =>
           this.settle(
@@ -113,13 +184,13 @@ export class PendingApproval {
       return;
     }
     Promise.resolve(answer).then(
-      (value) => this.settle(verdict(value, this.callId)),
+      (value) => this.settle(verdict(value, this.job)),
       (err: unknown) => this.settle(failure(err, this.callId)),
     );
   }
 
   /** Hands the answer to `owner` from now on; returns it when it has already come. */
-  attach(owner: ApprovalOwner): true | NotApprovedError | undefined {
+  attach(owner: ApprovalOwner): true | Review | NotApprovedError | undefined {
     this.owner = owner;
     return this.outcome;
   }
@@ -149,14 +220,14 @@ export class PendingApproval {
     }
   }
 
-  private settle(outcome: true | NotApprovedError): void {
+  private settle(outcome: true | Review | NotApprovedError): void {
     if (this.outcome !== undefined) return;
     this.outcome = outcome;
     this.unsubscribe(this.subscription);
     const owner = this.owner;
     if (owner === undefined) return;
-    if (outcome === true) owner.approved(this);
-    else owner.refused(this, outcome);
+    if (outcome instanceof NotApprovedError) owner.refused(this, outcome);
+    else owner.approved(this, outcome === true ? undefined : outcome);
   }
 }
 
@@ -170,7 +241,7 @@ export function askApproval(
   job: Job,
   index: number,
   host: ApprovalHost,
-): true | NotApprovedError | PendingApproval {
+): true | Review | NotApprovedError | PendingApproval {
   const callId = job.call.id;
   let answer: unknown;
   let then: unknown;
@@ -180,7 +251,7 @@ export function askApproval(
   } catch (err) {
     return failure(err, callId);
   }
-  if (!isObservable(answer) && typeof then !== 'function') return verdict(answer, callId);
+  if (!isObservable(answer) && typeof then !== 'function') return verdict(answer, job);
   const pending = new PendingApproval(job, index, callId, host);
   pending.follow(answer);
   pending.time();

@@ -40,10 +40,11 @@ import { abortError, JobWatch, type WatchOwner } from './job-watch.js';
 import {
   askApproval,
   PendingApproval,
+  type Review,
   type ApprovalOwner,
   type ApprovalHost,
 } from './job-approval.js';
-import type { NotApprovedError } from '../../lib/errors.js';
+import { NotApprovedError } from '../../lib/errors.js';
 import type { BatchSpans } from './call-spans.js';
 import { spansFor } from './span-hook.js';
 
@@ -83,6 +84,8 @@ export class Engine
   declare private closed: boolean;
   /** The watches of unfinished jobs that carry a signal, by index; made by the first one. */
   declare private watches: Map<number, JobWatch> | undefined;
+  /** What approvals added to their calls (a note, edited arguments), by index; made by the first. */
+  declare reviews: Map<number, Review> | undefined;
 
   constructor(
     destination: Subscriber<ExecutionEvent>,
@@ -113,6 +116,7 @@ export class Engine
     this.deferred = false;
     this.closed = false;
     this.watches = undefined;
+    this.reviews = undefined;
     this.sourceDone = jobs !== undefined;
     this.turns = new Turns(this, jobs, serial, options.approve !== undefined);
     this.spans = spansFor(options);
@@ -155,23 +159,21 @@ export class Engine
       if (answer instanceof PendingApproval) answer.cancel();
       return;
     }
-    if (answer instanceof PendingApproval) {
-      const outcome = answer.attach(this);
-      if (outcome === undefined) {
-        (this.turns.approvals ??= new Map()).set(index, answer);
-        return;
-      }
-      spans?.answered(index, outcome === true);
-      if (outcome !== true) this.endUnstarted(index, job, undefined, outcome);
+    const outcome = answer instanceof PendingApproval ? answer.attach(this) : answer;
+    if (outcome === undefined) {
+      (this.turns.approvals ??= new Map()).set(index, answer as PendingApproval);
       return;
     }
-    spans?.answered(index, answer === true);
-    if (answer !== true) this.endUnstarted(index, job, undefined, answer);
+    const refused = outcome instanceof NotApprovedError;
+    spans?.answered(index, !refused);
+    if (refused) this.endUnstarted(index, job, undefined, outcome);
+    else if (outcome !== true) (this.reviews ??= new Map()).set(index, outcome);
   }
 
-  approved(pending: PendingApproval): void {
+  approved(pending: PendingApproval, review: Review | undefined): void {
     if (this.closed) return;
     this.spans?.answered(pending.index, true);
+    if (review !== undefined) (this.reviews ??= new Map()).set(pending.index, review);
     this.turns.approved(pending);
     this.pump();
   }
@@ -199,16 +201,20 @@ export class Engine
       approvals!.delete(index);
       pending.cancel();
     }
+    const event: ExecutionEvent =
+      error instanceof NotApprovedError && error.note !== undefined
+        ? { index, callId, final: true, error, note: error.note }
+        : { index, callId, final: true, error };
     if (run === undefined) {
       this.turns.skip(index);
       this.spans?.ended(index, job, undefined, error);
-      this.emit({ index, callId, final: true, error });
+      this.emit(event);
       return true;
     }
     if (run.abort(error)) return false;
     this.turns.unstarted(run, pending?.parked === true);
     this.spans?.ended(index, job, undefined, error);
-    this.emit({ index, callId, final: true, error });
+    this.emit(event);
     return true;
   }
 
@@ -308,11 +314,17 @@ export class Engine
     if (this.closed) return;
     this.spans?.ended(run.index, run.job, result, error);
     const callId = run.job.call.id;
-    this.emit(
-      error === undefined
-        ? { index: run.index, callId, final: true, result: result as ToolResult }
-        : { index: run.index, callId, final: true, error },
-    );
+    const review = this.reviews?.get(run.index);
+    if (review !== undefined) {
+      this.reviews!.delete(run.index);
+      this.emit(reviewed(run.index, callId, result, error, review));
+    } else {
+      this.emit(
+        error === undefined
+          ? { index: run.index, callId, final: true, result: result as ToolResult }
+          : { index: run.index, callId, final: true, error },
+      );
+    }
     this.pump();
   }
 
@@ -416,4 +428,20 @@ export class Engine
       this.destination.complete();
     }
   }
+}
+
+/** The final event of a call an approval added to: its note, and the arguments it ran with. */
+function reviewed(
+  index: number,
+  callId: string,
+  result: ToolResult | undefined,
+  error: Error | undefined,
+  review: Review,
+): ExecutionEvent {
+  const added: { note?: string; editedArgs?: string } = {};
+  if (review.note !== undefined) added.note = review.note;
+  if (review.args !== undefined) added.editedArgs = review.args;
+  return error === undefined
+    ? { index, callId, final: true, result: result as ToolResult, ...added }
+    : { index, callId, final: true, error, ...added };
 }

@@ -6,7 +6,14 @@
 import type { ResourceRef, Signal } from '@angular/core';
 import { expectTypeOf } from 'expect-type';
 import { toolBatchResource, type ToolBatchResource } from '../../adapters/angular/index.js';
-import type { CallState, FunctionCallOutputItem, Job, OutputItem, ToolSet } from '../../index.js';
+import type {
+  Approval,
+  CallState,
+  FunctionCallOutputItem,
+  Job,
+  OutputItem,
+  ToolSet,
+} from '../../index.js';
 
 declare const items: readonly OutputItem[];
 declare const tools: ToolSet;
@@ -17,7 +24,11 @@ expectTypeOf(batch).toMatchTypeOf<ResourceRef<readonly CallState[]>>();
 expectTypeOf(batch.value()).toEqualTypeOf<readonly CallState[]>();
 expectTypeOf(batch.outputs).toEqualTypeOf<Signal<FunctionCallOutputItem[] | undefined>>();
 expectTypeOf(batch.running()).toEqualTypeOf<boolean>();
-expectTypeOf<ToolBatchResource['decide']>().parameters.toEqualTypeOf<[number, boolean]>();
+expectTypeOf<ToolBatchResource['decide']>().parameters.toEqualTypeOf<[number, Approval]>();
+// A plain yes or no, or the person's note and corrected arguments.
+batch.decide(0, true);
+batch.decide(0, { approved: false, note: 'not the prod folder' });
+batch.decide(0, { approved: true, args: { path: '/srv/test' }, note: 'test folder only' });
 
 // Jobs made already, none at all, and the engine's own options.
 toolBatchResource({
