@@ -152,7 +152,13 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     expect(await page.isVisible(`${row(4)} button[data-action="approve-call"]`)).to.equal(false);
 
     await page.click(`${row(1)} button[data-action="approve-call"]`);
+    // The note typed in the row goes with the refusal, for the model.
+    expect(await page.isVisible(`${row(2)} input.note`)).to.equal(true);
+    expect(await page.isVisible(`${row(0)} input.note`)).to.equal(false);
+    await page.fill(`${row(2)} input.note`, 'not on this machine');
+    const refusal = page.waitForRequest((request) => request.url().includes('/calls/2/refuse'));
     await page.click(`${row(2)} button[data-action="refuse-call"]`);
+    expect((await refusal).postDataJSON()).to.deep.equal({ note: 'not on this machine' });
     await page.waitForSelector(`${row(1)}[data-phase="done"]`);
     await page.waitForSelector(`${row(2)}[data-phase="failed"]`);
     expect(await page.textContent(`${row(1)} td.output`)).to.contain('approved');

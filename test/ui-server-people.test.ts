@@ -107,6 +107,48 @@ describe('web front: approvals and questions over HTTP', function () {
     expect(reader.records.some((r) => r.type === 'start' && r.index === 2)).to.equal(false);
   });
 
+  it("takes a person's note beside a decision, and corrected arguments, to the model", async () => {
+    const server = await serve(
+      [
+        call('yes', 'bash', { command: 'echo one' }),
+        call('no', 'bash', { command: 'echo two' }),
+        call('edit', 'bash', { command: 'echo three' }),
+      ],
+      true,
+    );
+    const reader = events(server);
+    await post(server, 'run');
+    for (const index of [0, 1, 2]) await reader.waitFor(approval(index, 'asked'));
+    // Bodies of the wrong shape are refused, and the call still waits.
+    for (const [body, error] of [
+      [[1], 'the body must be a JSON object: { "note": "..." }'],
+      [{ note: 42 }, '"note" must be a string'],
+      [{ note: 'x'.repeat(4001) }, '"note" is 4001 characters long; the limit is 4000'],
+      [{ args: { command: 'ls' } }, 'a refusal takes no "args"'],
+    ] as const)
+      expect(await post(server, 'calls/1/refuse', body)).to.deep.equal({
+        status: 400,
+        body: { error },
+      });
+    expect(await post(server, 'calls/2/approve', { args: 'ls' })).to.deep.equal({
+      status: 400,
+      body: { error: '"args" must be a JSON object: the arguments the call runs with' },
+    });
+    expect((await post(server, 'calls/0/approve', { note: '  fine, once  ' })).status).to.equal(
+      202,
+    );
+    expect((await post(server, 'calls/1/refuse', { note: 'use echo one' })).status).to.equal(202);
+    expect(
+      (await post(server, 'calls/2/approve', { args: { command: 'echo edited' } })).status,
+    ).to.equal(202);
+    const output = (await reader.waitFor(isOutput)) as Extract<RunRecord, { type: 'output' }>;
+    expect(output.items.map((item) => item.output)).to.deep.equal([
+      'one\n[exit code 0]\n\n[Note from the person who reviewed this call: fine, once]',
+      'Error: call "no" was not approved\n\n[Note from the person who reviewed this call: use echo one]',
+      'edited\n[exit code 0]\n\n[The person who approved this call edited its arguments; it ran with {"command":"echo edited"}]',
+    ]);
+  });
+
   it('shows a tool’s question on its call and gives the tool the answer POSTed for it', async () => {
     const server = await serve([
       call('ask', 'confirm_step', { step: 'deploy' }),

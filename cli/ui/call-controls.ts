@@ -93,18 +93,19 @@ export class CallControls {
   }
 
   /**
-   * Approves (true) or refuses (false) call `index`; `not-asked` when it awaits no approval, and
-   * `already` when a person decided it before (the first decision counts).
+   * Approves or refuses call `index` with `approval` (true, false, or with the person's note and
+   * corrected arguments: see `Approval`); `not-asked` when it awaits no approval, and `already`
+   * when a person decided it before (the first decision counts).
    */
-  decide(index: number, approved: boolean): Decision {
+  decide(index: number, approval: Approval): Decision {
     const pending = this.approvals.get(index);
     if (pending === undefined) {
       const earlier = this.decided.get(index);
       return earlier === undefined ? 'not-asked' : { already: earlier ? 'approved' : 'refused' };
     }
     this.approvals.delete(index);
-    this.decided.set(index, approved);
-    pending.answer(approved);
+    this.decided.set(index, typeof approval === 'boolean' ? approval : approval.approved);
+    pending.answer(approval);
     return 'taken';
   }
 

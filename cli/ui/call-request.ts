@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Approval } from '../../index.js';
 import { parseAnswer } from './check-answer.js';
 import type { CallDecisionOutcome, RunController } from './run-controller.js';
 
@@ -16,6 +17,38 @@ export interface CallReply {
 }
 
 const taken: CallReply = { status: 202, body: { ok: true } };
+
+/** The longest note a person may write beside a decision. */
+export const MAX_NOTE_LENGTH = 4000;
+
+/**
+ * The engine's answer from an approve or refuse request's body: none (or `{}`) is a plain yes or
+ * no; `{ "note": "..." }` adds the person's note for the model, and an approval's
+ * `{ "args": {...} }` the arguments they corrected (the engine checks them against the tool's
+ * schema). A body of another shape is the one-line reason for a 400.
+ */
+function approvalOf(approved: boolean, body: unknown): Approval | string {
+  if (body === undefined || body === null) return approved;
+  if (typeof body !== 'object' || Array.isArray(body))
+    return 'the body must be a JSON object: { "note": "..." }';
+  const { note, args } = body as { note?: unknown; args?: unknown };
+  if (note !== undefined && typeof note !== 'string') return '"note" must be a string';
+  if (typeof note === 'string' && note.length > MAX_NOTE_LENGTH)
+    return `"note" is ${note.length} characters long; the limit is ${MAX_NOTE_LENGTH}`;
+  const given = note === undefined || note.trim() === '' ? undefined : note.trim();
+  if (!approved) {
+    if (args !== undefined) return 'a refusal takes no "args"';
+    return given === undefined ? false : { approved: false, note: given };
+  }
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    return '"args" must be a JSON object: the arguments the call runs with';
+  if (given === undefined && args === undefined) return true;
+  return {
+    approved: true,
+    ...(given === undefined ? {} : { note: given }),
+    ...(args === undefined ? {} : { args: args as { [key: string]: unknown } }),
+  };
+}
 const refuse = (status: number, error: string): CallReply => ({ status, body: { error } });
 
 /**
@@ -48,7 +81,11 @@ export function callRequest(
     if (question !== undefined && !(Number.isInteger(question) && (question as number) >= 1))
       return refuse(400, '"question" must be the question\'s number: 1 for the first a call asks');
     outcome = runs.answerCall(index, result, question as number | undefined);
-  } else outcome = runs.decideCall(index, action === 'approve');
+  } else {
+    const approval = approvalOf(action === 'approve', body);
+    if (typeof approval === 'string') return refuse(400, approval);
+    outcome = runs.decideCall(index, approval);
+  }
   switch (outcome) {
     case 'taken':
       return taken;

@@ -13,7 +13,7 @@ import {
   type Observable,
   type Subscription,
 } from 'rxjs';
-import type { ElicitResult } from '../../index.js';
+import type { Approval, ElicitResult } from '../../index.js';
 import { CallControls, type Decision } from './call-controls.js';
 import type { RunRecord } from './run-records.js';
 import type { RunSource } from './run-source.js';
@@ -125,10 +125,10 @@ export class RunController {
   }
 
   /** Approves or refuses call `index` of the running batch (see {@link CallControls.decide}). */
-  decideCall(index: number, approved: boolean): CallDecisionOutcome {
+  decideCall(index: number, approval: Approval): CallDecisionOutcome {
     if (!this.isCall(index)) return 'no-such-call';
     if (!this.running || this.source.mode !== 'live') return 'not-running';
-    return this.active!.calls.decide(index, approved);
+    return this.active!.calls.decide(index, approval);
   }
 
   /**

@@ -16,7 +16,7 @@
  * | `POST /run?token=`           | 202 a run starts; 409 one is going                           |
  * | `POST /cancel?token=`        | 202 the batch is being cancelled; 409 no run going, or a replay |
  * | `POST /calls/<i>/cancel?t…`  | 202 call i is being cancelled; 409 it has ended or no run is going; 404 no such call |
- * | `POST /calls/<i>/approve?t…`, `/refuse` | 202 call i goes on, or ends refused; 409 it waits for no approval, or was approved or refused already (the first answer counts) |
+ * | `POST /calls/<i>/approve?t…`, `/refuse` | optional body `{ "note": "…" }` (the person's note for the model) and, approving, `"args": {…}` (corrected arguments): 202 call i goes on, or ends refused; 400 a body of another shape; 409 it waits for no approval, or was approved or refused already (the first answer counts) |
  * | `POST /calls/<i>/answer?t…`  | body `{ "action": "accept", "content": {…} }`, `{ "action": "decline" }` or `{ "action": "cancel" }`, with `"question": n` for the call's n-th question: 202 the tool has its answer; 400 the content does not fit the question; 409 no question is open, or that one was answered already (the first answer counts) |
  *
  * A page that connects while a call waits for a person (a reload, a second tab, the stream

@@ -114,12 +114,21 @@ function buttonAction(button: HTMLButtonElement): Action {
     case 'cancel-batch':
       return { path: 'cancel' };
     case 'approve-call':
-      return { path: `calls/${button.dataset.callIndex}/approve` };
+      return decision(button, 'approve');
     case 'refuse-call':
-      return { path: `calls/${button.dataset.callIndex}/refuse` };
+      return decision(button, 'refuse');
     default:
       return { path: `calls/${button.dataset.callIndex}/cancel` };
   }
+}
+
+/** Approve or refuse, with the note the person wrote in the call's row, if any. */
+function decision(button: HTMLButtonElement, verb: 'approve' | 'refuse'): Action {
+  const index = button.dataset.callIndex;
+  const input = document.querySelector<HTMLInputElement>(`input.note[data-note-for="${index}"]`);
+  const note = input?.value.trim() ?? '';
+  const path = `calls/${index}/${verb}`;
+  return note === '' ? { path } : { path, body: { note } };
 }
 
 // The latest state, for the answers: a form's fields are read as its question types them.

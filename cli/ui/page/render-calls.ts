@@ -29,6 +29,8 @@ interface RowView {
   cancel: HTMLButtonElement;
   approve: HTMLButtonElement;
   refuse: HTMLButtonElement;
+  /** The person's note beside approve and refuse. */
+  note: HTMLInputElement;
   /** What `result` shows, so it is rebuilt only when it changes. */
   shown: ToolOutput | Error | string | undefined;
   /** The question `asking` shows, so its form is rebuilt (and its input lost) only when it changes. */
@@ -111,6 +113,13 @@ function buildRow(row: CallRow): RowView {
   const cancel = actionButton('cancel-call', row.index, 'Cancel', 'cancel');
   const approve = actionButton('approve-call', row.index, 'Approve', 'approve');
   const refuse = actionButton('refuse-call', row.index, 'Refuse', 'refuse');
+  // What the person writes here goes to the model with the call's outcome (docs/people.md).
+  const note = element('input', 'note');
+  note.type = 'text';
+  note.placeholder = 'Note for the model';
+  note.maxLength = 4000;
+  note.dataset.noteFor = String(row.index);
+  note.setAttribute('aria-label', `Note on call #${row.index}`);
   const result = element('div', 'result');
   const asking = element('div', 'asking');
   const cells = [
@@ -126,7 +135,7 @@ function buildRow(row: CallRow): RowView {
   cells[3]!.append(badge);
   cells[4]!.append(bar, message);
   cells[6]!.append(asking, result);
-  cells[7]!.append(approve, refuse, cancel);
+  cells[7]!.append(note, approve, refuse, cancel);
   tr.append(...cells);
   return {
     tr,
@@ -140,6 +149,7 @@ function buildRow(row: CallRow): RowView {
     cancel,
     approve,
     refuse,
+    note,
     shown: '',
     question: undefined,
     trace,
@@ -172,7 +182,7 @@ function updateRow(
         : [live ? questionForm(row.index, question) : element('p', 'ask', question.message)]),
     );
   }
-  view.approve.hidden = view.refuse.hidden = !approval || !live;
+  view.approve.hidden = view.refuse.hidden = view.note.hidden = !approval || !live;
   const span = asked.traces.get(row.index);
   if (span !== undefined && span.traceId !== view.traced) {
     view.traced = span.traceId;
