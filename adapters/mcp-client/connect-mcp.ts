@@ -21,7 +21,7 @@ import type {
   Tool as McpTool,
   VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { Elicitor, Replay, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
@@ -31,6 +31,7 @@ import { answerQuestions, elicitationCapability } from './client-elicitation.js'
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
+import { LatestValue } from './latest-value.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { TASKS_EXTENSION, type TaskGeneration } from './remote-task.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
@@ -199,7 +200,7 @@ export class McpRemote {
 
   private closing: Promise<void> | undefined = undefined;
   private lost = false;
-  private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
+  private readonly list = new LatestValue<readonly Tool[]>(Object.freeze([]));
   private readonly refreshes: RefreshTracker;
   private readonly connection: RemoteConnection;
   private readonly deadlines: CallDeadlines;
@@ -223,7 +224,7 @@ export class McpRemote {
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
     this.instructions = client.getInstructions();
     this.protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
-    this.tools$ = this.list.asObservable();
+    this.tools$ = this.list.value$;
     this.sequential = new Set(options.sequential ?? []);
     const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
@@ -282,7 +283,7 @@ export class McpRemote {
 
   /** The latest tool list; read-only. */
   get tools(): readonly Tool[] {
-    return this.list.getValue();
+    return this.list.value;
   }
 
   /** Whether the connection is closed, by {@link McpRemote.close} or by the server going away. */
