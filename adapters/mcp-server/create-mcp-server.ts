@@ -373,8 +373,7 @@ function listingOf(tool: Tool): McpTool {
       );
     const listing = { ...tool.remote, name: tool.name } as McpTool;
     const meta = withOrdering(listing._meta, tool);
-    if (meta === undefined) delete listing._meta;
-    else listing._meta = meta;
+    if (meta !== listing._meta) listing._meta = meta;
     if (
       listing.execution?.taskSupport !== undefined &&
       listing.execution.taskSupport !== 'forbidden'
@@ -396,10 +395,13 @@ function listingOf(tool: Tool): McpTool {
   return listing;
 }
 
-/** A remote listing's `_meta` with its ordering hints replaced by those `tool` runs under. */
-function withOrdering(meta: unknown, tool: Tool): Record<string, unknown> | undefined {
+/**
+ * A remote listing's `_meta` with its ordering hints replaced by those `tool` runs under; `meta`
+ * itself when it is no object and there are none.
+ */
+function withOrdering(meta: McpTool['_meta'], tool: Tool): McpTool['_meta'] {
   const hints = orderingMeta(tool);
-  if (typeof meta !== 'object' || meta === null) return hints;
+  if (typeof meta !== 'object' || meta === null) return hints ?? meta;
   const {
     [SEQUENTIAL_META_KEY]: _sequential,
     [RESOURCE_META_KEY]: _resource,
