@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
-import { CallContext, type Tool, type ToolEvent } from '../index.js';
+import { CallContext, resourceOf, type Tool, type ToolEvent } from '../index.js';
 import { cliArgs, finished, root, startCli } from './support/cli.js';
 
 async function call(tool: Tool | undefined, args: object): Promise<ToolEvent[]> {
@@ -32,6 +32,8 @@ describe('agenttool serve', function () {
         'ask_user',
         'confirm_step',
       ]);
+      // bash's resource is listed in its _meta, so a client runs its calls in turn unasked.
+      expect(resourceOf(remote.tools.find((t) => t.name === 'bash')!)).to.equal('shell:session');
       const events = await call(
         remote.tools.find((t) => t.name === 'slow_count'),
         { to: 2, step_ms: 10 },

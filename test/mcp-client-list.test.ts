@@ -6,7 +6,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
-import { lastValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, type Subscription, toArray } from 'rxjs';
 import { connectMcp, type McpClientOptions, type McpRemote } from '../adapters/mcp-client/index.js';
 import { annotationsOf, confinedBy, isSequential, resourceOf, type Tool } from '../index.js';
 import { CallContext } from '../index.js';
@@ -179,6 +179,39 @@ describe('MCP client: the tool list over time', function () {
     let failure: unknown;
     await remote.await().catch((e: unknown) => (failure = e));
     expect((failure as Error).message).to.equal('mcp: connection closed');
+  });
+
+  it('tools$: firstValueFrom gets the current list, a follower that joins while a list is sent gets it once, one after close only completes', async () => {
+    const { state, remote } = await open(true);
+    const first = await firstValueFrom(remote.tools$);
+    expect(first).to.equal(remote.tools);
+    const seen: string[][] = [];
+    const joined: string[][] = [];
+    let joiner: Subscription | undefined;
+    const follower = remote.tools$.subscribe((list) => {
+      seen.push(list.map((t) => t.name));
+      // Joining while a new list is being sent: it gets the list once, as it subscribes.
+      if (seen.length === 2)
+        joiner = remote.tools$.subscribe((later) => joined.push(later.map((t) => t.name)));
+    });
+    state.tools.push(def('fresh'));
+    await remote.refresh();
+    expect(seen).to.deep.equal([
+      ['plain', 'ro'],
+      ['plain', 'ro', 'fresh'],
+    ]);
+    expect(joined).to.deep.equal([['plain', 'ro', 'fresh']]);
+    follower.unsubscribe();
+    state.tools.pop();
+    await remote.refresh();
+    expect(seen).to.have.length(2);
+    expect(joined.map((l) => l.length)).to.deep.equal([3, 2]);
+    let completed = false;
+    joiner!.add(() => (completed = true));
+    await remote.close();
+    expect(completed).to.equal(true);
+    const after = await lastValueFrom(remote.tools$.pipe(toArray()));
+    expect(after).to.deep.equal([]);
   });
 });
 

@@ -21,7 +21,7 @@ import type {
   Tool as McpTool,
   VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { Elicitor, Replay, ResourceFunction, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
@@ -31,9 +31,11 @@ import { answerQuestions, elicitationCapability } from './client-elicitation.js'
 import { offerRoots, type McpRoots } from './client-roots.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { OrderedTransport, TOO_DEEP } from './ordered-transport.js';
+import { LatestValue } from './latest-value.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { TASKS_EXTENSION, type TaskGeneration } from './remote-task.js';
 import { printableName, remoteNameProblem } from './tool-name.js';
+import { listedOrdering } from './listed-ordering.js';
 import { MAX_SCHEMA_DEPTH } from '../../lib/validation/json.js';
 import { headerDeclarations } from '../mcp-shared/mcp-param-headers.js';
 import {
@@ -50,7 +52,10 @@ import { transportPeers } from '../mcp-shared/mcp-peer.js';
 export interface McpClientOptions {
   /** Local names are `prefix + "__" + name`; no prefix keeps the server's names. */
   prefix?: string | undefined;
-  /** Tools that run alone in a batch, by remote or local name. */
+  /**
+   * Tools that run alone in a batch, by remote or local name. A tool named here takes its
+   * ordering from the options alone, whatever its listing hints (see `orderingHints`).
+   */
   sequential?: Iterable<string> | undefined;
   /**
    * Shared state the application says tools touch, two ways. A list: the key is a resource and
@@ -58,9 +63,26 @@ export interface McpClientOptions {
    * A function: the key is a tool (remote or local name) and the function names the resource of
    * each call from its arguments, parsed from JSON, `{ write_file: (args) => "file:" + args.path }`,
    * so writes to one file run in the model's order and writes to others alongside (see
-   * {@link Tool.resource}). A tool named by a function takes it over any list that names it.
+   * {@link Tool.resource}). A tool named by a function takes it over any list that names it. A
+   * tool named here takes its ordering from the options alone, whatever its listing hints (see
+   * `orderingHints`); a function that returns "" lets its calls run alongside everything. These
+   * resource names are the application's own: no prefix is put on them.
    */
   resources?: Readonly<Record<string, readonly string[] | ResourceFunction>> | undefined;
+  /**
+   * Whether a tool takes the ordering hints its server lists in its `_meta` (default true): one
+   * listed sequential (`io.github.agenttool/sequential`: true) is sequential, one that lists a
+   * resource (`io.github.agenttool/resource`) has it, under the `prefix` as the tool's name is
+   * (`prefix__fs`; as listed without a prefix), so the same name from two prefixed servers names
+   * two resources. A resource listed as `{ key, capacity }` is taken as its key: its calls run one
+   * at a time, which any capacity allows. A tool named in `sequential` or `resources` takes the
+   * application's word instead; false ignores every listing's hints. A hint of the wrong kind (a
+   * sequential that is not a boolean, a resource that is not a string or `{ key, capacity }`, or
+   * whose name is empty, over 128 characters, or holds a control or invisible character) is
+   * ignored, and said once a listing to `onerror`: `mcp: tools/list: tool "<name>": ignored _meta
+   * "io.github.agenttool/resource" ...`.
+   */
+  orderingHints?: boolean | undefined;
   /** Tools the application says run confined: name (remote or local) → what confines them. */
   confined?: Readonly<Record<string, string>> | undefined;
   /**
@@ -95,7 +117,8 @@ export interface McpClientOptions {
    * of the list because its name is empty, longer than 128 characters, or has control or invisible
    * characters (`mcp: tools/list: left out tool "<name>": its name ...`, once per name), or because
    * its definition nests deeper than 512 levels (`...: its definition is nested deeper than 512
-   * levels`); and the records of a call dropped past the calling job's caps or refused (`mcp: call
+   * levels`); an ordering hint of the wrong kind in a tool's `_meta` (see `orderingHints`); and
+   * the records of a call dropped past the calling job's caps or refused (`mcp: call
    * "<name>": dropped <n> of the <m> records the server sent: <first reason>`, once per call; the
    * call's result stands).
    */
@@ -199,7 +222,7 @@ export class McpRemote {
 
   private closing: Promise<void> | undefined = undefined;
   private lost = false;
-  private readonly list = new BehaviorSubject<readonly Tool[]>(Object.freeze([]));
+  private readonly list = new LatestValue<readonly Tool[]>(Object.freeze([]));
   private readonly refreshes: RefreshTracker;
   private readonly connection: RemoteConnection;
   private readonly deadlines: CallDeadlines;
@@ -223,7 +246,7 @@ export class McpRemote {
     this.serverInfo = client.getServerVersion() ?? { name: '', version: '' };
     this.instructions = client.getInstructions();
     this.protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
-    this.tools$ = this.list.asObservable();
+    this.tools$ = this.list.value$;
     this.sequential = new Set(options.sequential ?? []);
     const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
@@ -282,7 +305,7 @@ export class McpRemote {
 
   /** The latest tool list; read-only. */
   get tools(): readonly Tool[] {
-    return this.list.getValue();
+    return this.list.value;
   }
 
   /** Whether the connection is closed, by {@link McpRemote.close} or by the server going away. */
@@ -460,18 +483,17 @@ export class McpRemote {
       if (old !== undefined && JSON.stringify(old.definition) === JSON.stringify(definition))
         return old;
       const name = this.name(definition.name);
-      return new RemoteTool(
-        this.connection,
-        name,
-        definition,
-        this.claimsFor(definition.name, name),
-      );
+      return new RemoteTool(this.connection, name, definition, this.claimsFor(definition, name));
     });
     this.list.next(Object.freeze(next));
   }
 
-  /** The application's claims for a tool, named by its remote or its local name. */
-  private claimsFor(remoteName: string, local: string): RemoteClaims {
+  /**
+   * The application's claims for a tool, named by its remote or its local name, and the ordering
+   * its listing hints where the application claims none (see `orderingHints`).
+   */
+  private claimsFor(definition: McpTool, local: string): RemoteClaims {
+    const remoteName = definition.name;
     const named = (name: string): boolean => name === local || name === remoteName;
     /** What `claims` says of this tool: under its local name first, else its remote one. */
     const claimOf = <T>(claims: Readonly<Record<string, T>> | undefined): T | undefined =>
@@ -488,7 +510,16 @@ export class McpRemote {
     for (const [key, names] of Object.entries(resources))
       if (resource === '' && Array.isArray(names) && names.some(named)) resource = key;
     const by = claimOf(this.options.confined);
-    const sequential = this.sequential.has(local) || this.sequential.has(remoteName);
+    let sequential = this.sequential.has(local) || this.sequential.has(remoteName);
+    if (!sequential && resource === '' && this.options.orderingHints !== false) {
+      const listed = listedOrdering(definition._meta);
+      for (const why of listed.ignored)
+        this.options.onerror?.(
+          new Error(`mcp: tools/list: tool ${printableName(remoteName)}: ignored ${why}`),
+        );
+      sequential = listed.sequential;
+      if (!sequential && listed.resource !== undefined) resource = this.name(listed.resource.key);
+    }
     const replay = claimOf(this.options.replay);
     return { sequential, resource, confinedBy: by, ...(replay === undefined ? {} : { replay }) };
   }
@@ -564,7 +595,9 @@ function taskGenerationOf(client: Client): TaskGeneration | undefined {
  *
  * A remote's annotations are hints: they are reported as the server stated them (with MCP's defaults
  * where they apply) and never make a tool sequential, resource-bound or confined, nor undo what
- * the application claims in `options`.
+ * the application claims in `options`. The ordering hints an agenttool server lists in a tool's
+ * `_meta` (`io.github.agenttool/sequential`, `io.github.agenttool/resource`) do order its calls,
+ * unless the application says otherwise (see {@link McpClientOptions.orderingHints}).
  *
  * A tool whose name is empty, longer than 128 characters, or holds control or invisible characters
  * (an escape sequence, a newline, a bidi override) is left out of the list and reported once to

@@ -20,6 +20,7 @@ export {
 export type { McpRoot, McpRoots } from './client-roots.js';
 export type { McpLogMessage } from './server-log.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
+export { RESOURCE_META_KEY, SEQUENTIAL_META_KEY } from '../mcp-shared/ordering-hints.js';
 // The SDK's types this API uses, so that a module exporting what it returns names them through
 // `agenttool/mcp/client` (under pnpm the SDK is not the application's to name).
 export type { CallToolResult, McpTool } from '../mcp-shared/mcp-types.js';

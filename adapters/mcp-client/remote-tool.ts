@@ -140,7 +140,10 @@ export interface RemoteConnection {
   taskRequest(method: string, params: Record<string, unknown>): Promise<unknown>;
 }
 
-/** The application's claims about a remote tool, which MCP has no field for. */
+/**
+ * What the application claims about a remote tool, which MCP has no field for; its ordering
+ * (sequential, resource) is the listing's `_meta` hints where the application claims none.
+ */
 export interface RemoteClaims {
   sequential: boolean;
   /** The resource every call touches, a function naming it per call, or "" for none. */
@@ -202,8 +205,9 @@ function progressInfo(progress: RoutedProgress): ProgressInfo {
 /**
  * One tool of a remote server. The schema is the server's, served verbatim and validated by the
  * server; the client only checks that the arguments are a JSON object. Annotations are the
- * server's hints (mapped with MCP's defaults); sequential, resource and confinement are the
- * application's claims alone, never the server's.
+ * server's hints (mapped with MCP's defaults) and never order or confine a call; sequential and
+ * resource are the application's claims, else the ordering hints the server lists in `_meta`
+ * (see `McpClientOptions.orderingHints`); confinement is the application's claim alone.
  */
 export class RemoteTool implements Tool {
   readonly name: string;

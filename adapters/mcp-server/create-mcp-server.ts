@@ -31,6 +31,11 @@ import {
 } from '../../lib/validation/validation.js';
 import { MAX_SCHEMA_DEPTH, valueDeeperThan } from '../../lib/validation/json.js';
 import { annotationsToMcp } from '../mcp-shared/mcp-annotations.js';
+import {
+  orderingMeta,
+  RESOURCE_META_KEY,
+  SEQUENTIAL_META_KEY,
+} from '../mcp-shared/ordering-hints.js';
 import { headerDeclarations, type HeaderDeclaration } from '../mcp-shared/mcp-param-headers.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { asksForRecords } from '../mcp-shared/mcp-records.js';
@@ -345,10 +350,12 @@ function reportOnStderr(error: Error): void {
 }
 
 /**
- * The tools/list entry of `tool`: its schema, and exactly the annotation hints it states. A remote
- * tool (from `connectMcp`) is listed as its server listed it (title, annotations, outputSchema,
- * `_meta`, ...), under its local name, so a proxy hop changes nothing a client sees; only an
- * `execution` that offers tasks is left out, since this server runs none.
+ * The tools/list entry of `tool`: its schema, exactly the annotation hints it states, and its
+ * ordering hints in `_meta` (see {@link orderingMeta}). A remote tool (from `connectMcp`) is
+ * listed as its server listed it (title, annotations, outputSchema, `_meta`, ...), under its local
+ * name, so a proxy hop changes nothing a client sees; only an `execution` that offers tasks is
+ * left out, since this server runs none, and its ordering hints are the ones it runs under here
+ * (the upstream's as `connectMcp` took them, under its prefix, or the application's word).
  */
 function listingOf(tool: Tool): McpTool {
   const parameters = definition(tool).parameters;
@@ -365,6 +372,8 @@ function listingOf(tool: Tool): McpTool {
         `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`,
       );
     const listing = { ...tool.remote, name: tool.name } as McpTool;
+    const meta = withOrdering(listing._meta, tool);
+    if (meta !== listing._meta) listing._meta = meta;
     if (
       listing.execution?.taskSupport !== undefined &&
       listing.execution.taskSupport !== 'forbidden'
@@ -381,7 +390,24 @@ function listingOf(tool: Tool): McpTool {
     listing.outputSchema = tool.outputSchema as McpTool['outputSchema'];
   const annotations = annotationsToMcp(tool.annotations);
   if (annotations !== undefined) listing.annotations = annotations;
+  const meta = orderingMeta(tool);
+  if (meta !== undefined) listing._meta = meta;
   return listing;
+}
+
+/**
+ * A remote listing's `_meta` with its ordering hints replaced by those `tool` runs under; `meta`
+ * itself when it is no object and there are none.
+ */
+function withOrdering(meta: McpTool['_meta'], tool: Tool): McpTool['_meta'] {
+  const hints = orderingMeta(tool);
+  if (typeof meta !== 'object' || meta === null) return hints ?? meta;
+  const {
+    [SEQUENTIAL_META_KEY]: _sequential,
+    [RESOURCE_META_KEY]: _resource,
+    ...rest
+  } = meta as Record<string, unknown>;
+  return { ...rest, ...hints };
 }
 
 /** Whether `server` serves a request of MCP 2026-07-28 or later (no initialize, no session). */

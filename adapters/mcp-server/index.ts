@@ -32,6 +32,7 @@ export {
 } from './task-store.js';
 export { TASK_DEFAULTS, TASKS_EXTENSION, type TaskOptions } from './task-host.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
+export { RESOURCE_META_KEY, SEQUENTIAL_META_KEY } from '../mcp-shared/ordering-hints.js';
 // The SDK's types this API uses, so that a module exporting what it returns names them through
 // `agenttool/mcp/server` (under pnpm the SDK is not the application's to name).
 export type { ClientCapabilities, Implementation, Server } from '@modelcontextprotocol/server';
