@@ -40,6 +40,8 @@ export interface ToolProperties {
   replay?: Replay;
   /** Whether an MCP server may run the tool's calls as tasks; see {@link Tool.task}. */
   task?: boolean | 'required';
+  /** Whether the model is answered before the tool's calls end; see {@link Tool.detach}. */
+  detach?: boolean;
 }
 
 /** What {@link rawTool} is built from. */
@@ -76,6 +78,11 @@ export function copyProperties(target: Partial<Tool>, source: ToolProperties): v
         `task must be true, false or 'required', got ${JSON.stringify(source.task)}`,
       );
     Object.assign(target, { task: source.task });
+  }
+  if (source.detach !== undefined) {
+    if (typeof source.detach !== 'boolean')
+      throw new TypeError(`detach must be true or false, got ${JSON.stringify(source.detach)}`);
+    Object.assign(target, { detach: source.detach });
   }
 }
 

@@ -35,6 +35,11 @@ export interface Job {
    * and that reason as its cause).
    */
   readonly signal?: AbortSignal;
+  /**
+   * Whether this call detaches (see {@link ExecutionProgressEvent.detached}): true or false
+   * overrides the tool's `detach`; undefined leaves it to the tool.
+   */
+  readonly detach?: boolean;
 }
 
 /**
@@ -70,6 +75,14 @@ export interface ExecutionProgressEvent extends EventOfJob {
   readonly error?: undefined;
   /** Never set on progress: what tells it from an {@link ExecutionQuestionEvent}. */
   readonly question?: undefined;
+  /**
+   * Set on the one event that says a detached call (`job.detach`, else `Tool.detach`) has started
+   * and runs on: emitted once its tool is subscribed and still running, after any progress it
+   * emitted while subscribed. Its `result` is what the model reads for the call this turn
+   * (`detachedOutput`); the job's final event comes later, as any job's. Never set in a batch
+   * without detached calls.
+   */
+  readonly detached?: true;
 }
 
 /**
@@ -89,6 +102,8 @@ export interface ExecutionQuestionEvent extends EventOfJob {
   readonly result?: undefined;
   /** Never set on a question. */
   readonly error?: undefined;
+  /** Never set on a question. */
+  readonly detached?: undefined;
 }
 
 /** The final event of a job that succeeded. */
@@ -101,6 +116,8 @@ export interface ExecutionResultEvent extends EventOfJob {
   readonly error?: undefined;
   /** Never set on a final event. */
   readonly question?: undefined;
+  /** Never set on a final event. */
+  readonly detached?: undefined;
 }
 
 /** The final event of a job that failed. */
@@ -113,6 +130,8 @@ export interface ExecutionErrorEvent extends EventOfJob {
   readonly result?: undefined;
   /** Never set on a final event. */
   readonly question?: undefined;
+  /** Never set on a final event. */
+  readonly detached?: undefined;
 }
 
 /**

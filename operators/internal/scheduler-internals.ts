@@ -46,6 +46,7 @@ import {
 import type { NotApprovedError } from '../../lib/errors.js';
 import type { BatchSpans } from './call-spans.js';
 import { spansFor } from './span-hook.js';
+import { detachedOutput } from '../detached-output.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -275,6 +276,14 @@ export class Engine
   progress(run: CallRun, result: ToolResult): void {
     if (!this.closed)
       this.emit({ index: run.index, callId: run.job.call.id, final: false, result });
+  }
+
+  /** A detached call is under way: the model may be answered for it now (job.ts, `detached`). */
+  detached(run: CallRun): void {
+    if (this.closed) return;
+    const job = run.job;
+    const result = { output: detachedOutput(job) };
+    this.emit({ index: run.index, callId: job.call.id, final: false, detached: true, result });
   }
 
   question(run: CallRun, question: ElicitRequest, answer: ElicitResult | undefined): void {
