@@ -15,7 +15,7 @@ import type { ExecutionEvent, Job } from './job.js';
  * ```
  *
  * The model was told in the call's own turn that it runs in the background (its
- * function_call_output is {@link detachedOutput}'s line), and Open Responses takes one
+ * function_call_output is {@link DETACHED_OUTPUT}), and Open Responses takes one
  * function_call_output per call_id: the result comes as a user message instead. Text output is
  * added to the heading; content parts (an image, a file) follow it as parts. A failure reads
  * `The background call "c1" (build_report) failed: <message>`, its stack never sent.

@@ -27,7 +27,7 @@ export { chains } from './chains.js';
 export { jobsFromItems, missingTool } from './jobs-from-items.js';
 export { toOutputItems } from './to-output-items.js';
 // Detached calls: what the model reads now, the turn without waiting, the result later.
-export { detachedOutput } from './detached-output.js';
+export { DETACHED_OUTPUT } from './detached-output.js';
 export { detachedResultItem } from './detached-result-item.js';
 export { turnItems } from './turn-items.js';
 // The same for Chat Completions and for Anthropic's Messages: tools, calls in, results out.

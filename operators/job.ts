@@ -79,7 +79,7 @@ export interface ExecutionProgressEvent extends EventOfJob {
    * Set on the one event that says a detached call (`job.detach`, else `Tool.detach`) has started
    * and runs on: emitted once its tool is subscribed and still running, after any progress it
    * emitted while subscribed. Its `result` is what the model reads for the call this turn
-   * (`detachedOutput`); the job's final event comes later, as any job's. Never set in a batch
+   * (`DETACHED_OUTPUT`); the job's final event comes later, as any job's. Never set in a batch
    * without detached calls.
    */
   readonly detached?: true;

@@ -20,7 +20,7 @@ import { toOutputItems } from './to-output-items.js';
  * ```
  *
  * The first array is the turn: one function_call_output per job, in job order, as
- * {@link toOutputItems} makes them; a detached call's output is {@link detachedOutput}'s line,
+ * {@link toOutputItems} makes them; a detached call's output is {@link DETACHED_OUTPUT},
  * unless its final event came first, in which case the model reads its result as for any call.
  * Each later array holds one {@link detachedResultItem}, for a detached call's final event. A
  * batch without detached calls gives the turn once, after its last final, and nothing more.

@@ -16,7 +16,7 @@ import {
   type TaskOptions,
 } from '../adapters/mcp-server/index.js';
 import {
-  detachedOutput,
+  DETACHED_OUTPUT,
   executeBatch,
   tool,
   turnItems,
@@ -106,7 +106,7 @@ describe('Detached calls over MCP', function () {
       .subscribe({ next: (items) => emitted.push(items), complete: () => (completed = true) });
     await until(() => emitted.length === 1, 'the turn');
     expect(emitted[0]).to.deep.equal([
-      { type: 'function_call_output', call_id: 'c1', output: detachedOutput(jobs[0]!) },
+      { type: 'function_call_output', call_id: 'c1', output: DETACHED_OUTPUT },
       { type: 'function_call_output', call_id: 'c2', output: '42' },
     ]);
     // The call runs on, as a task of the server.

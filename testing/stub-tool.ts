@@ -14,13 +14,12 @@ import type {
   ToolResult,
 } from '../lib/contract.js';
 import type { ToolOutput } from '../lib/open-responses.js';
-import { detachedOutput } from '../operators/detached-output.js';
+import { DETACHED_OUTPUT } from '../operators/detached-output.js';
 import type {
   ExecutionErrorEvent,
   ExecutionProgressEvent,
   ExecutionQuestionEvent,
   ExecutionResultEvent,
-  Job,
 } from '../operators/job.js';
 
 /** The optional properties of a stub: everything of a {@link Tool} but its name and execute. */
@@ -119,9 +118,9 @@ export function questionEvent(
 
 /**
  * The event the engine emits when a detached call of job `index` has started and runs on
- * (`Job.detach`, `Tool.detach`): its output is what the model reads for the call this turn.
+ * (`Job.detach`, `Tool.detach`): its output, `DETACHED_OUTPUT`, is what the model reads for the
+ * call this turn.
  */
-export function detachedEvent(index: number, job: Job): ExecutionProgressEvent {
-  const result = { output: detachedOutput(job) };
-  return { index, callId: job.call.id, final: false, detached: true, result };
+export function detachedEvent(index: number, callId: string): ExecutionProgressEvent {
+  return { index, callId, final: false, detached: true, result: { output: DETACHED_OUTPUT } };
 }

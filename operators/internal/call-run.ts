@@ -153,8 +153,7 @@ export class CallRun extends CallConsumer {
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
     // The job's choice wins over the tool's; a batch without detached calls reads two undefineds.
-    const detach = job.detach;
-    if (detach === true || (detach === undefined && tool.detach === true)) owner.detached(this);
+    if ((job.detach ?? tool.detach) === true) owner.detached(this);
   }
 
   /**

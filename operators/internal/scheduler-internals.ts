@@ -46,7 +46,7 @@ import {
 import type { NotApprovedError } from '../../lib/errors.js';
 import type { BatchSpans } from './call-spans.js';
 import { spansFor } from './span-hook.js';
-import { detachedOutput } from '../detached-output.js';
+import { DETACHED_OUTPUT } from '../detached-output.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -281,9 +281,8 @@ export class Engine
   /** A detached call is under way: the model may be answered for it now (job.ts, `detached`). */
   detached(run: CallRun): void {
     if (this.closed) return;
-    const job = run.job;
-    const result = { output: detachedOutput(job) };
-    this.emit({ index: run.index, callId: job.call.id, final: false, detached: true, result });
+    const result = { output: DETACHED_OUTPUT };
+    this.emit({ index: run.index, callId: run.job.call.id, final: false, detached: true, result });
   }
 
   question(run: CallRun, question: ElicitRequest, answer: ElicitResult | undefined): void {
