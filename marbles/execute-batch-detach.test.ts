@@ -7,7 +7,7 @@ import { DETACHED_OUTPUT } from '../operators/detached-output.js';
 import { detachedResultItem } from '../operators/detached-result-item.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import { executeCalls } from '../operators/execute-calls.js';
-import type { Job } from '../operators/job.js';
+import type { Approval, Job } from '../operators/job.js';
 import { toOutputItems } from '../operators/to-output-items.js';
 import { turnItems } from '../operators/turn-items.js';
 import {
@@ -134,14 +134,13 @@ describe('executeBatch: detached calls', () => {
       const controller = new AbortController();
       const a = cold('  ---------(f|)', toolEvents);
       const aSubs = '   ^--!';
-      const abortAt = cold('---x').subscribe(() => controller.abort());
+      cold('---x').subscribe(() => controller.abort()); // the job's signal aborts at 3
       const jobs: Job[] = [{ ...job(detaching('a', a), 'a'), signal: controller.signal }];
       expectObservable(executeBatch(jobs)).toBe('d--(c|)', {
         d: detachedEvent(0, 'a'),
         c: errorEvent(0, 'a', new CancelledError()),
       });
       expectSubscriptions(a.subscriptions).toBe(aSubs);
-      void abortAt;
     });
   });
 
@@ -203,6 +202,20 @@ describe('executeBatch: detached calls', () => {
       expectSubscriptions(b.subscriptions).toBe(bSubs);
       expectSubscriptions(c.subscriptions).toBe(cSubs);
       expectSubscriptions(d.subscriptions).toBe(dSubs);
+    });
+  });
+
+  it('detaches a call once it is approved and started, not before', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('     ----(f|)', toolEvents);
+      const aSubs = '   ---^---!';
+      const yes = cold<Approval>('---y|', { y: true });
+      const jobs = [job(detaching('a', a), 'a')];
+      expectObservable(executeBatch(jobs, { approve: () => yes })).toBe('---d---(a|)', {
+        d: detachedEvent(0, 'a'),
+        a: finalEvent(0, 'a', 'done'),
+      });
+      expectSubscriptions(a.subscriptions).toBe(aSubs);
     });
   });
 
