@@ -399,6 +399,16 @@ export interface Tool {
    */
   readonly task?: boolean | 'required';
   /**
+   * The tool's calls detach: the model need not wait for them. Once a call has started (its slot,
+   * its resource turn, its approval and `onStart` behind it) and its tool is still running, the
+   * batch emits a progress event with `detached: true` whose output tells the model the call runs
+   * in the background; the call goes on like any other (its timeout, its signal, cancelled by
+   * unsubscribing) and its final event comes when it ends, to be sent in a later turn
+   * (`detachedResultItem`). A job's own `detach` wins over this. `createMcpServer` with a task
+   * store serves a detached tool as a task unless its `task` says otherwise. See docs/engine.md.
+   */
+  readonly detach?: boolean;
+  /**
    * Whether a call interrupted after making `records` (through `context.record`) can pick up its
    * earlier run rather than run again: a remote tool whose server answered with a task polls that
    * task. When it says so, a resumed batch (`resume`) runs the call, whatever its `replay`, with

@@ -46,6 +46,7 @@ export type {
   FunctionTool,
   InputFile,
   InputImage,
+  InputMessageItem,
   InputText,
   JsonSchema,
   OutputItem,

@@ -91,6 +91,19 @@ export interface FunctionCallOutputItem {
 }
 
 /**
+ * A message input item: what a person (`user`) says in the next request. `detachedResultItem`
+ * makes one to report a detached call's result, since a call has one function_call_output only.
+ */
+export interface InputMessageItem {
+  /** Always `message`. */
+  type: 'message';
+  /** Always `user`. */
+  role: 'user';
+  /** What the message says: text and the parts a result holds. */
+  content: ContentPart[];
+}
+
+/**
  * Any item of a response's output: function calls are the ones this package acts on. Typed
  * structurally, so the item types of an SDK (the `openai` package's `ResponseOutputItem`, say)
  * fit as they are, and so does an item written out with fields of its own.

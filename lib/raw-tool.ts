@@ -40,6 +40,8 @@ export interface ToolProperties {
   replay?: Replay;
   /** Whether an MCP server may run the tool's calls as tasks; see {@link Tool.task}. */
   task?: boolean | 'required';
+  /** Whether the model is answered before the tool's calls end; see {@link Tool.detach}. */
+  detach?: boolean;
 }
 
 /** What {@link rawTool} is built from. */
@@ -60,16 +62,18 @@ export interface RawToolDefinition extends ToolProperties {
   ): ToolResult | PromiseLike<ToolResult> | Observable<ToolEvent>;
 }
 
+/** The properties {@link copyProperties} copies as they are, when set. */
+const COPIED = ['strict', 'sequential', 'resource', 'replay', 'detach'] as const;
+
 /** Copies the optional properties that are set, so readers see exactly what the author stated. */
 export function copyProperties(target: Partial<Tool>, source: ToolProperties): void {
-  if (source.strict !== undefined) Object.assign(target, { strict: source.strict });
-  if (source.sequential !== undefined) Object.assign(target, { sequential: source.sequential });
-  if (source.resource !== undefined) Object.assign(target, { resource: source.resource });
+  // One loop for the values copied as they are: smaller in a browser bundle than a line each.
+  for (const key of COPIED)
+    if (source[key] !== undefined) Object.assign(target, { [key]: source[key] });
   if (source.annotations !== undefined)
     Object.assign(target, { annotations: Object.freeze({ ...source.annotations }) });
   if (source.confined !== undefined) target.confined = source.confined.bind(source);
   if (source.close !== undefined) target.close = source.close.bind(source);
-  if (source.replay !== undefined) Object.assign(target, { replay: source.replay });
   if (source.task !== undefined) {
     if (source.task !== true && source.task !== false && source.task !== 'required')
       throw new TypeError(

@@ -10,7 +10,8 @@ import type { Tool } from '../lib/contract.js';
 import type { ContentPart, ToolOutput } from '../lib/open-responses.js';
 import { definition } from '../lib/tool-set.js';
 import { placeholder } from './chat-completions.js';
-import type { Job, SettledResult } from './job.js';
+import { detachedResultParts } from './detached-result-item.js';
+import type { ExecutionEvent, Job, SettledResult } from './job.js';
 import { missingTool } from './jobs-from-items.js';
 import { eachOutput } from './to-output-items.js';
 
@@ -196,6 +197,21 @@ export function toToolResults(
       ? { type: 'tool_result', tool_use_id: job.call.id, content: blocks(output), is_error: true }
       : { type: 'tool_result', tool_use_id: job.call.id, content: blocks(output) },
   );
+}
+
+/**
+ * A detached call's final event as the blocks of a later `user` message: `detachedResultItem`
+ * for Anthropic's Messages (a `tool_use` has one `tool_result`, given in its own turn). The
+ * heading and a text output as a text block, images and PDFs as their blocks; put them in the
+ * next user message's content, after its `tool_result` blocks.
+ *
+ * @throws TypeError when `event` is not a final event or names no job of `jobs`.
+ */
+export function detachedResultBlocks(
+  event: ExecutionEvent,
+  jobs: readonly Job[],
+): AnthropicResultBlock[] {
+  return detachedResultParts(event, jobs).map(block);
 }
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);

@@ -19,7 +19,8 @@ import type { BatchOptions } from './resume-log.js';
  * The convenience over {@link executeBatch} when progress is not needed: progress is dropped, and
  * the rules and options are the same. It never rejects because of a tool, since a tool's failure
  * is the `error` of its entry. Aborting `options.signal` settles every unfinished job with a
- * CancelledError, so the promise still resolves, with one entry per job.
+ * CancelledError, so the promise still resolves, with one entry per job. It waits for detached
+ * calls (`job.detach`) to end too: {@link turnItems} answers the turn without them.
  *
  * ## Example
  *

@@ -78,6 +78,11 @@ export interface CallState {
   readonly error?: Error;
   /** How the call settled, once it has: what {@link toOutputItems} takes, in job order. */
   readonly settled?: SettledResult;
+  /**
+   * Set, and true, once the call has detached (its `detached` event): it runs on in the
+   * background, phase `running`, and the model has been answered for it; kept once it ends.
+   */
+  readonly detached?: true;
 }
 
 /**
@@ -200,6 +205,10 @@ function nextCall(call: CallState, input: BatchStateInput, at: number): CallStat
   }
   if (!input.final) {
     if (result === undefined) return call;
+    if (input.detached === true) {
+      const phase = call.question === undefined ? 'running' : 'asking';
+      return { ...call, phase, startedAt, elapsed, detached: true };
+    }
     const progress = isProgressInfo(result.details) ? result.details : call.progress;
     const line = outputPreview(result.output);
     const message = line === '' ? call.message : line;
@@ -286,7 +295,8 @@ export function reduceCallStates(
  * starts come with {@link CallApproval}s, and a call is `approving` while its answer is pending,
  * then `waiting` again once approved (a refusal ends it `failed`). A question its tool asks
  * (with `ExecuteOptions.elicitor`) makes the call `asking`, with the question in `question`, until
- * the answer comes; then it is `running` again. A final event ends the call:
+ * the answer comes; then it is `running` again. A detached call (`Job.detach`) is `running`
+ * with `detached: true` from its detached event on, its message left as it was. A final event ends the call:
  * `done` with its output, `cancelled` for a `CancelledError`, `failed` for any other error.
  *
  * ## Example

@@ -9,7 +9,8 @@ import { throwError } from 'rxjs';
 import type { Tool } from '../lib/contract.js';
 import type { JsonSchema, ToolOutput } from '../lib/open-responses.js';
 import { definition } from '../lib/tool-set.js';
-import type { Job, SettledResult } from './job.js';
+import { detachedResultParts } from './detached-result-item.js';
+import type { ExecutionEvent, Job, SettledResult } from './job.js';
 import { missingTool } from './jobs-from-items.js';
 import { eachOutput } from './to-output-items.js';
 
@@ -144,6 +145,32 @@ export function toToolMessages(
     tool_call_id: job.call.id,
     content: textContent(output),
   }));
+}
+
+/** A `user` message of a later request: what a detached call gave. */
+export interface ChatCompletionsUserMessage {
+  /** Always `user`. */
+  role: 'user';
+  /** The message: text, or text parts. */
+  content: string | ChatCompletionsTextPart[];
+}
+
+/**
+ * A detached call's final event as a `user` message of a later request: `detachedResultItem`
+ * for Chat Completions (a tool call has one `tool` message, sent in its own turn). Text when the
+ * result is text; otherwise text parts, an image or a file as a line naming it.
+ *
+ * @throws TypeError when `event` is not a final event or names no job of `jobs`.
+ */
+export function detachedResultMessage(
+  event: ExecutionEvent,
+  jobs: readonly Job[],
+): ChatCompletionsUserMessage {
+  const parts = detachedResultParts(event, jobs);
+  const first = parts[0]!;
+  const content =
+    parts.length === 1 && first.type === 'input_text' ? first.text : textContent(parts);
+  return { role: 'user', content };
 }
 
 /** An output as Chat Completions text: a string, or text parts. */

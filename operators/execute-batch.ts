@@ -47,6 +47,11 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * A call ends at its final event: the engine unsubscribes from the tool then (running its
  * teardown), without waiting for the tool to complete.
  *
+ * A call that detaches (`job.detach`, else its tool's `detach`) runs like any other; once its tool
+ * is subscribed and still running, a progress event with `detached: true` says so, its result
+ * what the model reads for it this turn, and its final event comes when it ends (see
+ * {@link turnItems}). A batch without such calls emits no such event.
+ *
  * Warning: unsubscribing cancels every running call (each tool's observable is unsubscribed and
  * its signal aborts) and starts nothing more, and emits nothing for the unfinished jobs. To get a
  * CancelledError final event for every unfinished job instead, abort `options.signal`.

@@ -28,9 +28,14 @@ export { chains } from './chains.js';
 // From a model's turn to jobs, and from results to the items of its next request.
 export { jobsFromItems, missingTool } from './jobs-from-items.js';
 export { toOutputItems } from './to-output-items.js';
+// Detached calls: what the model reads now, the turn without waiting, the result later.
+export { DETACHED_OUTPUT } from './detached-output.js';
+export { detachedResultItem } from './detached-result-item.js';
+export { turnItems } from './turn-items.js';
 // The same for Chat Completions and for Anthropic's Messages: tools, calls in, results out.
 export {
   chatCompletionsTools,
+  detachedResultMessage,
   jobsFromToolCalls,
   toToolMessages,
   type ChatCompletionsFunctionCall,
@@ -38,9 +43,11 @@ export {
   type ChatCompletionsTool,
   type ChatCompletionsToolCall,
   type ChatCompletionsToolMessage,
+  type ChatCompletionsUserMessage,
 } from './chat-completions.js';
 export {
   anthropicTools,
+  detachedResultBlocks,
   jobsFromToolUses,
   toToolResults,
   type AnthropicBase64Source,

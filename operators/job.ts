@@ -35,6 +35,11 @@ export interface Job {
    * and that reason as its cause).
    */
   readonly signal?: AbortSignal;
+  /**
+   * Whether this call detaches (see {@link ExecutionProgressEvent.detached}): true or false
+   * overrides the tool's `detach`; undefined leaves it to the tool.
+   */
+  readonly detach?: boolean;
 }
 
 /**
@@ -81,6 +86,14 @@ export interface ExecutionProgressEvent extends EventOfJob {
   readonly error?: undefined;
   /** Never set on progress: what tells it from an {@link ExecutionQuestionEvent}. */
   readonly question?: undefined;
+  /**
+   * Set on the one event that says a detached call (`job.detach`, else `Tool.detach`) has started
+   * and runs on: emitted once its tool is subscribed and still running, after any progress it
+   * emitted while subscribed. Its `result` is what the model reads for the call this turn
+   * (`DETACHED_OUTPUT`); the job's final event comes later, as any job's. Never set in a batch
+   * without detached calls.
+   */
+  readonly detached?: true;
 }
 
 /**
@@ -100,6 +113,8 @@ export interface ExecutionQuestionEvent extends EventOfJob {
   readonly result?: undefined;
   /** Never set on a question. */
   readonly error?: undefined;
+  /** Never set on a question. */
+  readonly detached?: undefined;
 }
 
 /** The final event of a job that succeeded. */
@@ -112,6 +127,8 @@ export interface ExecutionResultEvent extends EventOfJob, Reviewed {
   readonly error?: undefined;
   /** Never set on a final event. */
   readonly question?: undefined;
+  /** Never set on a final event. */
+  readonly detached?: undefined;
 }
 
 /** The final event of a job that failed. */
@@ -124,6 +141,8 @@ export interface ExecutionErrorEvent extends EventOfJob, Reviewed {
   readonly result?: undefined;
   /** Never set on a final event. */
   readonly question?: undefined;
+  /** Never set on a final event. */
+  readonly detached?: undefined;
 }
 
 /**

@@ -11,6 +11,8 @@ import {
   anthropicTools,
   batchResults,
   chatCompletionsTools,
+  detachedResultBlocks,
+  detachedResultMessage,
   imagePart,
   jobsFromToolCalls,
   jobsFromToolUses,
@@ -201,5 +203,55 @@ describe('Anthropic Messages: tools, tool_use blocks in, tool_result blocks out'
     expect(results[0]!.is_error).to.equal(true);
     expect(results[0]!.content).to.match(/^Error: tool_use input is not JSON: /);
     expect(results[1]!.content).to.equal('2');
+  });
+});
+
+describe('A detached call’s later result, in each format', () => {
+  const report = tool({
+    name: 'build_report',
+    description: 'Builds a report.',
+    parameters: z.object({}),
+    detach: true,
+    execute: () => 'done',
+  });
+  const jobs = [{ tool: report, call: { id: 'c1', args: '{}' } }];
+  const image = imagePart('data:image/png;base64,AA==');
+
+  it('is a user message of text for Chat Completions, an image as a line naming it', () => {
+    const text: OpenAI.Chat.Completions.ChatCompletionMessageParam = detachedResultMessage(
+      { index: 0, callId: 'c1', final: true, result: { output: 'report for Q3' } },
+      jobs,
+    );
+    expect(text).to.deep.equal({
+      role: 'user',
+      content: 'The background call "c1" (build_report) finished: report for Q3',
+    });
+    const parts = detachedResultMessage(
+      { index: 0, callId: 'c1', final: true, result: partsResult([textPart('chart'), image]) },
+      jobs,
+    );
+    expect(parts.content).to.have.length(3);
+    expect((parts.content as { text: string }[])[0]!.text).to.equal(
+      'The background call "c1" (build_report) finished:',
+    );
+  });
+
+  it('is blocks of a later user message for Anthropic, an image as an image block', () => {
+    const failed = detachedResultBlocks(
+      { index: 0, callId: 'c1', final: true, error: new Error('disk full') },
+      jobs,
+    );
+    expect(failed).to.deep.equal([
+      { type: 'text', text: 'The background call "c1" (build_report) failed: disk full' },
+    ]);
+    const blocks = detachedResultBlocks(
+      { index: 0, callId: 'c1', final: true, result: partsResult([image]) },
+      jobs,
+    );
+    const message: Anthropic.Messages.MessageParam = { role: 'user', content: blocks };
+    expect(message.content).to.deep.equal([
+      { type: 'text', text: 'The background call "c1" (build_report) finished:' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } },
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  * @module agenttool/testing
  */
 export {
+  detachedEvent,
   errorEvent,
   final,
   finalEvent,

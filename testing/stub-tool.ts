@@ -14,6 +14,7 @@ import type {
   ToolResult,
 } from '../lib/contract.js';
 import type { ToolOutput } from '../lib/open-responses.js';
+import { DETACHED_OUTPUT } from '../operators/detached-output.js';
 import type {
   ExecutionErrorEvent,
   ExecutionProgressEvent,
@@ -113,4 +114,13 @@ export function questionEvent(
   return answer === undefined
     ? { index, callId, final: false, question }
     : { index, callId, final: false, question, answer };
+}
+
+/**
+ * The event the engine emits when a detached call of job `index` has started and runs on
+ * (`Job.detach`, `Tool.detach`): its output, `DETACHED_OUTPUT`, is what the model reads for the
+ * call this turn.
+ */
+export function detachedEvent(index: number, callId: string): ExecutionProgressEvent {
+  return { index, callId, final: false, detached: true, result: { output: DETACHED_OUTPUT } };
 }

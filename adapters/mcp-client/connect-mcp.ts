@@ -58,6 +58,11 @@ export interface McpClientOptions {
    */
   sequential?: Iterable<string> | undefined;
   /**
+   * Tools whose calls detach (see `Tool.detach`), by remote or local name, besides those the
+   * server lists as detached (an agenttool server does, with `_meta` `io.agenttool/detach`).
+   */
+  detach?: Iterable<string> | undefined;
+  /**
    * Shared state the application says tools touch, two ways. A list: the key is a resource and
    * the list the tools (remote or local names) that touch it, `{ "shell:session": ["bash", "cd"] }`.
    * A function: the key is a tool (remote or local name) and the function names the resource of
@@ -228,6 +233,7 @@ export class McpRemote {
   private readonly deadlines: CallDeadlines;
   private readonly inFlight = new Set<InFlightCall>();
   private readonly sequential: ReadonlySet<string>;
+  private readonly detach: ReadonlySet<string>;
   /** Remote names left out of the list (see {@link remoteNameProblem}), each reported once. */
   private readonly refused = new Set<string>();
 
@@ -248,6 +254,7 @@ export class McpRemote {
     this.protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
     this.tools$ = this.list.value$;
     this.sequential = new Set(options.sequential ?? []);
+    this.detach = new Set(options.detach ?? []);
     const listChanged = client.getServerCapabilities()?.tools?.listChanged === true;
     const grace = options.notificationGrace ?? DEFAULT_GRACE;
     this.refreshes = new RefreshTracker(() => this.fetch(), listChanged ? grace : 0);
@@ -521,7 +528,14 @@ export class McpRemote {
       if (!sequential && listed.resource !== undefined) resource = this.name(listed.resource.key);
     }
     const replay = claimOf(this.options.replay);
-    return { sequential, resource, confinedBy: by, ...(replay === undefined ? {} : { replay }) };
+    const detach = this.detach.has(local) || this.detach.has(remoteName);
+    return {
+      sequential,
+      resource,
+      confinedBy: by,
+      ...(replay === undefined ? {} : { replay }),
+      ...(detach ? { detach } : {}),
+    };
   }
 }
 

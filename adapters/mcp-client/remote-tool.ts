@@ -56,6 +56,7 @@ import { traceMeta } from '../../lib/trace-context.js';
 import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
 import { openMcpSpan } from '../../operators/internal/span-hook.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
+import { listedAsDetached } from '../mcp-shared/mcp-detach.js';
 import {
   createdTask,
   recordedTask,
@@ -152,6 +153,8 @@ export interface RemoteClaims {
   confinedBy: string | undefined;
   /** What running a call again does, when the application says (`McpClientOptions.replay`). */
   replay?: Replay;
+  /** The application says the tool's calls detach (`McpClientOptions.detach`). */
+  detach?: boolean;
 }
 
 /** The call's arguments as the object MCP sends; "" is `{}`. */
@@ -223,6 +226,11 @@ export class RemoteTool implements Tool {
    * `'required'`, its calls run only as tasks, which the call polls; true, they may.
    */
   readonly task?: boolean | 'required';
+  /**
+   * The calls detach (see `Tool.detach`): the server lists the tool so (an agenttool server's
+   * `_meta` `io.agenttool/detach`), or the application says so (`McpClientOptions.detach`).
+   */
+  readonly detach?: boolean;
   /** The tool's definition as the server listed it. */
   readonly definition: McpTool;
   /** The server's outputSchema for the tool's `structuredContent`, when it lists one. */
@@ -255,6 +263,7 @@ export class RemoteTool implements Tool {
     const by = claims.confinedBy;
     if (by !== undefined) this.confined = () => ({ confined: true, by });
     if (claims.replay !== undefined) this.replay = claims.replay;
+    if (claims.detach === true || listedAsDetached(definition)) this.detach = true;
     const support = taskSupportOf(definition);
     if (support === 'required') this.task = 'required';
     else if (support === 'optional') this.task = true;

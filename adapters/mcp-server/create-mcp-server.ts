@@ -48,6 +48,7 @@ import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
 import { OpeningCall, openingOf } from './opening-questions.js';
 import { wireTask } from './task-host.js';
+import { DETACH_META_KEY } from '../mcp-shared/mcp-detach.js';
 import {
   checkTaskOptions,
   declaresTasks,
@@ -321,8 +322,9 @@ function prepare(tool: Tool, limits: ArgumentLimits | undefined, report: (e: Err
     const validator = own
       ? undefined
       : compileValidator(tool.parameters, { tool: tool.name, limits });
+    const task = taskOf(tool);
     const precheck =
-      tool.task === true || tool.task === 'required'
+      task === true || task === 'required'
         ? (validator ?? compileValidator(tool.parameters, { tool: tool.name }))
         : undefined;
     const listing = listingOf(tool);
@@ -347,6 +349,16 @@ function reportOnStderr(error: Error): void {
   const text = oneLine(error.message);
   const line = text.startsWith('mcp server: ') ? text : `mcp server: ${text}`;
   process.stderr.write(`${visible(line)}${left}\n`);
+}
+
+/**
+ * How a call of `tool` is served as a task (see `Tool.task`): as its `task` says, and a tool whose
+ * calls detach (`Tool.detach`) and says nothing of tasks as `task: true`, so that a client that
+ * takes tasks gets one it can poll while the model goes on.
+ */
+function taskOf(tool: Tool): boolean | 'required' | undefined {
+  const task = tool.task;
+  return task === undefined && tool.detach === true ? true : task;
 }
 
 /**
@@ -391,7 +403,8 @@ function listingOf(tool: Tool): McpTool {
   const annotations = annotationsToMcp(tool.annotations);
   if (annotations !== undefined) listing.annotations = annotations;
   const meta = orderingMeta(tool);
-  if (meta !== undefined) listing._meta = meta;
+  if (meta !== undefined || tool.detach === true)
+    listing._meta = { ...meta, ...(tool.detach === true && { [DETACH_META_KEY]: true }) };
   return listing;
 }
 
@@ -773,7 +786,8 @@ export function createMcpServer(
       return failure(new ValidationError('', 'arguments are nested too deeply'));
     }
     const modern = isModern(server);
-    if (tasks !== undefined && entry.tool.task !== undefined && entry.tool.task !== false) {
+    const task = taskOf(entry.tool);
+    if (tasks !== undefined && task !== undefined && task !== false) {
       const capabilities = clientCapabilitiesOf(server, ctx);
       const declares = modern && declaresTasks(capabilities);
       if (declares && ctx.mcpReq.requestState() === undefined) {
@@ -836,7 +850,7 @@ export function createMcpServer(
           });
       }
       // A retry (requestState) of a client that takes tasks carries on its call below.
-      if (!declares && entry.tool.task === 'required')
+      if (!declares && task === 'required')
         throw tasksRequired(`tool "${name}" runs only as a task`);
     }
     // A modern client that declared elicitation may be asked: its calls are held while it answers.

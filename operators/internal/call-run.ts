@@ -32,6 +32,8 @@ export interface RunOwner {
   progress(run: CallRun, result: ToolResult): void;
   /** The call's tool asked a question (answer undefined), or it was answered. */
   question(run: CallRun, request: ElicitRequest, answer: ElicitResult | undefined): void;
+  /** The call's tool is subscribed and still running, and the call detaches (`Job.detach`). */
+  detached(run: CallRun): void;
   /** The call has ended by itself: exactly one of `result` and `error` is set. */
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
   /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
@@ -156,6 +158,8 @@ export class CallRun extends CallConsumer {
     if (!this.consume(tool, call, context)) return;
     const timeout = owner.timeout;
     if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
+    // The job's choice wins over the tool's; a batch without detached calls reads two undefineds.
+    if ((job.detach ?? tool.detach) === true) owner.detached(this);
   }
 
   /**

@@ -47,6 +47,7 @@ import {
 import { NotApprovedError } from '../../lib/errors.js';
 import type { BatchSpans } from './call-spans.js';
 import { spansFor } from './span-hook.js';
+import { DETACHED_OUTPUT } from '../detached-output.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -281,6 +282,13 @@ export class Engine
   progress(run: CallRun, result: ToolResult): void {
     if (!this.closed)
       this.emit({ index: run.index, callId: run.job.call.id, final: false, result });
+  }
+
+  /** A detached call is under way: the model may be answered for it now (job.ts, `detached`). */
+  detached(run: CallRun): void {
+    if (this.closed) return;
+    const result = { output: DETACHED_OUTPUT };
+    this.emit({ index: run.index, callId: run.job.call.id, final: false, detached: true, result });
   }
 
   question(run: CallRun, question: ElicitRequest, answer: ElicitResult | undefined): void {

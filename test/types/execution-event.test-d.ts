@@ -44,6 +44,12 @@ if (!event.final && event.question === undefined) {
   expectTypeOf(event).toEqualTypeOf<ExecutionProgressEvent>();
   expectTypeOf(event.result).toEqualTypeOf<ToolResult>();
 }
+// A detached call's event is progress: its result is what the model reads this turn.
+if (event.detached === true) {
+  expectTypeOf(event).toEqualTypeOf<ExecutionProgressEvent>();
+  expectTypeOf(event.final).toEqualTypeOf<false>();
+  expectTypeOf(event.result).toEqualTypeOf<ToolResult>();
+}
 if (event.question !== undefined) {
   expectTypeOf(event).toEqualTypeOf<ExecutionQuestionEvent>();
   expectTypeOf(event.final).toEqualTypeOf<false>();
