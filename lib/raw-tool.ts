@@ -12,12 +12,14 @@ import type {
   Confinement,
   Replay,
   ResourceFunction,
+  ResourceName,
   Tool,
   ToolCall,
   ToolContext,
   ToolEvent,
   ToolResult,
 } from './contract.js';
+import { namedResource } from './contract.js';
 
 /** The optional properties every tool factory accepts; see {@link Tool}. */
 export interface ToolProperties {
@@ -27,9 +29,9 @@ export interface ToolProperties {
   sequential?: boolean;
   /**
    * The shared state a call touches, or a function naming it from the call's arguments (parsed
-   * from its JSON text); see {@link Tool.resource}.
+   * from its JSON text), plain or counted (`{ key, capacity }`); see {@link Tool.resource}.
    */
-  resource?: string | ResourceFunction;
+  resource?: ResourceName | ResourceFunction;
   /** MCP's behavioural hints; see {@link Annotations}. */
   annotations?: Annotations;
   /** Whether a call with these raw arguments will run confined; see {@link Tool.confined}. */
@@ -64,7 +66,11 @@ export interface RawToolDefinition extends ToolProperties {
 export function copyProperties(target: Partial<Tool>, source: ToolProperties): void {
   if (source.strict !== undefined) Object.assign(target, { strict: source.strict });
   if (source.sequential !== undefined) Object.assign(target, { sequential: source.sequential });
-  if (source.resource !== undefined) Object.assign(target, { resource: source.resource });
+  if (source.resource !== undefined) {
+    Object.assign(target, { resource: source.resource });
+    // A fixed counted resource that cannot be is refused at definition, not at each call.
+    if (typeof source.resource === 'object') namedResource(target as Tool, '');
+  }
   if (source.annotations !== undefined)
     Object.assign(target, { annotations: Object.freeze({ ...source.annotations }) });
   if (source.confined !== undefined) target.confined = source.confined.bind(source);

@@ -3,13 +3,33 @@
  *
  * @module
  */
-import { resourceOf } from '../../lib/contract.js';
+import { describeValue } from '../../lib/validation/format.js';
+import { isCapacity, resourceOf } from '../../lib/contract.js';
 import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
 export function parallelBound(options: ExecuteOptions): number {
   const n = options.maxParallel;
   return n !== undefined && n >= 1 ? Math.floor(n) : DEFAULT_MAX_PARALLEL;
+}
+
+/**
+ * The application's capacities ({@link ExecuteOptions.capacities}) as a map, or undefined for none.
+ *
+ * @throws RangeError for a value that is not an integer >= 1 or Infinity, naming its key.
+ */
+export function capacitiesOf(options: ExecuteOptions): Map<string, number> | undefined {
+  const capacities = options.capacities;
+  if (capacities === undefined) return undefined;
+  const byKey = new Map<string, number>();
+  for (const [key, capacity] of Object.entries(capacities)) {
+    if (!isCapacity(capacity))
+      throw new RangeError(
+        `capacities[${JSON.stringify(key)}]: expected an integer >= 1 or Infinity, got ${describeValue(capacity)}`,
+      );
+    byKey.set(key, capacity);
+  }
+  return byKey;
 }
 
 /** The longest delay a timer can wait (2^31 - 1 ms, about 24.8 days); Node fires longer ones at once. */
