@@ -4,7 +4,7 @@
  * @module
  */
 import { describeValue } from '../../lib/validation/format.js';
-import { isCapacity, resourceOf } from '../../lib/contract.js';
+import { isCapacity, namedResource, resourceOf } from '../../lib/contract.js';
 import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
@@ -71,5 +71,20 @@ export function jobResource(job: Job): string {
     return resourceOf(tool, job.call.args);
   } catch {
     return '';
+  }
+}
+
+/**
+ * The capacity `job`'s call states for its resource (1 for a plain one, none, or one that cannot
+ * be named): what the engine opens an idle resource with when the application sets none.
+ */
+export function jobCapacity(job: Job): number {
+  const tool = job.tool;
+  if (tool === undefined || tool === null || tool.sequential === true) return 1;
+  try {
+    const named = namedResource(tool, job.call.args);
+    return typeof named === 'string' ? 1 : named.capacity;
+  } catch {
+    return 1;
   }
 }
