@@ -468,9 +468,17 @@ export interface CountedResource {
 /** What a tool's `resource` names: a resource (capacity 1), or a {@link CountedResource}. */
 export type ResourceName = string | CountedResource;
 
-/** Whether `capacity` is one a counted resource may have: an integer >= 1, or Infinity. */
-export function isCapacity(capacity: unknown): capacity is number {
-  return capacity === Infinity || (Number.isInteger(capacity) && (capacity as number) >= 1);
+/**
+ * `capacity` when a counted resource may have it (an integer >= 1, or Infinity).
+ *
+ * @throws RangeError naming `where` otherwise.
+ */
+export function checkedCapacity(capacity: unknown, where: string): number {
+  if (capacity === Infinity || (Number.isInteger(capacity) && (capacity as number) >= 1))
+    return capacity as number;
+  throw new RangeError(
+    `${where}: capacity must be an integer >= 1 or Infinity, got ${describeValue(capacity)}`,
+  );
 }
 
 /** Whether `tool`'s schema is strict. */
@@ -540,17 +548,15 @@ export function namedResource(tool: Tool, args: string): ResourceName {
       ? resource(parseArgumentsText(args, Infinity, DEFAULT_LIMITS.maxDepth))
       : resource;
   if (typeof named === 'string') return named;
-  const what = typeof resource === 'function' ? 'resource returned' : 'resource is';
   const key = (named as { key?: unknown } | null)?.key;
   if (typeof named !== 'object' || typeof key !== 'string')
     throw new TypeError(
-      `tool "${tool.name}": ${what} ${describeValue(named)}, not a string or { key, capacity }`,
+      `tool "${tool.name}": resource ${typeof resource === 'function' ? 'returned' : 'is'} ${describeValue(named)}, not a string or { key, capacity }`,
     );
-  const capacity = (named as { capacity?: unknown }).capacity;
-  if (!isCapacity(capacity))
-    throw new RangeError(
-      `tool "${tool.name}": resource "${key}": capacity must be an integer >= 1 or Infinity, got ${describeValue(capacity)}`,
-    );
+  checkedCapacity(
+    (named as { capacity?: unknown }).capacity,
+    `tool "${tool.name}": resource "${key}"`,
+  );
   return named as CountedResource;
 }
 

@@ -285,7 +285,7 @@ describe('counted resources: capacities that cannot be', () => {
       testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
         const a = cold('-(f|)', toolEvents);
         const error = new RangeError(
-          `capacities["sandbox"]: expected an integer >= 1 or Infinity, got ${
+          `capacities["sandbox"]: capacity must be an integer >= 1 or Infinity, got ${
             typeof capacity === 'string'
               ? '"2"'
               : Number.isFinite(capacity)

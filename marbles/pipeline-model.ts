@@ -111,7 +111,7 @@ function checkCapacities(options: ExecuteOptions): void {
   for (const [key, capacity] of Object.entries(options.capacities ?? {}))
     if (capacity !== Infinity && !(Number.isInteger(capacity) && capacity >= 1))
       throw new RangeError(
-        `capacities[${JSON.stringify(key)}]: expected an integer >= 1 or Infinity, got ${
+        `capacities[${JSON.stringify(key)}]: capacity must be an integer >= 1 or Infinity, got ${
           Number.isFinite(capacity) ? JSON.stringify(capacity) : 'an out-of-range number'
         }`,
       );

@@ -120,11 +120,11 @@ describe('counted resources: capacities that cannot be', () => {
       .to.be.instanceOf(RangeError)
       .with.property(
         'message',
-        'capacities["sandbox"]: expected an integer >= 1 or Infinity, got 0',
+        'capacities["sandbox"]: capacity must be an integer >= 1 or Infinity, got 0',
       );
     expect(() => chains([job(run, 'a', { code: '1' })], { capacities: { api: -1 } })).to.throw(
       RangeError,
-      'capacities["api"]: expected an integer >= 1 or Infinity, got -1',
+      'capacities["api"]: capacity must be an integer >= 1 or Infinity, got -1',
     );
   });
 });

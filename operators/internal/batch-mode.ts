@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { describeValue } from '../../lib/validation/format.js';
-import { isCapacity, namedResource, resourceOf } from '../../lib/contract.js';
+import { checkedCapacity, namedResource, resourceOf } from '../../lib/contract.js';
 import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
@@ -22,13 +21,8 @@ export function capacitiesOf(options: ExecuteOptions): Map<string, number> | und
   const capacities = options.capacities;
   if (capacities === undefined) return undefined;
   const byKey = new Map<string, number>();
-  for (const [key, capacity] of Object.entries(capacities)) {
-    if (!isCapacity(capacity))
-      throw new RangeError(
-        `capacities[${JSON.stringify(key)}]: expected an integer >= 1 or Infinity, got ${describeValue(capacity)}`,
-      );
-    byKey.set(key, capacity);
-  }
+  for (const [key, capacity] of Object.entries(capacities))
+    byKey.set(key, checkedCapacity(capacity, `capacities[${JSON.stringify(key)}]`));
   return byKey;
 }
 
