@@ -541,7 +541,7 @@ export function capacityOf(tool: Tool, args = ''): number {
  */
 export function namedResource(tool: Tool, args: string): ResourceName {
   const resource = tool.resource;
-  if (resource === undefined) return '';
+  if (resource === undefined || resource === null) return ''; // null, from JavaScript: none
   if (typeof resource === 'string') return resource;
   const named: unknown =
     typeof resource === 'function'

@@ -192,7 +192,7 @@ export function tool<
   copyProperties(built, rest);
   if (typeof resource === 'string') {
     Object.assign(built, { resource });
-  } else if (typeof resource === 'object') {
+  } else if (typeof resource === 'object' && resource !== null) {
     copyProperties(built, { resource });
   } else if (typeof resource === 'function') {
     // The engine hands over the arguments parsed from JSON; the author's function sees them

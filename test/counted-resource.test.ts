@@ -62,6 +62,12 @@ describe('counted resources: the readers', () => {
     expect(resourceOf(alone)).to.equal('');
   });
 
+  it('reads a null resource, from JavaScript, as none', () => {
+    const untyped = { name: 'u', description: '', resource: null, execute: ok } as unknown as Tool;
+    expect([resourceOf(untyped), capacityOf(untyped)]).to.deep.equal(['', 1]);
+    expect(chains([job(untyped, 'a', {}), job(untyped, 'b', {})])).to.deep.equal([[0], [1]]);
+  });
+
   it('takes Infinity as a capacity: no bound of its own', () => {
     const cache = rawTool({
       name: 'cache',
