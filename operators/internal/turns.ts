@@ -268,60 +268,71 @@ export class Turns {
         return this.newRun(job, index, undefined, true);
       }
       this.cursor++;
-      const named = tool.resource;
-      let resource: string;
-      let capacity = 1;
-      if (typeof named === 'string') {
-        resource = named;
-      } else if (named === undefined) {
-        resource = '';
-      } else {
-        // Counted, or named from the arguments: a call they fail for (or whose capacity cannot
-        // be) ends with that error, on a chain of its own, and holds no resource's turn.
-        try {
-          const counted = namedResource(tool, job.call.args);
-          if (typeof counted === 'string') {
-            resource = counted;
-          } else {
-            resource = counted.key;
-            capacity = counted.capacity;
-          }
-        } catch (err) {
-          // Its approval, if asked, still comes first, as for any call.
-          const failed = this.newRun(job, index, undefined, false);
-          failed.failure = asError(err);
-          if (this.approvals !== undefined && this.parks(failed, false)) continue;
-          return failed;
-        }
-      }
-      if (resource === '') {
+      if (tool.resource === undefined) {
         const run = this.unchained(job, index);
         if (run === undefined) continue;
         return run;
       }
-      const chains = (this.chains ??= new Map());
-      let chain = chains.get(resource);
-      if (chain === undefined) {
-        // A resource named from arguments may be one of many (a file each): its chain goes
-        // when it idles, so a long executeCalls holds only the chains in use.
-        const key = typeof named === 'function' ? resource : undefined;
-        capacity = this.capacityOf(resource, capacity);
-        chain = { holders: 0, capacity, queue: new Fifo<CallRun>(), key };
-        chains.set(resource, chain);
-      } else if (chain.holders === 0 && chain.capacity !== capacity) {
-        // Idle: the call that finds it so sets its capacity (the application's wins).
-        chain.capacity = this.capacityOf(resource, capacity);
-      }
-      const run = this.newRun(job, index, chain, false);
-      // Below capacity, no call of the resource waits (see Chain): this one is not overtaking.
-      if (chain.holders < chain.capacity) {
-        chain.holders++;
-        if (this.approvals !== undefined && this.parks(run, false)) continue;
-        return run;
-      }
-      chain.queue.push(run);
-      this.waiting++;
+      const run = this.admit(job, index);
+      if (run === undefined) continue;
+      return run;
     }
+    return undefined;
+  }
+
+  /**
+   * Admits a call whose tool names a resource: its run when its turn has come (or when naming
+   * the resource fails), undefined when it waits in its chain or is parked for its approval. Kept
+   * out of `take`, which calls without a resource go through alone.
+   */
+  private admit(job: Job, index: number): CallRun | undefined {
+    const named = job.tool.resource;
+    let resource: string;
+    let capacity = 1;
+    if (typeof named === 'string') {
+      resource = named;
+    } else {
+      // Counted, or named from the arguments: a call they fail for (or whose capacity cannot
+      // be) ends with that error, on a chain of its own, and holds no resource's turn.
+      try {
+        const counted = namedResource(job.tool, job.call.args);
+        if (typeof counted === 'string') {
+          resource = counted;
+        } else {
+          resource = counted.key;
+          capacity = counted.capacity;
+        }
+      } catch (err) {
+        // Its approval, if asked, still comes first, as for any call.
+        const failed = this.newRun(job, index, undefined, false);
+        failed.failure = asError(err);
+        if (this.approvals !== undefined && this.parks(failed, false)) return undefined;
+        return failed;
+      }
+    }
+    if (resource === '') return this.unchained(job, index);
+    const chains = (this.chains ??= new Map());
+    let chain = chains.get(resource);
+    if (chain === undefined) {
+      // A resource named from arguments may be one of many (a file each): its chain goes
+      // when it idles, so a long executeCalls holds only the chains in use.
+      const key = typeof named === 'function' ? resource : undefined;
+      capacity = this.capacityOf(resource, capacity);
+      chain = { holders: 0, capacity, queue: new Fifo<CallRun>(), key };
+      chains.set(resource, chain);
+    } else if (chain.holders === 0 && chain.capacity !== capacity) {
+      // Idle: the call that finds it so sets its capacity (the application's wins).
+      chain.capacity = this.capacityOf(resource, capacity);
+    }
+    const run = this.newRun(job, index, chain, false);
+    // Below capacity, no call of the resource waits (see Chain): this one is not overtaking.
+    if (chain.holders < chain.capacity) {
+      chain.holders++;
+      if (this.approvals !== undefined && this.parks(run, false)) return undefined;
+      return run;
+    }
+    chain.queue.push(run);
+    this.waiting++;
     return undefined;
   }
 }
