@@ -59,9 +59,9 @@ export function resourceChains(
   jobs: readonly Job[],
   options: ExecuteOptions = {},
 ): ResourceChain[] {
+  const given = capacitiesOf(options); // checked first, as the batch checks them
   if (jobs.length === 0) return [];
   if (isSerialBatch(jobs, options)) return [{ indices: jobs.map((_, i) => i), capacity: 1 }];
-  const given = capacitiesOf(options);
   const out: ResourceChain[] = [];
   const byResource = new Map<string, number[]>();
   jobs.forEach((job, i) => {

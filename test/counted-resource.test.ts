@@ -128,6 +128,10 @@ describe('counted resources: capacities that cannot be', () => {
         'message',
         'capacities["sandbox"]: capacity must be an integer >= 1 or Infinity, got 0',
       );
+    expect(() => chains([], { sequential: true, capacities: { api: -1 } })).to.throw(
+      RangeError,
+      'capacities["api"]: capacity must be an integer >= 1 or Infinity, got -1',
+    );
     expect(() => chains([job(run, 'a', { code: '1' })], { capacities: { api: -1 } })).to.throw(
       RangeError,
       'capacities["api"]: capacity must be an integer >= 1 or Infinity, got -1',
