@@ -374,12 +374,14 @@ export interface Tool {
   readonly sequential?: boolean;
   /**
    * The shared state a call touches (`"shell:session"`); calls naming the same resource run one
-   * after another in the model's order while the rest of the batch runs alongside. A function
-   * names it per call, from the call's arguments (`(args) => "file:" + args.path`): two writes to
-   * one file run in turn, writes to different files side by side. See {@link ResourceFunction}
-   * and `resourceOf`.
+   * after another in the model's order while the rest of the batch runs alongside. A counted
+   * resource (`{ key: "sandbox", capacity: 4 }`, a {@link CountedResource}) lets up to `capacity`
+   * of its calls run at once, still starting in the model's order. A function names it per call,
+   * from the call's arguments (`(args) => "file:" + args.path`): two writes to one file run in
+   * turn, writes to different files side by side. See {@link ResourceFunction}, `resourceOf` and
+   * `capacityOf`.
    */
-  readonly resource?: string | ResourceFunction;
+  readonly resource?: ResourceName | ResourceFunction;
   /** MCP's behavioural hints; see {@link Annotations}. */
   readonly annotations?: Annotations;
   /** Whether a call with these arguments will run confined, asked before it runs. */
@@ -455,7 +457,39 @@ export interface JsonArguments {
  * decoded and typed; a throw (the schema's ValidationError, or the function's own) fails that call
  * with the error, and the call never takes a turn of any resource.
  */
-export type ResourceFunction = (args: JsonArguments) => string;
+export type ResourceFunction = (args: JsonArguments) => ResourceName;
+
+/**
+ * A resource that up to `capacity` calls may hold at once: a pool of four sandboxes is
+ * `{ key: "sandbox", capacity: 4 }`, an API that takes two requests at a time
+ * `{ key: "api", capacity: 2 }`. Its calls start in job order (a later call never overtakes an
+ * earlier one waiting for it), and at most `capacity` of them run at once. `capacity` is an integer
+ * of at least 1, or Infinity (no bound of its own); 1 is a plain resource, the same as naming
+ * `key` alone. A key of "" names no resource. The application's `ExecuteOptions.capacities` wins
+ * over what a tool states.
+ */
+export interface CountedResource {
+  /** The resource, as a plain string names it: calls naming the same key share it. */
+  readonly key: string;
+  /** How many of its calls may run at once: an integer >= 1, or Infinity. */
+  readonly capacity: number;
+}
+
+/** What a tool's `resource` names: a resource (capacity 1), or a {@link CountedResource}. */
+export type ResourceName = string | CountedResource;
+
+/**
+ * `capacity` when a counted resource may have it (an integer >= 1, or Infinity).
+ *
+ * @throws RangeError naming `where` otherwise.
+ */
+export function checkedCapacity(capacity: unknown, where: string): number {
+  if (capacity === Infinity || (Number.isInteger(capacity) && (capacity as number) >= 1))
+    return capacity as number;
+  throw new RangeError(
+    `${where}: capacity must be an integer >= 1 or Infinity, got ${describeValue(capacity)}`,
+  );
+}
 
 /** Whether `tool`'s schema is strict. */
 export function isStrict(tool: Tool): boolean {
@@ -468,9 +502,9 @@ export function isSequential(tool: Tool): boolean {
 }
 
 /**
- * The shared state a call of `tool` with arguments `args` touches, or "" when it names none. A
- * sequential tool takes the whole batch and reports "" here whatever it says, so a scheduler need
- * not check both.
+ * The shared state a call of `tool` with arguments `args` touches (a counted resource's `key`), or
+ * "" when it names none. A sequential tool takes the whole batch and reports "" here whatever it
+ * says, so a scheduler need not check both.
  *
  * A `resource` that is a function ({@link ResourceFunction}) is called with `args` parsed (no
  * arguments, "", is `{}`), and what it returns is the resource. The parse has no length limit of
@@ -482,19 +516,58 @@ export function isSequential(tool: Tool): boolean {
  * @return The resource, "" for none.
  * @throws ValidationError when `args` is not a JSON object (`invalid arguments: not valid JSON:
  *   ...`); whatever the resource function throws (a `tool()` tool's ValidationError for arguments
- *   its schema refuses); a TypeError when it returns something other than a string.
+ *   its schema refuses); a TypeError when it names something other than a string or a
+ *   {@link CountedResource}, a RangeError for a capacity that is not an integer >= 1 or Infinity.
  */
 export function resourceOf(tool: Tool, args = ''): string {
   if (tool.sequential === true) return '';
   const resource = tool.resource;
   if (typeof resource === 'string') return resource;
-  if (typeof resource !== 'function') return '';
-  const named: unknown = resource(parseArgumentsText(args, Infinity, DEFAULT_LIMITS.maxDepth));
-  if (typeof named !== 'string')
+  if (resource === undefined) return '';
+  const named = namedResource(tool, args);
+  return typeof named === 'string' ? named : named.key;
+}
+
+/**
+ * How many calls of its resource a call of `tool` with arguments `args` says may run at once:
+ * the `capacity` of a {@link CountedResource}, 1 for a plain resource or none. What the engine
+ * runs under is the application's `ExecuteOptions.capacities` for the key when it sets one.
+ *
+ * @param tool The tool.
+ * @param args The call's raw argument text, for a resource function; omitted, "".
+ * @return An integer >= 1, or Infinity.
+ * @throws What {@link resourceOf} throws.
+ */
+export function capacityOf(tool: Tool, args = ''): number {
+  if (tool.sequential === true || typeof tool.resource === 'string') return 1;
+  if (tool.resource === undefined) return 1;
+  const named = namedResource(tool, args);
+  return typeof named === 'string' ? 1 : named.capacity;
+}
+
+/**
+ * What a call of `tool` names (a function's answer for `args`), checked: a string, or a counted
+ * resource with a string key and a valid capacity. For the engine, which needs both at once.
+ */
+export function namedResource(tool: Tool, args: string): ResourceName {
+  const resource = tool.resource;
+  if (resource === undefined || resource === null) return ''; // null, from JavaScript: none
+  if (typeof resource === 'string') return resource;
+  const named: unknown =
+    typeof resource === 'function'
+      ? resource(parseArgumentsText(args, Infinity, DEFAULT_LIMITS.maxDepth))
+      : resource;
+  if (typeof named === 'string') return named;
+  const key = (named as { key?: unknown } | null)?.key;
+  if (typeof named !== 'object' || typeof key !== 'string')
     throw new TypeError(
-      `tool "${tool.name}": resource returned ${describeValue(named)}, not a string`,
+      `tool "${tool.name}": resource ${typeof resource === 'function' ? 'returned' : 'is'} ${describeValue(named)}, not a string or { key, capacity }`,
     );
-  return named;
+  checkedCapacity(
+    (named as { capacity?: unknown }).capacity,
+    `tool "${tool.name}": resource "${key}"`,
+  );
+  return named as CountedResource;
 }
 
 /**

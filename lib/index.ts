@@ -8,6 +8,7 @@
 export type {
   Annotations,
   Confinement,
+  CountedResource,
   ElicitField,
   Elicitor,
   ElicitFormRequest,
@@ -21,6 +22,7 @@ export type {
   RemoteListing,
   Replay,
   ResourceFunction,
+  ResourceName,
   Session,
   Tool,
   ToolCall,
@@ -30,7 +32,14 @@ export type {
   ToolResult,
 } from './contract.js';
 // A tool's optional properties, each read with its default (so a caller never checks for undefined).
-export { annotationsOf, confinedBy, isSequential, isStrict, resourceOf } from './contract.js';
+export {
+  annotationsOf,
+  capacityOf,
+  confinedBy,
+  isSequential,
+  isStrict,
+  resourceOf,
+} from './contract.js';
 // For views that show a tool's question: a field's choices and usable bounds, a page's URL and host.
 export { elicitChoices, usableBounds, type ElicitChoice } from './elicit-choices.js';
 export { elicitUrlProblem, elicitUrlView, type ElicitUrlView } from './elicit-url.js';

@@ -12,12 +12,14 @@ import type {
   Confinement,
   Replay,
   ResourceFunction,
+  ResourceName,
   Tool,
   ToolCall,
   ToolContext,
   ToolEvent,
   ToolResult,
 } from './contract.js';
+import { namedResource } from './contract.js';
 
 /** The optional properties every tool factory accepts; see {@link Tool}. */
 export interface ToolProperties {
@@ -27,9 +29,9 @@ export interface ToolProperties {
   sequential?: boolean;
   /**
    * The shared state a call touches, or a function naming it from the call's arguments (parsed
-   * from its JSON text); see {@link Tool.resource}.
+   * from its JSON text), plain or counted (`{ key, capacity }`); see {@link Tool.resource}.
    */
-  resource?: string | ResourceFunction;
+  resource?: ResourceName | ResourceFunction;
   /** MCP's behavioural hints; see {@link Annotations}. */
   annotations?: Annotations;
   /** Whether a call with these raw arguments will run confined; see {@link Tool.confined}. */
@@ -70,6 +72,9 @@ export function copyProperties(target: Partial<Tool>, source: ToolProperties): v
   // One loop for the values copied as they are: smaller in a browser bundle than a line each.
   for (const key of COPIED)
     if (source[key] !== undefined) Object.assign(target, { [key]: source[key] });
+  // A fixed counted resource that cannot be is refused at definition, not at each call.
+  if (typeof source.resource === 'object' && source.resource !== null)
+    namedResource(target as Tool, '');
   if (source.annotations !== undefined)
     Object.assign(target, { annotations: Object.freeze({ ...source.annotations }) });
   if (source.confined !== undefined) target.confined = source.confined.bind(source);

@@ -18,6 +18,7 @@ import type {
   Confinement,
   ProgressUpdate,
   ResourceFunction,
+  ResourceName,
   Tool,
   ToolCall,
   ToolContext,
@@ -103,9 +104,11 @@ export interface ToolDefinition<S, Out> extends Omit<ToolProperties, 'confined' 
    * same thing run in the model's order and the rest side by side. A call whose arguments do not
    * validate or decode, or whose function throws, fails with that error and never takes a turn.
    * The function needs synchronous decoding: with a schema that has async refinements, it fails
-   * every call it is asked about.
+   * every call it is asked about. A counted resource (`{ key: "sandbox", capacity: 4 }`, see
+   * {@link CountedResource}) lets up to `capacity` calls hold it at once; a fixed one with a
+   * capacity that is not an integer >= 1 or Infinity is refused here, with a RangeError.
    */
-  resource?: string | ((args: ArgsOf<S>) => string);
+  resource?: ResourceName | ((args: ArgsOf<S>) => ResourceName);
   /** Limits on the raw argument text (defaults: 1 MiB, nesting 256). */
   limits?: ArgumentLimits;
   /**
@@ -189,6 +192,8 @@ export function tool<
   copyProperties(built, rest);
   if (typeof resource === 'string') {
     Object.assign(built, { resource });
+  } else if (typeof resource === 'object' && resource !== null) {
+    copyProperties(built, { resource });
   } else if (typeof resource === 'function') {
     // The engine hands over the arguments parsed from JSON; the author's function sees them
     // as `execute` does: checked against the schema, then decoded.

@@ -25,7 +25,13 @@ import {
 } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { TestMessage } from 'rxjs/internal/testing/TestMessage';
-import type { Tool, ToolContext, ToolEvent } from '../lib/contract.js';
+import type {
+  ResourceFunction,
+  ResourceName,
+  Tool,
+  ToolContext,
+  ToolEvent,
+} from '../lib/contract.js';
 import type { CallContext } from '../lib/context.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import { executeCalls } from '../operators/execute-calls.js';
@@ -84,6 +90,13 @@ export interface Case {
   approvals?: ({ value: boolean; at: number | null } | null)[];
   unsubscribeAt: number | undefined;
   take: number | undefined;
+  /**
+   * The capacity every tool naming `fs` or `net` states (fixed or from the arguments): 1 names it
+   * as a plain string, more as `{ key, capacity }`. One per key, so the tools agree.
+   */
+  stated?: { fs: number; net: number } | undefined;
+  /** The application's `capacities` (now and then one that cannot be, failing the batch). */
+  capacities?: Record<string, number> | undefined;
 }
 
 /** `arbitrary` in about one case of four, else undefined. */
@@ -154,6 +167,14 @@ export function caseArbitrary(size = 7): fc.Arbitrary<Case> {
       ),
       unsubscribeAt: sometimes(fc.nat(10)),
       take: sometimes(fc.integer({ min: 1, max: 6 })),
+      stated: sometimes(
+        fc.record({ fs: fc.constantFrom(1, 2, 3), net: fc.constantFrom(1, 2, Infinity) }),
+      ),
+      capacities: sometimes(
+        fc.dictionary(fc.constantFrom('fs', 'net', 'other'), fc.constantFrom(1, 2, 3, 3, 0), {
+          maxKeys: 2,
+        }),
+      ),
     })
     .map((c) => ({
       ...c,
@@ -164,9 +185,10 @@ export function caseArbitrary(size = 7): fc.Arbitrary<Case> {
 
 /**
  * Runs `spec` through the engine and the model and throws, with chai's diff, when the traces
- * differ. `plantedBug` runs the model with its planted slot-policy bug.
+ * differ. `plantedBug` runs the model with its planted slot-policy bug (`'capacity'`: with every
+ * chain one call at a time, whatever its capacity).
  */
-export function expectSameTrace(spec: Case, plantedBug = false): void {
+export function expectSameTrace(spec: Case, plantedBug: PlantedBug = false): void {
   expect(trace(spec, 'engine'), 'engine (actual) against model (expected)').to.deep.equal(
     trace(spec, 'model', plantedBug),
   );
@@ -180,8 +202,11 @@ export interface Trace {
 
 type Engine = 'engine' | 'model';
 
+/** A bug planted in the model: none, the slot policy's (true), or the capacities' ('capacity'). */
+type PlantedBug = boolean | 'capacity';
+
 /** Runs `spec` through the engine or the model, in virtual time. */
-export function trace(spec: Case, side: Engine, plantedBug = false): Trace {
+export function trace(spec: Case, side: Engine, plantedBug: PlantedBug = false): Trace {
   // Stacks are never compared, and capturing deep rxjs stacks for every cancellation is most of
   // the cost of a case: none are captured while a case runs.
   const limit = Error.stackTraceLimit;
@@ -193,7 +218,7 @@ export function trace(spec: Case, side: Engine, plantedBug = false): Trace {
   }
 }
 
-function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
+function run(spec: Case, side: Engine, plantedBug: PlantedBug): Trace {
   // A bare virtual clock, one frame a millisecond, passed to everything that waits: cheaper than
   // TestScheduler.run, so that thousands of cases fit in seconds.
   const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
@@ -202,7 +227,7 @@ function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
     const now = () => scheduler.now();
     const jobs = spec.tools.map((t, i) =>
       withSignal(
-        makeJob(t, `c${i}`, scheduler, result.subscriptions),
+        makeJob(t, `c${i}`, scheduler, result.subscriptions, spec.stated),
         spec.jobAborts?.[i] ?? null,
         scheduler,
       ),
@@ -214,9 +239,14 @@ function run(spec: Case, side: Engine, plantedBug: boolean): Trace {
       timeout: spec.timeout,
       onStart: onStartOf(spec),
       approve: approveOf(spec, scheduler),
+      capacities: spec.capacities,
       scheduler,
       ...(controller === undefined ? {} : { signal: controller.signal }),
-      ...(side === 'model' ? { plantedBug } : {}),
+      ...(side !== 'model'
+        ? {}
+        : plantedBug === 'capacity'
+          ? { plantedCapacityBug: true }
+          : { plantedBug }),
     };
     if (spec.abortAt === 'before') controller?.abort(abortReason);
     else if (spec.abortAt !== undefined)
@@ -341,9 +371,15 @@ function scripted(marble: string, scheduler: SchedulerLike): Observable<ToolEven
   });
 }
 
-/** A resource named by the call's `path` argument; "none" names none. */
-function pathResource(args: { readonly [key: string]: unknown }): string {
-  return args.path === 'none' ? '' : String(args.path);
+/** `key` as a tool states it: plain, or counted when `stated` gives it a capacity above 1. */
+function named(key: string, stated: Case['stated']): ResourceName {
+  const capacity = key === 'fs' || key === 'net' ? (stated?.[key] ?? 1) : 1;
+  return capacity === 1 ? key : { key, capacity };
+}
+
+/** A resource named by the call's `path` argument ("none" names none), stated as `stated` says. */
+function pathResource(stated: Case['stated']): ResourceFunction {
+  return (args) => (args.path === 'none' ? '' : named(String(args.path), stated));
 }
 
 function makeJob(
@@ -351,6 +387,7 @@ function makeJob(
   id: string,
   scheduler: SchedulerLike,
   log: Trace['subscriptions'],
+  stated: Case['stated'],
 ): Job {
   const byArgs = spec.resource.startsWith('args:') ? spec.resource.slice(5) : undefined;
   const args =
@@ -392,8 +429,8 @@ function makeJob(
     ...(spec.resource === ''
       ? {}
       : byArgs === undefined
-        ? { resource: spec.resource }
-        : { resource: pathResource }),
+        ? { resource: named(spec.resource, stated) }
+        : { resource: pathResource(stated) }),
     ...(spec.sequential ? { sequential: true } : {}),
   };
   const tool: Tool =

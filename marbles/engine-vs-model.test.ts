@@ -55,7 +55,8 @@ describe('the engine against its pipeline model (marbles/pipeline-model.ts)', fu
     // Sync, async, failing and never-ending tools, resources, sequential tools, timeouts, onStart
     // refusals, aborts of the batch and of single jobs (running, waiting or before they arrive),
     // approvals (at once or later, granted or refused), unsubscription, take(n), jobs pushed from
-    // the consumer's own handler.
+    // the consumer's own handler, counted resources (stated by the tools, fixed or from the
+    // arguments, and the application's capacities, now and then one that cannot be).
     fc.assert(
       fc.property(caseArbitrary(), (spec) => expectSameTrace(spec)),
       { numRuns: 3000, seed: 42 },
@@ -71,6 +72,14 @@ describe('the engine against its pipeline model (marbles/pipeline-model.ts)', fu
     expect(trace(rule6, 'model', true).subscriptions).to.deep.include({ c4: [[3, 4, '']] });
     const found = fc.check(
       fc.property(caseArbitrary(), (spec) => expectSameTrace(spec, true)),
+      { numRuns: 3000, seed: 42, endOnFailure: true },
+    );
+    expect(found.failed, 'the differential test missed the planted bug').to.equal(true);
+  });
+
+  it('catches a planted bug: a model that runs a counted resource one call at a time', () => {
+    const found = fc.check(
+      fc.property(caseArbitrary(), (spec) => expectSameTrace(spec, 'capacity')),
       { numRuns: 3000, seed: 42, endOnFailure: true },
     );
     expect(found.failed, 'the differential test missed the planted bug').to.equal(true);

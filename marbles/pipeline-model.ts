@@ -7,13 +7,17 @@
  * ```
  *   jobs ── map: number them ── groupBy: one group per chain ── mergeMap: chains side by side
  *                                                                  │
- *                      concatMap: a chain's calls one after another, in job order
+ *                      mergeMap(capacity): a chain's calls in job order, `capacity` at a time
  *                                                                  │
  *                      pool.run: wait for a slot, run the call, give the slot back
  * ```
  *
  * - A chain is a resource's calls; a job with no resource (or no tool, or a sequential tool under
- *   `executeCalls`) is a chain of its own; a serial batch is one chain.
+ *   `executeCalls`) is a chain of its own; a serial batch is one chain. A chain runs up to its
+ *   resource's capacity of calls at once (`mergeMap`'s concurrency; 1 is `concatMap`): the
+ *   application's `capacities` for the key, else what the chain's first call states, and 1 in a
+ *   serial batch. (The engine lets the call that finds a resource idle set it anew; the random
+ *   cases state one capacity per key, where the two agree.)
  * - The slot pool is the shared bound. A freed slot goes to the earliest waiting job in job order
  *   (rule 6). It hands slots out one at a time on rxjs's `queueScheduler`, and each call's events
  *   are delivered there too, so the end of a call (its final out, the consumer's handler, the slot
@@ -64,7 +68,7 @@ import {
   type OperatorFunction,
   type Subscription,
 } from 'rxjs';
-import { resourceOf, type ToolEvent, type ToolResult } from '../lib/contract.js';
+import { capacityOf, resourceOf, type ToolEvent, type ToolResult } from '../lib/contract.js';
 import { CallContext } from '../lib/context.js';
 import {
   CancelledError,
@@ -102,6 +106,17 @@ function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): boolean {
   );
 }
 
+/** The application's capacities, each an integer >= 1 or Infinity (`capacities`). */
+function checkCapacities(options: ExecuteOptions): void {
+  for (const [key, capacity] of Object.entries(options.capacities ?? {}))
+    if (capacity !== Infinity && !(Number.isInteger(capacity) && capacity >= 1))
+      throw new RangeError(
+        `capacities[${JSON.stringify(key)}]: capacity must be an integer >= 1 or Infinity, got ${
+          Number.isFinite(capacity) ? JSON.stringify(capacity) : 'an out-of-range number'
+        }`,
+      );
+}
+
 /** What a cancelled job fails with: the signal's own agenttool error, else a CancelledError. */
 function abortError(reason: unknown): Error {
   if (reason instanceof AgentToolError) return reason;
@@ -135,6 +150,8 @@ export interface ModelOptions extends ExecuteOptions {
    * this model from the engine.
    */
   plantedBug?: boolean;
+  /** Runs every chain one call at a time, whatever its capacity: the test must tell this too. */
+  plantedCapacityBug?: boolean;
 }
 
 interface Numbered {
@@ -204,20 +221,22 @@ export function modelBatch(
   options: ModelOptions = {},
 ): Observable<ExecutionEvent> {
   const serial = isSerialBatch(jobs, options);
-  return defer(() =>
-    options.signal?.aborted === true
+  return defer(() => {
+    checkCapacities(options); // a capacity that cannot be fails the batch, aborted or not
+    return options.signal?.aborted === true
       ? from(jobs.map((job, index) => cancelled(job, index)))
-      : pipeline(from(jobs), options, serial, false, jobs),
-  );
+      : pipeline(from(jobs), options, serial, false, jobs);
+  });
 }
 
 /** `executeCalls` as a pipeline. */
 export function modelCalls(options: ModelOptions = {}): OperatorFunction<Job, ExecutionEvent> {
   const serial = options.sequential === true || parallelBound(options) === 1;
   return (source) =>
-    defer(() =>
-      options.signal?.aborted === true ? EMPTY : pipeline(source, options, serial, true),
-    );
+    defer(() => {
+      checkCapacities(options);
+      return options.signal?.aborted === true ? EMPTY : pipeline(source, options, serial, true);
+    });
 }
 
 function pipeline(
@@ -307,15 +326,26 @@ function pipeline(
           ? index
           : namedResource(job) || index;
 
+    // The capacity of each chain, set by its first call.
+    const capacities = new Map<string | number, number>();
+    const capacityOfChain = (key: string | number, { job }: Numbered): number => {
+      if (typeof key === 'number' || serial || options.plantedCapacityBug === true) return 1;
+      const given = options.capacities;
+      return given !== undefined && Object.hasOwn(given, key) ? given[key]! : statedCapacity(job);
+    };
+
     const chained = source.pipe(
       map((job, index): Numbered => {
         arrived.push(job);
-        return { job, index, state: arrive(job, index) };
+        const numbered = { job, index, state: arrive(job, index) };
+        const key = chainOf(numbered);
+        if (!capacities.has(key)) capacities.set(key, capacityOfChain(key, numbered));
+        return numbered;
       }),
       groupBy(chainOf),
       mergeMap((chain) =>
         chain.pipe(
-          concatMap(({ job, index, state }) => {
+          mergeMap(({ job, index, state }) => {
             if (state.ended) return EMPTY;
             const call = pool.run(
               index,
@@ -332,7 +362,7 @@ function pipeline(
                     concatMap(() => call),
                   );
             return gated.pipe(takeUntil(state.withdraw));
-          }),
+          }, capacities.get(chain.key)),
         ),
       ),
       tap({ complete: () => side.complete() }),
@@ -363,6 +393,15 @@ function namedResource(job: Job): string {
     return resourceOf(job.tool, job.call.args);
   } catch {
     return '';
+  }
+}
+
+/** The capacity a call states for its resource; 1 when naming it fails (it takes no turn). */
+function statedCapacity(job: Job): number {
+  try {
+    return capacityOf(job.tool, job.call.args);
+  } catch {
+    return 1;
   }
 }
 

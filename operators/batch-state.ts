@@ -17,7 +17,7 @@ import {
 import type { ElicitRequest, ProgressInfo, ToolResult } from '../lib/contract.js';
 import { jobResource } from './internal/batch-mode.js';
 import type { ToolOutput } from '../lib/open-responses.js';
-import { chains } from './chains.js';
+import { resourceChains } from './chains.js';
 import type {
   ExecutionErrorEvent,
   ExecutionEvent,
@@ -50,7 +50,10 @@ export interface CallState {
   readonly args: string;
   /** The resource the call waits on, `""` when none. */
   readonly resource: string;
-  /** The job before it in its resource chain (see {@link chains}), or -1. */
+  /**
+   * The job it waits for in its resource chain (see {@link chains}), or -1: the one before it, or
+   * for a counted resource of capacity n the one n places before it (the first n wait for none).
+   */
   readonly after: number;
   /** Where the call is. */
   readonly phase: CallPhase;
@@ -124,6 +127,8 @@ export interface BatchStateOptions {
   sequential?: boolean | undefined;
   /** The batch's bound (as `ExecuteOptions.maxParallel`): 1 makes it serial. */
   maxParallel?: number | undefined;
+  /** The batch's capacities by resource (as `ExecuteOptions.capacities`), for `after`. */
+  capacities?: Readonly<Record<string, number>> | undefined;
   /** Its `now()` times the calls; defaults to rxjs's `asyncScheduler` (virtual under TestScheduler). */
   scheduler?: SchedulerLike | undefined;
 }
@@ -149,9 +154,13 @@ export function initialCallStates(
   options: BatchStateOptions = {},
 ): readonly CallState[] {
   const after = new Array<number>(jobs.length).fill(-1);
-  const runAs = { sequential: options.sequential === true, maxParallel: options.maxParallel };
-  for (const chain of chains(jobs, runAs))
-    for (let i = 1; i < chain.length; i++) after[chain[i]!] = chain[i - 1]!;
+  const runAs = {
+    sequential: options.sequential === true,
+    maxParallel: options.maxParallel,
+    capacities: options.capacities,
+  };
+  for (const { indices, capacity } of resourceChains(jobs, runAs))
+    for (let i = capacity; i < indices.length; i++) after[indices[i]!] = indices[i - capacity]!;
   return jobs.map((job, index) => ({
     index,
     callId: job.call.id,
@@ -308,7 +317,8 @@ export function reduceCallStates(
  * ```
  *
  * @param jobs The batch's jobs, as given to `executeBatch`: names, arguments and resource chains.
- * @param options The batch's `sequential` and `maxParallel` (for the chains) and the clock.
+ * @param options The batch's `sequential`, `maxParallel` and `capacities` (for the chains) and the
+ *   clock.
  * @return An operator from the batch's events to the state of every call, shared by its views.
  */
 export function batchState(

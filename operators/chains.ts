@@ -1,5 +1,5 @@
 import type { ExecuteOptions, Job } from './job.js';
-import { isSerialBatch, jobResource } from './internal/batch-mode.js';
+import { capacitiesOf, isSerialBatch, jobCapacity, jobResource } from './internal/batch-mode.js';
 
 /**
  * Tells which jobs of a batch run one after another: one chain of job indices per resource, in
@@ -24,7 +24,11 @@ import { isSerialBatch, jobResource } from './internal/batch-mode.js';
  *
  * The chains are what {@link executeBatch} would run with these options: within a chain, a call
  * starts only after the one before it has ended, in job order; calls of different chains may run
- * alongside, up to `maxParallel`. It runs nothing. An empty batch has no chains.
+ * alongside, up to `maxParallel`. A counted resource's chain (`{ key, capacity }`, or
+ * `options.capacities`) is its calls in the order they start, up to `capacity` of them at once.
+ * It runs nothing. An empty batch has no chains.
+ *
+ * @throws RangeError for `options.capacities` that cannot be, as the batch would fail.
  *
  * ## Example
  *
@@ -34,22 +38,40 @@ import { isSerialBatch, jobResource } from './internal/batch-mode.js';
  *
  * @see {@link executeBatch} for the rules the chains describe.
  * @param jobs The batch.
- * @param options Only `sequential` and `maxParallel` matter here.
+ * @param options Only `sequential`, `maxParallel` and `capacities` matter here.
  * @return The chains, each a list of job indices in order.
  */
 export function chains(jobs: readonly Job[], options: ExecuteOptions = {}): number[][] {
+  return resourceChains(jobs, options).map(({ indices }) => indices);
+}
+
+/** A chain of {@link chains} with the capacity it runs under (1 for a job alone, or serial). */
+export interface ResourceChain {
+  readonly indices: number[];
+  readonly capacity: number;
+}
+
+/**
+ * {@link chains} with each chain's capacity: the application's `capacities` for the resource,
+ * else what the chain's first call states, as the engine opens an idle resource. For views.
+ */
+export function resourceChains(
+  jobs: readonly Job[],
+  options: ExecuteOptions = {},
+): ResourceChain[] {
+  const given = capacitiesOf(options); // checked first, as the batch checks them
   if (jobs.length === 0) return [];
-  if (isSerialBatch(jobs, options)) return [jobs.map((_, i) => i)];
-  const out: number[][] = [];
+  if (isSerialBatch(jobs, options)) return [{ indices: jobs.map((_, i) => i), capacity: 1 }];
+  const out: ResourceChain[] = [];
   const byResource = new Map<string, number[]>();
   jobs.forEach((job, i) => {
     const resource = jobResource(job); // no tool, or no resource named: a chain of its own
-    if (resource === '') return void out.push([i]);
+    if (resource === '') return void out.push({ indices: [i], capacity: 1 });
     const chain = byResource.get(resource);
     if (chain !== undefined) return void chain.push(i);
     const fresh = [i];
     byResource.set(resource, fresh);
-    out.push(fresh);
+    out.push({ indices: fresh, capacity: given?.get(resource) ?? jobCapacity(job) });
   });
   return out;
 }

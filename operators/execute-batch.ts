@@ -31,7 +31,11 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * one after another in job order while the rest run alongside; a tool whose `resource` is a
  * function of the arguments names one per call (writes to one file in turn, to others alongside),
  * and a call it cannot name one for (arguments that do not decode, a function that throws) ends at
- * once with that error, without running its tool or taking a turn. A serial batch (`sequential: true`,
+ * once with that error, without running its tool or taking a turn. A counted resource
+ * (`{ key, capacity }` on the tool, or `options.capacities` by key, which wins) lets up to
+ * `capacity` of its calls run at once, still starting in job order; a capacity in `capacities`
+ * that is not an integer >= 1 or Infinity fails the batch at subscription with a RangeError
+ * (docs/engine.md, Counted resources). A serial batch (`sequential: true`,
  * `maxParallel: 1`, or any sequential tool in it) runs one call at a time in job order and ignores
  * resources. When a slot frees, the earliest job in job order whose turn has come takes it, so the
  * same timings always give the same schedule.
@@ -77,8 +81,8 @@ import { planResume, type BatchOptions } from './resume-log.js';
  * @see {@link batchResults} for the settled results alone, in job order.
  * @see {@link chains} for which jobs run one after another.
  * @param jobs The calls to run; the array is read as the batch runs and must not change meanwhile.
- * @param options Bound, serial mode, recorder, elicitor, approve, onStart, timeout, signal,
- *   scheduler and resume.
+ * @param options Bound, serial mode, capacities, recorder, elicitor, approve, onStart, timeout,
+ *   signal, scheduler and resume.
  * @return A cold Observable of the batch's progress and final events.
  */
 export function executeBatch(

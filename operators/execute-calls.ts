@@ -48,8 +48,8 @@ import { Engine } from './internal/scheduler-internals.js';
  * ```
  *
  * @see {@link executeBatch} for a batch known in full.
- * @param options Bound, serial mode, recorder, elicitor, approve, onStart, timeout, signal and
- *   scheduler.
+ * @param options Bound, serial mode, capacities, recorder, elicitor, approve, onStart, timeout,
+ *   signal and scheduler.
  * @return An operator from jobs over time to their progress and final events.
  */
 export function executeCalls(options: ExecuteOptions = {}): OperatorFunction<Job, ExecutionEvent> {

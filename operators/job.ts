@@ -208,6 +208,15 @@ export interface ExecuteOptions {
    * sequential tool does.
    */
   sequential?: boolean | undefined;
+  /**
+   * How many calls of a resource may run at once, by resource key: `{ sandbox: 4 }` lets four
+   * calls naming `"sandbox"` (or `{ key: "sandbox", capacity: n }`) run side by side, still
+   * starting in job order. It wins over the capacity a tool states (see `CountedResource`); a key
+   * it does not name keeps the tools' (1 for a plain resource). Each value is an integer >= 1 or
+   * Infinity: anything else fails the batch at subscription with a RangeError naming the key,
+   * serial or not. A serial batch then ignores it, as it ignores every resource.
+   */
+  capacities?: Readonly<Record<string, number>> | undefined;
   /** Installed on every call's context, so a tool's `context.record(...)` reaches the application. */
   recorder?: Recorder | undefined;
   /**

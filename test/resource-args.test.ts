@@ -77,7 +77,7 @@ describe('resources named from the arguments', () => {
       const bad = { ...write, resource: (() => 7) as unknown as (a: JsonArguments) => string };
       expect(() => resourceOf(bad, '{}')).to.throw(
         TypeError,
-        'tool "write": resource returned 7, not a string',
+        'tool "write": resource returned 7, not a string or { key, capacity }',
       );
     });
 

@@ -216,6 +216,18 @@ describe('web front: the timeline lanes', () => {
     expect(layout.laneOf).to.deep.equal(['slot-1', '', 'shell:session', '']);
   });
 
+  it('gives a counted resource a lane more for each call running beside another', () => {
+    const layout = layoutTimeline([
+      call(0, 'sandbox', 0, 100),
+      call(1, 'sandbox', 0, 50), // beside 0: sandbox #2
+      call(2, 'sandbox', 50, -1), // starts as 1 ends: its lane again
+      call(3, 'fs', 0, 10),
+      call(4, 'sandbox', 100, 120), // starts as 0 ends: the first lane
+    ]);
+    expect(layout.laneOf).to.deep.equal(['sandbox', 'sandbox#2', 'sandbox#2', 'fs', 'sandbox']);
+    expect(layout.lanes.map((lane) => lane.label)).to.deep.equal(['sandbox', 'sandbox #2', 'fs']);
+  });
+
   it('puts calls without a resource in the first slot free when they start', () => {
     const layout = layoutTimeline([
       call(0, '', 0, 100),

@@ -12,9 +12,10 @@ import { row, type Row } from '../report.js';
 
 /**
  * The most an app may grow, min+gzip, by importing `tool` and `executeBatch`: what the test holds
- * it to (test/bundle-size.test.ts), so it grows no further.
+ * it to (test/bundle-size.test.ts), so it grows no further. 30 KB, and the 265 B counted resources
+ * took (docs/engine.md; BENCHMARKS.md).
  */
-export const BUDGET = 30 * 1024;
+export const BUDGET = 30.25 * 1024;
 
 /** What it should grow by at most: the bench's target. */
 export const TARGET = 20 * 1024;

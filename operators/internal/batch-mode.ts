@@ -3,13 +3,27 @@
  *
  * @module
  */
-import { resourceOf } from '../../lib/contract.js';
+import { checkedCapacity, namedResource, resourceOf } from '../../lib/contract.js';
 import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
 export function parallelBound(options: ExecuteOptions): number {
   const n = options.maxParallel;
   return n !== undefined && n >= 1 ? Math.floor(n) : DEFAULT_MAX_PARALLEL;
+}
+
+/**
+ * The application's capacities ({@link ExecuteOptions.capacities}) as a map, or undefined for none.
+ *
+ * @throws RangeError for a value that is not an integer >= 1 or Infinity, naming its key.
+ */
+export function capacitiesOf(options: ExecuteOptions): Map<string, number> | undefined {
+  const capacities = options.capacities;
+  if (capacities === undefined) return undefined;
+  const byKey = new Map<string, number>();
+  for (const [key, capacity] of Object.entries(capacities))
+    byKey.set(key, checkedCapacity(capacity, `capacities[${JSON.stringify(key)}]`));
+  return byKey;
 }
 
 /** The longest delay a timer can wait (2^31 - 1 ms, about 24.8 days); Node fires longer ones at once. */
@@ -51,5 +65,20 @@ export function jobResource(job: Job): string {
     return resourceOf(tool, job.call.args);
   } catch {
     return '';
+  }
+}
+
+/**
+ * The capacity `job`'s call states for its resource (1 for a plain one, none, or one that cannot
+ * be named): what the engine opens an idle resource with when the application sets none.
+ */
+export function jobCapacity(job: Job): number {
+  const tool = job.tool;
+  if (tool === undefined || tool === null || tool.sequential === true) return 1;
+  try {
+    const named = namedResource(tool, job.call.args);
+    return typeof named === 'string' ? 1 : named.capacity;
+  } catch {
+    return 1;
   }
 }

@@ -43,11 +43,14 @@ export interface RunOwner {
 }
 
 /**
- * Per-resource state: whether a call of the resource holds its turn (running, or in the heap
- * waiting for a slot), and the calls admitted behind it, in job order.
+ * Per-resource state: how many calls of the resource hold a turn (running, in the heap waiting
+ * for a slot, or parked for an approval), how many may (1 for a plain resource), and the calls
+ * admitted behind them, in job order. A call waits in `queue` only while `holders` is `capacity`.
  */
 export interface Chain {
-  busy: boolean;
+  holders: number;
+  /** Set by the call that finds the resource idle (no holder): see `Turns.take`. */
+  capacity: number;
   readonly queue: Fifo<CallRun>;
   /**
    * The resource, when the chain is dropped as it idles (a resource named from a call's

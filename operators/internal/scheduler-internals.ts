@@ -32,7 +32,7 @@ import type { CallContextOptions } from '../../lib/context.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { CallRun } from './call-run.js';
 import { Turns, type TurnsHost } from './turns.js';
-import { approveTimeoutBound, parallelBound, timeoutBound } from './batch-mode.js';
+import { approveTimeoutBound, capacitiesOf, parallelBound, timeoutBound } from './batch-mode.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { RunningList } from './run-queues.js';
@@ -119,7 +119,13 @@ export class Engine
     this.watches = undefined;
     this.reviews = undefined;
     this.sourceDone = jobs !== undefined;
-    this.turns = new Turns(this, jobs, serial, options.approve !== undefined);
+    this.turns = new Turns(
+      this,
+      jobs,
+      serial,
+      options.approve !== undefined,
+      capacitiesOf(options), // throws for a capacity that cannot be: the batch fails at once
+    );
     this.spans = spansFor(options);
   }
 

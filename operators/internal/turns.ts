@@ -6,6 +6,9 @@
  *   runs or waits. The not-yet-admitted jobs are the ready FIFO, and the cursor its head index.
  * - A job whose resource is busy when the cursor passes it waits in that resource's chain (a
  *   FIFO); when the resource frees, the next call of the chain goes into a min-heap by job index.
+ *   A counted resource is busy once `capacity` of its calls hold a turn; a plain one, once one
+ *   does. Its capacity is set by the call that finds it idle: the application's for the key when
+ *   it gives one, else the one that call states.
  * - A freed slot takes whichever head has the smaller index. Every call in the heap was admitted
  *   before the cursor's job, so that is the heap's top when there is one, else the cursor's job.
  * - A sequential tool's call is a barrier: it waits for every earlier call to end, and holds back
@@ -17,7 +20,7 @@
  *
  * @module
  */
-import { resourceOf } from '../../lib/contract.js';
+import { namedResource } from '../../lib/contract.js';
 import type { Job } from '../job.js';
 import { asError, CallRun, type Chain, type RunOwner } from './call-run.js';
 import type { PendingApproval } from './job-approval.js';
@@ -40,6 +43,8 @@ export class Turns {
   declare private readonly serial: boolean;
   /** Whether calls are approved first (`ExecuteOptions.approve`). */
   declare private readonly approving: boolean;
+  /** The application's capacities by resource key (`ExecuteOptions.capacities`), when it gives any. */
+  declare private readonly capacities: ReadonlyMap<string, number> | undefined;
   /** The jobs not yet admitted start at `cursor`; `base` is the index of `jobs[0]`. */
   declare jobs: Job[];
   declare cursor: number;
@@ -64,10 +69,12 @@ export class Turns {
     jobs: readonly Job[] | undefined,
     serial: boolean,
     approving: boolean,
+    capacities: ReadonlyMap<string, number> | undefined,
   ) {
     this.host = host;
     this.serial = serial;
     this.approving = approving;
+    this.capacities = capacities;
     // The batch's array is read, never written: arrive() is for executeCalls' own array.
     this.jobs = jobs === undefined ? [] : (jobs as Job[]);
     this.cursor = 0;
@@ -171,18 +178,19 @@ export class Turns {
   }
 
   /**
-   * The chain's turn goes to its next unfinished call (into the heap), or the chain frees: a
-   * chain named from arguments goes when it idles.
+   * A turn of the chain ends, and goes to its next unfinished call (into the heap), or the chain
+   * has one holder fewer: a chain named from arguments goes when it idles.
    */
   private passTurn(chain: Chain): void {
+    chain.holders--;
     for (;;) {
       const next = chain.queue.shift();
       if (next === undefined) {
-        if (chain.key === undefined) chain.busy = false;
-        else this.chains?.delete(chain.key);
+        if (chain.holders === 0 && chain.key !== undefined) this.chains?.delete(chain.key);
         return;
       }
       if (!next.ended) {
+        chain.holders++;
         if (this.approvals === undefined || !this.parks(next, true))
           (this.heap ??= new IndexHeap()).push(next);
         return;
@@ -207,6 +215,12 @@ export class Turns {
     const run = this.newRun(job, index, undefined, false);
     if (this.approvals !== undefined && this.parks(run, false)) return undefined;
     return run;
+  }
+
+  /** The capacity of `resource` opened by a call stating `stated`; 1 in a serial batch. */
+  private capacityOf(resource: string, stated: number): number {
+    if (this.serial) return 1;
+    return this.capacities?.get(resource) ?? stated;
   }
 
   /** The earliest job whose turn has come, admitting jobs from the cursor as needed (rule 6). */
@@ -254,48 +268,71 @@ export class Turns {
         return this.newRun(job, index, undefined, true);
       }
       this.cursor++;
-      const named = tool.resource;
-      let resource: string;
-      if (typeof named === 'string') {
-        resource = named;
-      } else if (named === undefined) {
-        resource = '';
-      } else {
-        // Named from the arguments: a call they fail for ends with that error, on a chain of
-        // its own, and holds no resource's turn.
-        try {
-          resource = resourceOf(tool, job.call.args);
-        } catch (err) {
-          // Its approval, if asked, still comes first, as for any call.
-          const failed = this.newRun(job, index, undefined, false);
-          failed.failure = asError(err);
-          if (this.approvals !== undefined && this.parks(failed, false)) continue;
-          return failed;
-        }
-      }
-      if (resource === '') {
+      if (tool.resource === undefined) {
         const run = this.unchained(job, index);
         if (run === undefined) continue;
         return run;
       }
-      const chains = (this.chains ??= new Map());
-      let chain = chains.get(resource);
-      if (chain === undefined) {
-        // A resource named from arguments may be one of many (a file each): its chain goes
-        // when it idles, so a long executeCalls holds only the chains in use.
-        const key = typeof named === 'string' ? undefined : resource;
-        chain = { busy: false, queue: new Fifo<CallRun>(), key };
-        chains.set(resource, chain);
-      }
-      const run = this.newRun(job, index, chain, false);
-      if (!chain.busy) {
-        chain.busy = true;
-        if (this.approvals !== undefined && this.parks(run, false)) continue;
-        return run;
-      }
-      chain.queue.push(run);
-      this.waiting++;
+      const run = this.admit(job, index);
+      if (run === undefined) continue;
+      return run;
     }
+    return undefined;
+  }
+
+  /**
+   * Admits a call whose tool names a resource: its run when its turn has come (or when naming
+   * the resource fails), undefined when it waits in its chain or is parked for its approval. Kept
+   * out of `take`, which calls without a resource go through alone.
+   */
+  private admit(job: Job, index: number): CallRun | undefined {
+    const named = job.tool.resource;
+    let resource: string;
+    let capacity = 1;
+    if (typeof named === 'string') {
+      resource = named;
+    } else {
+      // Counted, or named from the arguments: a call they fail for (or whose capacity cannot
+      // be) ends with that error, on a chain of its own, and holds no resource's turn.
+      try {
+        const counted = namedResource(job.tool, job.call.args);
+        if (typeof counted === 'string') {
+          resource = counted;
+        } else {
+          resource = counted.key;
+          capacity = counted.capacity;
+        }
+      } catch (err) {
+        // Its approval, if asked, still comes first, as for any call.
+        const failed = this.newRun(job, index, undefined, false);
+        failed.failure = asError(err);
+        if (this.approvals !== undefined && this.parks(failed, false)) return undefined;
+        return failed;
+      }
+    }
+    if (resource === '') return this.unchained(job, index);
+    const chains = (this.chains ??= new Map());
+    let chain = chains.get(resource);
+    if (chain === undefined) {
+      // A resource named from arguments may be one of many (a file each): its chain goes
+      // when it idles, so a long executeCalls holds only the chains in use.
+      const key = typeof named === 'function' ? resource : undefined;
+      capacity = this.capacityOf(resource, capacity);
+      chain = { holders: 0, capacity, queue: new Fifo<CallRun>(), key };
+      chains.set(resource, chain);
+    } else if (chain.holders === 0 && chain.capacity !== capacity) {
+      // Idle: the call that finds it so sets its capacity (the application's wins).
+      chain.capacity = this.capacityOf(resource, capacity);
+    }
+    const run = this.newRun(job, index, chain, false);
+    // Below capacity, no call of the resource waits (see Chain): this one is not overtaking.
+    if (chain.holders < chain.capacity) {
+      chain.holders++;
+      if (this.approvals !== undefined && this.parks(run, false)) return undefined;
+      return run;
+    }
+    chain.queue.push(run);
+    this.waiting++;
     return undefined;
   }
 }
