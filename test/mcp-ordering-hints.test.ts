@@ -27,6 +27,7 @@ import {
 } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import {
+  capacityOf,
   chains,
   executeBatch,
   isSequential,
@@ -64,13 +65,13 @@ function servedTools(): Tool[] {
     named('per_file', { resource: (args) => `file:${String(args.path)}` }),
     named('plain'),
     // A counted resource, as a tool of a later contract may state it.
-    named('pool', { resource: { key: 'pool', capacity: 2 } as unknown as string }),
-    named('odd', {
-      sequential: 'yes' as unknown as boolean,
-      resource: { key: 'pool', capacity: 0 } as unknown as string,
+    named('pool', { resource: { key: 'pool', capacity: 2 } }),
+    // Values rawTool refuses, set on a tool afterwards: a listing must still not break.
+    Object.assign(named('odd', { sequential: 'yes' as unknown as boolean }), {
+      resource: { key: 'pool', capacity: 0 },
     }),
-    named('number', { resource: 42 as unknown as string }),
-    named('endless', { resource: { key: 'pool', capacity: Infinity } as unknown as string }),
+    Object.assign(named('number'), { resource: 42 }),
+    named('endless', { resource: { key: 'pool', capacity: Infinity } }),
     throwing,
   ];
 }
@@ -190,8 +191,10 @@ describe('connectMcp takes a server’s ordering hints', function () {
         '',
       ]);
       expect(isSequential(migrate!)).to.equal(true);
-      // A counted resource is taken as its key: one call at a time, which its capacity allows.
+      // A counted resource keeps its capacity: up to two of its calls at once.
       expect(resourceOf(pool!)).to.equal('pool');
+      expect(capacityOf(pool!)).to.equal(2);
+      expect(pool!.resource).to.deep.equal({ key: 'pool', capacity: 2 });
       const jobs = [job(write!, 0), job(plain!, 1), job(append!, 2)];
       expect(chains(jobs)).to.deep.equal([[0, 2], [1]]);
       const order = await runRecorded([job(write!, 0), job(append!, 1)]);

@@ -22,7 +22,7 @@ import type {
   VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import type { Observable } from 'rxjs';
-import type { Elicitor, Replay, ResourceFunction, Tool } from '../../lib/contract.js';
+import type { Elicitor, Replay, ResourceFunction, ResourceName, Tool } from '../../lib/contract.js';
 import { describeThrown, oneLine } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
 import { CALL_TOKEN } from '../mcp-shared/call-token.js';
@@ -79,8 +79,8 @@ export interface McpClientOptions {
    * listed sequential (`io.github.agenttool/sequential`: true) is sequential, one that lists a
    * resource (`io.github.agenttool/resource`) has it, under the `prefix` as the tool's name is
    * (`prefix__fs`; as listed without a prefix), so the same name from two prefixed servers names
-   * two resources. A resource listed as `{ key, capacity }` is taken as its key: its calls run one
-   * at a time, which any capacity allows. A tool named in `sequential` or `resources` takes the
+   * two resources. A resource listed as `{ key, capacity }` is taken as that counted resource:
+   * up to `capacity` of its calls run at once. A tool named in `sequential` or `resources` takes the
    * application's word instead; false ignores every listing's hints. A hint of the wrong kind (a
    * sequential that is not a boolean, a resource that is not a string or `{ key, capacity }`, or
    * whose name is empty, over 128 characters, or holds a control or invisible character) is
@@ -513,7 +513,7 @@ export class McpRemote {
             : undefined;
     const resources = this.options.resources ?? {};
     const own = claimOf(resources);
-    let resource: string | ResourceFunction = typeof own === 'function' ? own : '';
+    let resource: ResourceName | ResourceFunction = typeof own === 'function' ? own : '';
     for (const [key, names] of Object.entries(resources))
       if (resource === '' && Array.isArray(names) && names.some(named)) resource = key;
     const by = claimOf(this.options.confined);
@@ -525,7 +525,13 @@ export class McpRemote {
           new Error(`mcp: tools/list: tool ${printableName(remoteName)}: ignored ${why}`),
         );
       sequential = listed.sequential;
-      if (!sequential && listed.resource !== undefined) resource = this.name(listed.resource.key);
+      const counted = listed.resource;
+      // A counted resource keeps its capacity, under the local name (see docs/mcp.md).
+      if (!sequential && counted !== undefined)
+        resource =
+          counted.capacity === 1
+            ? this.name(counted.key)
+            : { key: this.name(counted.key), capacity: counted.capacity };
     }
     const replay = claimOf(this.options.replay);
     const detach = this.detach.has(local) || this.detach.has(remoteName);

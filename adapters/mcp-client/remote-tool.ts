@@ -32,6 +32,7 @@ import type {
   ProgressInfo,
   Replay,
   ResourceFunction,
+  ResourceName,
   Tool,
   ToolCall,
   TraceContext,
@@ -147,8 +148,8 @@ export interface RemoteConnection {
  */
 export interface RemoteClaims {
   sequential: boolean;
-  /** The resource every call touches, a function naming it per call, or "" for none. */
-  resource: string | ResourceFunction;
+  /** The resource every call touches (counted or not), a function naming it per call, or "" for none. */
+  resource: ResourceName | ResourceFunction;
   /** What confines every call of the tool, or undefined when the application claims nothing. */
   confinedBy: string | undefined;
   /** What running a call again does, when the application says (`McpClientOptions.replay`). */
@@ -218,7 +219,7 @@ export class RemoteTool implements Tool {
   readonly parameters: JsonSchema;
   readonly annotations?: Annotations;
   readonly sequential?: boolean;
-  readonly resource?: string | ResourceFunction;
+  readonly resource?: ResourceName | ResourceFunction;
   readonly confined?: (args: string, context: ToolContext) => Confinement;
   readonly replay?: Replay;
   /**
