@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isObservable, type Observable } from 'rxjs';
 import { CancelledError, describeThrown, oneLine, RecordError } from './errors.js';
 import {
   CANCELLED,
@@ -25,6 +26,7 @@ import {
 } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
+import { stepNameProblem, stepsOf, StepRecord, type ResumedRun, type StepEntry } from './steps.js';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -109,7 +111,7 @@ export interface CallContextOptions {
  * later cancel does nothing, since the signal aborts on cancellation only.
  */
 export class CallContext implements ToolContext {
-  // Ten fields, the options kept as given and read when used: a runner makes one context per
+  // Eleven fields, the options kept as given and read when used: a runner makes one context per
   // call, and shares one options object among its calls (see the constructor's `sink`).
   // Declared and set in the constructor rather than initialised as class fields: a context is
   // made per call, and field initialisers cost the engine there (see lib/call-consumer.ts).
@@ -117,7 +119,8 @@ export class CallContext implements ToolContext {
   declare private keyed: boolean; // whether ownCall carries its idempotency key yet
   declare private readonly sink: ProgressSink | undefined;
   declare private readonly options: CallContextOptions;
-  declare private records: RecordCount | undefined; // made by the first record
+  declare private records: RecordCount | undefined; // made by the first record or step
+  declare private lastProgress: ProgressUpdate | undefined; // what a step commits
   declare private questions: Set<OpenQuestion> | undefined; // made by the first question
   declare private asked: number; // questions asked over the call's life
   declare private controller: AbortController | undefined;
@@ -141,6 +144,7 @@ export class CallContext implements ToolContext {
     this.sink = sink;
     this.options = options;
     this.records = undefined;
+    this.lastProgress = undefined;
     this.questions = undefined;
     this.asked = 0;
     this.controller = undefined;
@@ -184,20 +188,16 @@ export class CallContext implements ToolContext {
   }
 
   progress(update: ProgressUpdate): void {
-    if (this.state === 0 && this.sink !== undefined) this.sink.progress(progressResult(update));
+    if (this.state !== 0) return;
+    this.lastProgress = update;
+    if (this.sink !== undefined) this.sink.progress(progressResult(update));
   }
 
   record(details: Recordable): Promise<void> {
     const { parent, recorder } = this.options;
     if (parent !== undefined) return parent.record(details);
     if (recorder === undefined) return Promise.resolve();
-    const records = (this.records ??= {
-      count: 0,
-      bytes: 0,
-      full: undefined,
-      maxRecords: recordCap(this.options.maxRecords, DEFAULT_MAX_RECORDS),
-      maxBytes: recordCap(this.options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES),
-    });
+    const records = this.recordCount();
     // Past the cap, every record is refused with the one error, made once: a tool that records in
     // a loop costs a rejected Promise a record, not an Error and its stack.
     if (records.count >= records.maxRecords) {
@@ -213,6 +213,90 @@ export class CallContext implements ToolContext {
       count(records, record);
       resolve(recorder(record, this.call));
     });
+  }
+
+  /** The call's records so far, made by the first record or step. */
+  private recordCount(): RecordCount {
+    return (this.records ??= {
+      count: 0,
+      bytes: 0,
+      full: undefined,
+      maxRecords: recordCap(this.options.maxRecords, DEFAULT_MAX_RECORDS),
+      maxBytes: recordCap(this.options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES),
+      steps: undefined,
+      earlier: undefined,
+    });
+  }
+
+  /** The steps the earlier run of this call finished (read from `call.resumed` once). */
+  private earlierSteps(): Map<string, StepEntry> {
+    const records = this.recordCount();
+    return (records.earlier ??= stepsOf(this.ownCall.resumed));
+  }
+
+  /**
+   * What the earlier run of this call committed, when the call runs again in a resumed batch and
+   * that run finished at least one step: the steps' names in order, and the progress its last
+   * step committed. Undefined otherwise.
+   */
+  get resumed(): ResumedRun | undefined {
+    if (this.ownCall.resumed === undefined) return undefined;
+    const earlier = this.earlierSteps();
+    if (earlier.size === 0) return undefined;
+    let progress: ProgressUpdate | undefined;
+    for (const entry of earlier.values()) progress = entry.progress;
+    return { steps: [...earlier.keys()], progress };
+  }
+
+  step<T>(name: string, fn: () => T | PromiseLike<T> | Observable<T>): Promise<T> {
+    const problem = stepNameProblem(name);
+    if (problem !== undefined) return Promise.reject(new TypeError(`step: ${problem}`));
+    if (typeof fn !== 'function')
+      return Promise.reject(new TypeError(`step "${name}": fn must be a function`));
+    const records = this.recordCount();
+    const ran = (records.steps ??= new Set());
+    if (ran.has(name))
+      return Promise.reject(
+        new TypeError(
+          `step "${name}" is already a step of call "${this.ownCall.id}": a call's step names are unique`,
+        ),
+      );
+    ran.add(name);
+    const earlier = this.earlierSteps().get(name);
+    if (earlier !== undefined) return Promise.resolve(earlier.value as T);
+    if (this.state === 1) return Promise.reject(this.cancelReason);
+    return runStep(name, fn, this).then((value) => {
+      // A step that ends after its call was cancelled is not recorded: the call has ended.
+      if (this.state === 1) throw this.cancelReason;
+      return this.commitStep(name, value) as Promise<T>;
+    });
+  }
+
+  /**
+   * Records a finished step with the progress it commits, and resolves with its value as JSON
+   * gives it back. A record that cannot be written leaves the step unrecorded (a resumed run runs
+   * it again) and is reported, one console.error line: the value stands and the call goes on.
+   */
+  private commitStep(name: string, value: unknown): Promise<unknown> {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (err) {
+      throw new TypeError(`step "${name}": its value is not JSON: ${oneLine(describeThrown(err))}`);
+    }
+    if (text === undefined && value !== undefined)
+      throw new TypeError(`step "${name}": its value is not JSON: a ${typeof value}`);
+    const copy: unknown = text === undefined ? undefined : JSON.parse(text);
+    const record = new StepRecord(name, copy, jsonProgress(this.lastProgress));
+    return this.record(record).then(
+      () => copy,
+      (err: unknown) => {
+        console.error(
+          `agenttool: step ${JSON.stringify(name)} of call ${JSON.stringify(this.ownCall.id)} was not recorded (${oneLine(describeThrown(err))}): a resumed run runs it again`,
+        );
+        return copy;
+      },
+    );
   }
 
   /**
@@ -330,6 +414,52 @@ interface RecordCount {
   full: RecordError | undefined;
   readonly maxRecords: number;
   readonly maxBytes: number;
+  /** The names of the steps this run has begun, made by the first step. */
+  steps: Set<string> | undefined;
+  /** The steps the earlier run finished, read from `call.resumed` by the first step. */
+  earlier: Map<string, StepEntry> | undefined;
+}
+
+/**
+ * Runs a step's function: its value, its Promise's, or its Observable's last value (an
+ * Observable that completes without one fails the step). A cancellation of the call unsubscribes
+ * the Observable and rejects with the cancellation's reason.
+ */
+function runStep(name: string, fn: () => unknown, context: CallContext): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const out = fn();
+    if (!isObservable(out)) return resolve(out);
+    const signal = context.signal;
+    let last: { value: unknown } | undefined;
+    const stop = (): void => {
+      following.unsubscribe();
+      reject(signal.reason);
+    };
+    const following = out.subscribe({
+      next: (value) => (last = { value }),
+      error: (err: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(err);
+      },
+      complete: () => {
+        signal.removeEventListener('abort', stop);
+        if (last === undefined)
+          reject(new TypeError(`step "${name}": its observable completed without a value`));
+        else resolve(last.value);
+      },
+    });
+    if (!following.closed) signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** The progress a step commits: `update` when it is JSON, else none. */
+function jsonProgress(update: ProgressUpdate | undefined): ProgressUpdate | undefined {
+  if (update === undefined) return undefined;
+  try {
+    return JSON.stringify(update) === undefined ? undefined : update;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Counts `record` against the call's caps, or throws the RecordError that refuses it. */

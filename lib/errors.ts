@@ -100,17 +100,26 @@ export class NoToolError extends AgentToolError {
 /**
  * A call of a resumed batch that an earlier run had started and not finished, and that is not run
  * again because its tool does not say a second run is safe. The message reads, for the model,
- * `call "<id>" was interrupted and not replayed: <reason>`.
+ * `call "<id>" was interrupted and not replayed: <reason>`, and for a call whose earlier run
+ * finished steps (`context.step`), `call "<id>" was interrupted after steps "download", "unpack"
+ * and not replayed: <reason>`.
  */
 export class NotReplayedError extends AgentToolError {
   /** The call's id. */
   readonly callId: string;
   /** The tool's name. */
   readonly toolName: string;
-  constructor(callId: string, toolName: string, reason: string) {
-    super('not_replayed', `call "${callId}" was interrupted and not replayed: ${reason}`);
+  /** The steps the earlier run finished, in order; empty when it finished none. */
+  readonly steps: readonly string[];
+  constructor(callId: string, toolName: string, reason: string, steps: readonly string[] = []) {
+    const after =
+      steps.length === 0
+        ? ''
+        : ` after step${steps.length === 1 ? '' : 's'} ${steps.map((name) => JSON.stringify(name)).join(', ')}`;
+    super('not_replayed', `call "${callId}" was interrupted${after} and not replayed: ${reason}`);
     this.callId = callId;
     this.toolName = toolName;
+    this.steps = steps;
   }
 }
 

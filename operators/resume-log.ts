@@ -7,6 +7,7 @@ import type { ToolCall, ToolResult } from '../lib/contract.js';
 import type { ToolRecord } from '../lib/records.js';
 import { NotReplayedError } from '../lib/errors.js';
 import { idempotencyKeyOf, replayOf } from '../lib/replay.js';
+import { stepNames } from '../lib/steps.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
 
 /** A call the earlier run started, as `onStart` wrote it down: see {@link startedCall}. */
@@ -210,18 +211,32 @@ function replayCall(
     job,
     start,
     records !== undefined && job.tool.resumes?.(records) === true,
+    records,
   );
   if (again instanceof Error || records === undefined) return again;
   return { ...again, resumed: Object.freeze([...records]) };
 }
 
-/** The call an interrupted job runs again with, or the NotReplayedError; `picksUp`: it resumes. */
-function replayKey(job: Job, start: StartedCall, picksUp: boolean): Job['call'] | NotReplayedError {
+/**
+ * The call an interrupted job runs again with, or the NotReplayedError, which names the steps its
+ * `records` say it finished; `picksUp`: it resumes.
+ */
+function replayKey(
+  job: Job,
+  start: StartedCall,
+  picksUp: boolean,
+  records: readonly ToolRecord[] | undefined,
+): Job['call'] | NotReplayedError {
   const { tool, call } = job;
   const replay = picksUp ? 'safe' : replayOf(tool);
   const recorded = start.idempotencyKey ?? call.id;
   if (replay === 'unsafe') {
-    return new NotReplayedError(call.id, tool.name, `tool "${tool.name}" is not safe to run twice`);
+    return new NotReplayedError(
+      call.id,
+      tool.name,
+      `tool "${tool.name}" is not safe to run twice`,
+      stepNames(records),
+    );
   }
   if (call.idempotencyKey === undefined || call.idempotencyKey === '') {
     return recorded === call.id ? call : { ...call, idempotencyKey: recorded };
@@ -233,6 +248,7 @@ function replayKey(job: Job, start: StartedCall, picksUp: boolean): Job['call'] 
     tool.name,
     `tool "${tool.name}" runs twice only under one idempotency key, and the key changed from ` +
       `${JSON.stringify(recorded)} to ${JSON.stringify(key)}`,
+    stepNames(records),
   );
 }
 
