@@ -1,10 +1,12 @@
 /**
  * The call context: one per call, made by whoever runs the call (the executor, the MCP server,
- * `tool()` for its function). A class: one object per call, with no closures.
+ * `tool()` for its function). A class: one object per call, with no closures. Somewhat over 400
+ * lines because the class is one whole; what each of its parts needs beyond the class lives in
+ * records.ts, steps.ts and open-question.ts.
  *
  * @module
  */
-import { isObservable, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { CancelledError, describeThrown, oneLine, RecordError } from './errors.js';
 import {
   CANCELLED,
@@ -26,7 +28,15 @@ import {
 } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
-import { stepNameProblem, stepsOf, StepRecord, type ResumedRun, type StepEntry } from './steps.js';
+import {
+  CallSteps,
+  jsonProgress,
+  reportUnrecorded,
+  runStep,
+  StepRecord,
+  stepValue,
+  type ResumedRun,
+} from './steps.js';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -224,79 +234,46 @@ export class CallContext implements ToolContext {
       maxRecords: recordCap(this.options.maxRecords, DEFAULT_MAX_RECORDS),
       maxBytes: recordCap(this.options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES),
       steps: undefined,
-      earlier: undefined,
     });
   }
 
-  /** The steps the earlier run of this call finished (read from `call.resumed` once). */
-  private earlierSteps(): Map<string, StepEntry> {
+  /** The call's steps: those begun, and those its earlier run finished (from `call.resumed`). */
+  private callSteps(): CallSteps {
     const records = this.recordCount();
-    return (records.earlier ??= stepsOf(this.ownCall.resumed));
+    return (records.steps ??= new CallSteps(this.ownCall.resumed));
   }
 
-  /**
-   * What the earlier run of this call committed, when the call runs again in a resumed batch and
-   * that run finished at least one step: the steps' names in order, and the progress its last
-   * step committed. Undefined otherwise.
-   */
   get resumed(): ResumedRun | undefined {
-    if (this.ownCall.resumed === undefined) return undefined;
-    const earlier = this.earlierSteps();
-    if (earlier.size === 0) return undefined;
-    let progress: ProgressUpdate | undefined;
-    for (const entry of earlier.values()) progress = entry.progress;
-    return { steps: [...earlier.keys()], progress };
+    return this.ownCall.resumed === undefined ? undefined : this.callSteps().resumedRun();
   }
 
   step<T>(name: string, fn: () => T | PromiseLike<T> | Observable<T>): Promise<T> {
-    const problem = stepNameProblem(name);
-    if (problem !== undefined) return Promise.reject(new TypeError(`step: ${problem}`));
-    if (typeof fn !== 'function')
-      return Promise.reject(new TypeError(`step "${name}": fn must be a function`));
-    const records = this.recordCount();
-    const ran = (records.steps ??= new Set());
-    if (ran.has(name))
-      return Promise.reject(
-        new TypeError(
-          `step "${name}" is already a step of call "${this.ownCall.id}": a call's step names are unique`,
-        ),
-      );
-    ran.add(name);
-    const earlier = this.earlierSteps().get(name);
+    const steps = this.callSteps();
+    const invalid = steps.begin(name, fn, this.ownCall.id);
+    if (invalid !== undefined) return Promise.reject(invalid);
+    const earlier = steps.earlier.get(name);
     if (earlier !== undefined) return Promise.resolve(earlier.value as T);
-    if (this.state === 1) return Promise.reject(this.cancelReason);
-    return runStep(name, fn, this).then((value) => {
-      // A step that ends after its call was cancelled is not recorded: the call has ended.
-      if (this.state === 1) throw this.cancelReason;
-      return this.commitStep(name, value) as Promise<T>;
-    });
-  }
-
-  /**
-   * Records a finished step with the progress it commits, and resolves with its value as JSON
-   * gives it back. A record that cannot be written leaves the step unrecorded (a resumed run runs
-   * it again) and is reported, one console.error line: the value stands and the call goes on.
-   */
-  private commitStep(name: string, value: unknown): Promise<unknown> {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (err) {
-      throw new TypeError(`step "${name}": its value is not JSON: ${oneLine(describeThrown(err))}`);
-    }
-    if (text === undefined && value !== undefined)
-      throw new TypeError(`step "${name}": its value is not JSON: a ${typeof value}`);
-    const copy: unknown = text === undefined ? undefined : JSON.parse(text);
-    const record = new StepRecord(name, copy, jsonProgress(this.lastProgress));
-    return this.record(record).then(
-      () => copy,
-      (err: unknown) => {
-        console.error(
-          `agenttool: step ${JSON.stringify(name)} of call ${JSON.stringify(this.ownCall.id)} was not recorded (${oneLine(describeThrown(err))}): a resumed run runs it again`,
-        );
-        return copy;
-      },
-    );
+    const ran =
+      this.state === 1
+        ? Promise.reject(this.cancelReason)
+        : runStep(name, fn, () => this.signal).then((value) => {
+            // A step that ends after its call was cancelled is not recorded: the call has ended.
+            if (this.state === 1) throw this.cancelReason;
+            const copy = stepValue(name, value);
+            const record = new StepRecord(name, copy, jsonProgress(this.lastProgress));
+            return this.record(record).then(
+              () => copy,
+              (err: unknown) => {
+                reportUnrecorded(name, this.ownCall.id, err);
+                return copy;
+              },
+            );
+          });
+    // A step that failed was not recorded: its name is free for another try.
+    return ran.catch((err: unknown) => {
+      steps.begun.delete(name);
+      throw err;
+    }) as Promise<T>;
   }
 
   /**
@@ -414,52 +391,8 @@ interface RecordCount {
   full: RecordError | undefined;
   readonly maxRecords: number;
   readonly maxBytes: number;
-  /** The names of the steps this run has begun, made by the first step. */
-  steps: Set<string> | undefined;
-  /** The steps the earlier run finished, read from `call.resumed` by the first step. */
-  earlier: Map<string, StepEntry> | undefined;
-}
-
-/**
- * Runs a step's function: its value, its Promise's, or its Observable's last value (an
- * Observable that completes without one fails the step). A cancellation of the call unsubscribes
- * the Observable and rejects with the cancellation's reason.
- */
-function runStep(name: string, fn: () => unknown, context: CallContext): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const out = fn();
-    if (!isObservable(out)) return resolve(out);
-    const signal = context.signal;
-    let last: { value: unknown } | undefined;
-    const stop = (): void => {
-      following.unsubscribe();
-      reject(signal.reason);
-    };
-    const following = out.subscribe({
-      next: (value) => (last = { value }),
-      error: (err: unknown) => {
-        signal.removeEventListener('abort', stop);
-        reject(err);
-      },
-      complete: () => {
-        signal.removeEventListener('abort', stop);
-        if (last === undefined)
-          reject(new TypeError(`step "${name}": its observable completed without a value`));
-        else resolve(last.value);
-      },
-    });
-    if (!following.closed) signal.addEventListener('abort', stop, { once: true });
-  });
-}
-
-/** The progress a step commits: `update` when it is JSON, else none. */
-function jsonProgress(update: ProgressUpdate | undefined): ProgressUpdate | undefined {
-  if (update === undefined) return undefined;
-  try {
-    return JSON.stringify(update) === undefined ? undefined : update;
-  } catch {
-    return undefined;
-  }
+  /** The call's steps, made by the first step (or the first read of `resumed`). */
+  steps: CallSteps | undefined;
 }
 
 /** Counts `record` against the call's caps, or throws the RecordError that refuses it. */

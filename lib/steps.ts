@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { isObservable } from 'rxjs';
 import type { ProgressUpdate } from './contract.js';
+import { describeThrown, oneLine } from './errors.js';
 import type { Recordable, ToolRecord } from './records.js';
 
 /** The namespace of a step's record: `{"step":<name>,"value":<JSON>,"progress"?:<update>}`. */
@@ -109,4 +111,106 @@ export function stepNameProblem(name: unknown): string | undefined {
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name))
     return `step name ${JSON.stringify(name)}: no control characters`;
   return undefined;
+}
+
+/** One call's steps: the names it has begun, and what its earlier run finished. */
+export class CallSteps {
+  /** The names of the steps begun and not failed: a name names one step a call. */
+  readonly begun = new Set<string>();
+  /** The steps the earlier run finished, from `call.resumed`. */
+  readonly earlier: Map<string, StepEntry>;
+
+  constructor(resumed: readonly ToolRecord[] | undefined) {
+    this.earlier = stepsOf(resumed);
+  }
+
+  /** Begins the step `name`, or gives the TypeError that refuses it (and begins nothing). */
+  begin(name: string, fn: unknown, callId: string): TypeError | undefined {
+    const problem = stepNameProblem(name);
+    if (problem !== undefined) return new TypeError(`step: ${problem}`);
+    if (typeof fn !== 'function') return new TypeError(`step "${name}": fn must be a function`);
+    if (this.begun.has(name))
+      return new TypeError(
+        `step "${name}" is already a step of call "${callId}": a call's step names are unique`,
+      );
+    this.begun.add(name);
+    return undefined;
+  }
+
+  /** What `context.resumed` reads: undefined when the earlier run finished no step. */
+  resumedRun(): ResumedRun | undefined {
+    if (this.earlier.size === 0) return undefined;
+    let progress: ProgressUpdate | undefined;
+    for (const entry of this.earlier.values()) progress = entry.progress;
+    return { steps: [...this.earlier.keys()], progress };
+  }
+}
+
+/**
+ * Runs a step's function: its value, its Promise's, or its Observable's last value (an
+ * Observable that completes without one fails the step). The call's cancellation (`signal`,
+ * read only for an Observable) unsubscribes the Observable and rejects with its reason.
+ */
+export function runStep(
+  name: string,
+  fn: () => unknown,
+  signal: () => AbortSignal,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const out = fn();
+    if (!isObservable(out)) return resolve(out);
+    const aborts = signal();
+    let last: { value: unknown } | undefined;
+    const stop = (): void => {
+      following.unsubscribe();
+      reject(aborts.reason);
+    };
+    const following = out.subscribe({
+      next: (value) => (last = { value }),
+      error: (err: unknown) => {
+        aborts.removeEventListener('abort', stop);
+        reject(err);
+      },
+      complete: () => {
+        aborts.removeEventListener('abort', stop);
+        if (last === undefined)
+          reject(new TypeError(`step "${name}": its observable completed without a value`));
+        else resolve(last.value);
+      },
+    });
+    if (!following.closed) aborts.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/**
+ * A step's value as its JSON gives it back, which is what the step resolves with on every run;
+ * a TypeError for a value that is not JSON (undefined is kept: the step has no value).
+ */
+export function stepValue(name: string, value: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new TypeError(`step "${name}": its value is not JSON: ${oneLine(describeThrown(err))}`);
+  }
+  if (text === undefined && value !== undefined)
+    throw new TypeError(`step "${name}": its value is not JSON: a ${typeof value}`);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+/** The progress a step commits: `update` when it is JSON, else none. */
+export function jsonProgress(update: ProgressUpdate | undefined): ProgressUpdate | undefined {
+  if (update === undefined) return undefined;
+  try {
+    return JSON.stringify(update) === undefined ? undefined : update;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A step whose record could not be written: one console.error line; its value stands. */
+export function reportUnrecorded(name: string, callId: string, err: unknown): void {
+  console.error(
+    `agenttool: step ${JSON.stringify(name)} of call ${JSON.stringify(callId)} was not recorded (${oneLine(describeThrown(err))}): a resumed run runs it again`,
+  );
 }

@@ -162,7 +162,7 @@ describe('context.step', () => {
     expect(one.message).to.equal('call "c" was interrupted after step "s" and not replayed: why');
   });
 
-  it('keeps a step name to one step a call', async () => {
+  it('keeps a step name to one step a call, and frees the name of a step that failed', async () => {
     const context = new CallContext({ id: 'c1', args: '' });
     expect(await context.step('a', () => 1)).to.equal(1);
     let again = 0;
@@ -172,6 +172,13 @@ describe('context.step', () => {
       'step "a" is already a step of call "c1": a call\'s step names are unique',
     );
     expect(again).to.equal(0);
+    // A step that failed was not recorded, and a second try may take its name.
+    await expectRejection(
+      context.step('b', () => Promise.reject(new Error('timed out'))),
+      Error,
+      'timed out',
+    );
+    expect(await context.step('b', () => 'second try')).to.equal('second try');
   });
 
   it('refuses bad names, a missing function and values that are not JSON, with one line each', async () => {
