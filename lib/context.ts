@@ -260,9 +260,12 @@ export class CallContext implements ToolContext {
             // A step that ends after its call was cancelled is not recorded: the call has ended.
             if (this.state === 1) throw this.cancelReason;
             const copy = stepValue(name, value);
-            const record = new StepRecord(name, copy, jsonProgress(this.lastProgress));
-            return this.record(record).then(
-              () => copy,
+            const progress = jsonProgress(this.lastProgress, steps);
+            return this.record(new StepRecord(name, copy, progress)).then(
+              () => {
+                if (progress !== undefined) steps.committed = progress;
+                return copy;
+              },
               (err: unknown) => {
                 reportUnrecorded(name, this.ownCall.id, err);
                 return copy;

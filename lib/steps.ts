@@ -20,7 +20,10 @@ export const MAX_STEP_NAME = 128;
 export interface StepEntry {
   /** The step's value, as its JSON gives it back (undefined for a step that returned none). */
   readonly value: unknown;
-  /** The last progress update the call had reported when the step finished, if any. */
+  /**
+   * The last progress update the call had reported when the step finished, if any and if no
+   * earlier step had committed it.
+   */
   readonly progress?: ProgressUpdate;
 }
 
@@ -119,6 +122,8 @@ export class CallSteps {
   readonly begun = new Set<string>();
   /** The steps the earlier run finished, from `call.resumed`. */
   readonly earlier: Map<string, StepEntry>;
+  /** The progress update the last recorded step committed: a step commits only a newer one. */
+  committed: ProgressUpdate | undefined = undefined;
 
   constructor(resumed: readonly ToolRecord[] | undefined) {
     this.earlier = stepsOf(resumed);
@@ -141,7 +146,8 @@ export class CallSteps {
   resumedRun(): ResumedRun | undefined {
     if (this.earlier.size === 0) return undefined;
     let progress: ProgressUpdate | undefined;
-    for (const entry of this.earlier.values()) progress = entry.progress;
+    for (const entry of this.earlier.values())
+      if (entry.progress !== undefined) progress = entry.progress;
     return { steps: [...this.earlier.keys()], progress };
   }
 }
@@ -198,9 +204,15 @@ export function stepValue(name: string, value: unknown): unknown {
   return text === undefined ? undefined : JSON.parse(text);
 }
 
-/** The progress a step commits: `update` when it is JSON, else none. */
-export function jsonProgress(update: ProgressUpdate | undefined): ProgressUpdate | undefined {
-  if (update === undefined) return undefined;
+/**
+ * The progress a step commits: the call's last update, `update`, when it is JSON and newer than
+ * the one the last recorded step committed; else none.
+ */
+export function jsonProgress(
+  update: ProgressUpdate | undefined,
+  steps: CallSteps,
+): ProgressUpdate | undefined {
+  if (update === undefined || update === steps.committed) return undefined;
   try {
     return JSON.stringify(update) === undefined ? undefined : update;
   } catch {

@@ -120,6 +120,31 @@ describe('context.step', () => {
     ]);
   });
 
+  it('commits a progress update once: a later step without a newer one records none', async () => {
+    const seen: ToolContext['resumed'][] = [];
+    const counting = tool({
+      name: 'count',
+      description: '',
+      replay: 'safe',
+      async execute(_args, context) {
+        seen.push(context.resumed);
+        context.progress('half');
+        await context.step('one', () => 1);
+        await context.step('two', () => 2);
+        context.progress({ progress: 3 });
+        return 'counted';
+      },
+    });
+    const { recorded, recorder } = journal();
+    await batchResults([job(counting)], { recorder });
+    expect(recorded.map((entry) => entry.record)).to.deep.equal([
+      stepRecord('one', 1, 'half'),
+      stepRecord('two', 2),
+    ]);
+    await batchResults([job(counting)], { resume: { recorded } });
+    expect(seen[1]).to.deep.equal({ steps: ['one', 'two'], progress: 'half' });
+  });
+
   it("takes only the call's own steps: a server's (remote) and other calls' run again", async () => {
     const { tool: fetch, ran } = stepping();
     const resume: BatchOptions['resume'] = {
