@@ -1,12 +1,9 @@
 /**
  * The call context: one per call, made by whoever runs the call (the executor, the MCP server,
- * `tool()` for its function). A class: one object per call, with no closures. Somewhat over 400
- * lines because the class is one whole; what each of its parts needs beyond the class lives in
- * records.ts, steps.ts and open-question.ts.
+ * `tool()` for its function). A class: one object per call, with no closures.
  *
  * @module
  */
-import type { Observable } from 'rxjs';
 import { CancelledError, describeThrown, oneLine, RecordError } from './errors.js';
 import {
   CANCELLED,
@@ -28,15 +25,7 @@ import {
 } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
-import {
-  CallSteps,
-  jsonProgress,
-  reportUnrecorded,
-  runStep,
-  StepRecord,
-  stepValue,
-  type ResumedRun,
-} from './steps.js';
+import type { ResumedRun } from './steps.js';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -121,7 +110,7 @@ export interface CallContextOptions {
  * later cancel does nothing, since the signal aborts on cancellation only.
  */
 export class CallContext implements ToolContext {
-  // Eleven fields, the options kept as given and read when used: a runner makes one context per
+  // Ten fields, the options kept as given and read when used: a runner makes one context per
   // call, and shares one options object among its calls (see the constructor's `sink`).
   // Declared and set in the constructor rather than initialised as class fields: a context is
   // made per call, and field initialisers cost the engine there (see lib/call-consumer.ts).
@@ -129,8 +118,13 @@ export class CallContext implements ToolContext {
   declare private keyed: boolean; // whether ownCall carries its idempotency key yet
   declare private readonly sink: ProgressSink | undefined;
   declare private readonly options: CallContextOptions;
-  declare private records: RecordCount | undefined; // made by the first record or step
-  declare private lastProgress: ProgressUpdate | undefined; // what a step commits
+  declare private records: RecordCount | undefined; // made by the first record
+  // `step` and `resumed` are put on the prototype by `registerSteps` (lib/steps.ts), which the
+  // Node entry calls: a browser bundle that does not call it goes without their code.
+  /** See {@link ToolContext.step}; there once `registerSteps()` has run (the Node entry runs it). */
+  declare step: ToolContext['step'];
+  /** See {@link ToolContext.resumed}; there once `registerSteps()` has run. */
+  declare readonly resumed: ResumedRun | undefined;
   declare private questions: Set<OpenQuestion> | undefined; // made by the first question
   declare private asked: number; // questions asked over the call's life
   declare private controller: AbortController | undefined;
@@ -154,7 +148,6 @@ export class CallContext implements ToolContext {
     this.sink = sink;
     this.options = options;
     this.records = undefined;
-    this.lastProgress = undefined;
     this.questions = undefined;
     this.asked = 0;
     this.controller = undefined;
@@ -198,16 +191,20 @@ export class CallContext implements ToolContext {
   }
 
   progress(update: ProgressUpdate): void {
-    if (this.state !== 0) return;
-    this.lastProgress = update;
-    if (this.sink !== undefined) this.sink.progress(progressResult(update));
+    if (this.state === 0 && this.sink !== undefined) this.sink.progress(progressResult(update));
   }
 
   record(details: Recordable): Promise<void> {
     const { parent, recorder } = this.options;
     if (parent !== undefined) return parent.record(details);
     if (recorder === undefined) return Promise.resolve();
-    const records = this.recordCount();
+    const records = (this.records ??= {
+      count: 0,
+      bytes: 0,
+      full: undefined,
+      maxRecords: recordCap(this.options.maxRecords, DEFAULT_MAX_RECORDS),
+      maxBytes: recordCap(this.options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES),
+    });
     // Past the cap, every record is refused with the one error, made once: a tool that records in
     // a loop costs a rejected Promise a record, not an Error and its stack.
     if (records.count >= records.maxRecords) {
@@ -223,60 +220,6 @@ export class CallContext implements ToolContext {
       count(records, record);
       resolve(recorder(record, this.call));
     });
-  }
-
-  /** The call's records so far, made by the first record or step. */
-  private recordCount(): RecordCount {
-    return (this.records ??= {
-      count: 0,
-      bytes: 0,
-      full: undefined,
-      maxRecords: recordCap(this.options.maxRecords, DEFAULT_MAX_RECORDS),
-      maxBytes: recordCap(this.options.maxRecordBytes, DEFAULT_MAX_RECORD_BYTES),
-      steps: undefined,
-    });
-  }
-
-  /** The call's steps: those begun, and those its earlier run finished (from `call.resumed`). */
-  private callSteps(): CallSteps {
-    const records = this.recordCount();
-    return (records.steps ??= new CallSteps(this.ownCall.resumed));
-  }
-
-  get resumed(): ResumedRun | undefined {
-    return this.ownCall.resumed === undefined ? undefined : this.callSteps().resumedRun();
-  }
-
-  step<T>(name: string, fn: () => T | PromiseLike<T> | Observable<T>): Promise<T> {
-    const steps = this.callSteps();
-    const invalid = steps.begin(name, fn, this.ownCall.id);
-    if (invalid !== undefined) return Promise.reject(invalid);
-    const earlier = steps.earlier.get(name);
-    if (earlier !== undefined) return Promise.resolve(earlier.value as T);
-    const ran =
-      this.state === 1
-        ? Promise.reject(this.cancelReason)
-        : runStep(name, fn, () => this.signal).then((value) => {
-            // A step that ends after its call was cancelled is not recorded: the call has ended.
-            if (this.state === 1) throw this.cancelReason;
-            const copy = stepValue(name, value);
-            const progress = jsonProgress(this.lastProgress, steps);
-            return this.record(new StepRecord(name, copy, progress)).then(
-              () => {
-                if (progress !== undefined) steps.committed = progress;
-                return copy;
-              },
-              (err: unknown) => {
-                reportUnrecorded(name, this.ownCall.id, err);
-                return copy;
-              },
-            );
-          });
-    // A step that failed was not recorded: its name is free for another try.
-    return ran.catch((err: unknown) => {
-      steps.begun.delete(name);
-      throw err;
-    }) as Promise<T>;
   }
 
   /**
@@ -394,8 +337,6 @@ interface RecordCount {
   full: RecordError | undefined;
   readonly maxRecords: number;
   readonly maxBytes: number;
-  /** The call's steps, made by the first step (or the first read of `resumed`). */
-  steps: CallSteps | undefined;
 }
 
 /** Counts `record` against the call's caps, or throws the RecordError that refuses it. */

@@ -140,8 +140,8 @@ export interface ToolContext {
    * TypeError for a value that is not JSON, a name that is not 1 to 128 characters without
    * control characters, or a name the call already used, and with `fn`'s error, unrecorded.
    * A record that cannot be written is reported and the value stands. A cancellation of the
-   * call unsubscribes `fn`'s Observable, and a step that ends after it is not recorded. See
-   * docs/records.md.
+   * call unsubscribes `fn`'s Observable, and a step that ends after it is not recorded. The Node
+   * entry installs it; a browser bundle calls `registerSteps()` first. See docs/records.md.
    */
   step<T>(name: string, fn: () => T | PromiseLike<T> | Observable<T>): Promise<T>;
   /**

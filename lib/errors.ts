@@ -109,17 +109,14 @@ export class NotReplayedError extends AgentToolError {
   readonly callId: string;
   /** The tool's name. */
   readonly toolName: string;
-  /** The steps the earlier run finished, in order; empty when it finished none. */
-  readonly steps: readonly string[];
-  constructor(callId: string, toolName: string, reason: string, steps: readonly string[] = []) {
-    const after =
-      steps.length === 0
-        ? ''
-        : ` after step${steps.length === 1 ? '' : 's'} ${steps.map((name) => JSON.stringify(name)).join(', ')}`;
+  /**
+   * @param after What the earlier run finished, when it finished steps, as the message says it:
+   *   ` after steps "download", "unpack"`.
+   */
+  constructor(callId: string, toolName: string, reason: string, after = '') {
     super('not_replayed', `call "${callId}" was interrupted${after} and not replayed: ${reason}`);
     this.callId = callId;
     this.toolName = toolName;
-    this.steps = steps;
   }
 }
 

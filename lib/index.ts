@@ -70,7 +70,7 @@ export {
 export type { Recordable, Recorder, ToolRecord } from './records.js';
 export { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_RECORDS, RECORD_NS, recordOf } from './records.js';
 export type { ResumedRun } from './steps.js';
-export { STEP_NS } from './steps.js';
+export { registerSteps, STEP_NS } from './steps.js';
 // Building results: text, content parts, details for the application, and errors as the model reads them.
 export {
   errorResult,

@@ -45,7 +45,7 @@ export function idempotencyKeyOf(call: ToolCall): string {
 
 /**
  * `call` with its idempotency key filled in: `call` itself when it carries one, otherwise a copy of
- * its `id`, `args`, `trace` and `resumed` with the key of {@link idempotencyKeyOf}, or `<session>/<call id>` for a call
+ * its `id` and `args` with the key of {@link idempotencyKeyOf}, or `<session>/<call id>` for a call
  * served in an MCP session, whose ids are JSON-RPC request ids that repeat across connections.
  */
 export function withIdempotencyKey(
@@ -59,7 +59,6 @@ export function withIdempotencyKey(
   // A literal, not a spread: one shape for every call, and cheaper (measured on the compiled
   // bench, `npm run bench -- --only=1 --runs=3`: with a spread, a batch of typed calls went from
   // 0.86x to 1.04x a bare mergeMap's cost).
-  if (call.resumed !== undefined) return { ...call, idempotencyKey: derived };
   return call.trace === undefined
     ? { id: call.id, args: call.args, idempotencyKey: derived }
     : { id: call.id, args: call.args, idempotencyKey: derived, trace: call.trace };

@@ -6,9 +6,10 @@
  * @module
  */
 import { isObservable } from 'rxjs';
-import type { ProgressUpdate } from './contract.js';
+import { CallContext } from './context.js';
+import type { ProgressUpdate, ToolContext } from './contract.js';
 import { describeThrown, oneLine } from './errors.js';
-import type { Recordable, ToolRecord } from './records.js';
+import { installStepsRan, type Recordable, type ToolRecord } from './records.js';
 
 /** The namespace of a step's record: `{"step":<name>,"value":<JSON>,"progress"?:<update>}`. */
 export const STEP_NS = 'agenttool:step';
@@ -225,4 +226,103 @@ export function reportUnrecorded(name: string, callId: string, err: unknown): vo
   console.error(
     `agenttool: step ${JSON.stringify(name)} of call ${JSON.stringify(callId)} was not recorded (${oneLine(describeThrown(err))}): a resumed run runs it again`,
   );
+}
+
+/** Each stepping call's steps, made by its first step. */
+const callSteps = new WeakMap<CallContext, CallSteps>();
+
+function stepsOfCall(context: CallContext): CallSteps {
+  let steps = callSteps.get(context);
+  if (steps === undefined) callSteps.set(context, (steps = new CallSteps(context.call.resumed)));
+  return steps;
+}
+
+/** `context.step(name, fn)`: see `ToolContext.step` and docs/records.md. */
+function step(context: Stepping, name: string, fn: () => unknown): Promise<unknown> {
+  const steps = stepsOfCall(context);
+  const callId = context.call.id;
+  const invalid = steps.begin(name, fn, callId);
+  if (invalid !== undefined) return Promise.reject(invalid);
+  const earlier = steps.earlier.get(name);
+  if (earlier !== undefined) return Promise.resolve(earlier.value);
+  // A cancelled call's signal is aborted with the reason it was cancelled with.
+  const ran = context.cancelled
+    ? Promise.reject(context.signal.reason)
+    : runStep(name, fn, () => context.signal).then((value) => {
+        // A step that ends after its call was cancelled is not recorded: the call has ended.
+        if (context.cancelled) throw context.signal.reason;
+        const copy = stepValue(name, value);
+        const progress = jsonProgress(context.lastProgress, steps);
+        return context.record(new StepRecord(name, copy, progress)).then(
+          () => {
+            if (progress !== undefined) steps.committed = progress;
+            return copy;
+          },
+          (err: unknown) => {
+            reportUnrecorded(name, callId, err);
+            return copy;
+          },
+        );
+      });
+  // A step that failed was not recorded: its name is free for another try.
+  return ran.catch((err: unknown) => {
+    steps.begun.delete(name);
+    throw err;
+  });
+}
+
+/** `context.resumed`: undefined on a first run, and when the earlier run finished no step. */
+function resumed(context: CallContext): ResumedRun | undefined {
+  return context.call.resumed === undefined ? undefined : stepsOfCall(context).resumedRun();
+}
+
+/** What a NotReplayedError says the earlier run finished: ` after steps "download", "unpack"`. */
+function ran(records: readonly ToolRecord[] | undefined): string | undefined {
+  const names = stepNames(records);
+  if (names.length === 0) return undefined;
+  const quoted = names.map((name) => JSON.stringify(name)).join(', ');
+  return ` after step${names.length === 1 ? '' : 's'} ${quoted}`;
+}
+
+/** A context as the steps see it: the last progress update it reported, which a step commits. */
+type Stepping = CallContext & { lastProgress?: ProgressUpdate };
+
+/**
+ * Puts `context.step` and `context.resumed` on every {@link CallContext}, and the steps in the
+ * message of a NotReplayedError; the Node entry (`agenttool`) calls it when loaded. A browser
+ * bundle whose tools take steps calls it once, first: without it `context.step` is undefined.
+ * Calling it again does nothing.
+ *
+ * On the prototype rather than in the class, so that a browser bundle that does not call it goes
+ * without their code (the bundle's size is held by test/bundle-size.test.ts). `progress` is
+ * wrapped to keep each context's last update, which the next step to finish commits.
+ */
+export function registerSteps(): void {
+  const proto = CallContext.prototype as Stepping;
+  if (Object.prototype.hasOwnProperty.call(proto, 'step')) return;
+  const progress = proto.progress;
+  Object.defineProperties(proto, {
+    step: {
+      configurable: true,
+      writable: true,
+      value: function (this: Stepping, name: string, fn: () => unknown) {
+        return step(this, name, fn);
+      } as ToolContext['step'],
+    },
+    resumed: {
+      configurable: true,
+      get(this: Stepping) {
+        return resumed(this);
+      },
+    },
+    progress: {
+      configurable: true,
+      writable: true,
+      value: function (this: Stepping, update: ProgressUpdate) {
+        if (!this.cancelled) this.lastProgress = update;
+        progress.call(this, update);
+      },
+    },
+  });
+  installStepsRan(ran);
 }

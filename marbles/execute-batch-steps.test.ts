@@ -3,7 +3,7 @@ import { ignoreElements, merge, type Observable, tap, timer } from 'rxjs';
 import type { ToolContext, ToolEvent } from '../lib/contract.js';
 import { CancelledError, TimeoutError } from '../lib/errors.js';
 import type { ToolRecord } from '../lib/records.js';
-import { STEP_NS } from '../lib/steps.js';
+import { registerSteps, STEP_NS } from '../lib/steps.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import type { BatchOptions } from '../operators/resume-log.js';
 import { errorEvent, finalEvent, stubTool } from '../testing/index.js';
@@ -48,6 +48,8 @@ const stepRecord = (step: string, value: unknown): ToolRecord => ({
 
 /** Lets the steps' Promises settle and their records be written. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+registerSteps(); // as the Node entry does
 
 describe('executeBatch: steps (context.step)', () => {
   it("runs a step's Observable once, in the call's time, and records its last value once", async () => {

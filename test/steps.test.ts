@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { of } from 'rxjs';
+import { lastValueFrom, of, toArray } from 'rxjs';
 import { z } from 'zod';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { connectMcp } from '../adapters/mcp-client/index.js';
@@ -8,10 +8,11 @@ import type { Tool, ToolContext } from '../lib/contract.js';
 import { CallContext } from '../lib/context.js';
 import { NotReplayedError } from '../lib/errors.js';
 import type { ToolRecord } from '../lib/records.js';
-import { STEP_NS } from '../lib/steps.js';
+import { registerSteps, STEP_NS } from '../lib/steps.js';
 import { tool } from '../lib/tool.js';
 import { wrap } from '../lib/wrap.js';
 import { batchResults } from '../operators/batch-results.js';
+import { executeBatch } from '../operators/execute-batch.js';
 import type { BatchOptions } from '../operators/resume-log.js';
 import { recordedCall, type RecordedCall } from '../operators/resume-log.js';
 
@@ -56,6 +57,8 @@ const stepRecord = (step: string, value: unknown, progress?: unknown) => ({
   ns: STEP_NS,
   data: JSON.stringify({ step, value, progress }),
 });
+
+registerSteps(); // as the Node entry does
 
 describe('context.step', () => {
   it('records each finished step once, with the progress it commits, and the call goes on', async () => {
@@ -182,9 +185,30 @@ describe('context.step', () => {
       'call "c1" was interrupted after steps "download", "unpack" and not replayed: tool "fetch" is not safe to run twice',
       'call "c2" was interrupted and not replayed: tool "fetch" is not safe to run twice',
     ]);
-    expect((settled[0]!.error as NotReplayedError).steps).to.deep.equal(['download', 'unpack']);
-    const one = new NotReplayedError('c', 't', 'why', ['s']);
-    expect(one.message).to.equal('call "c" was interrupted after step "s" and not replayed: why');
+    expect(settled[0]!.error).to.be.instanceOf(NotReplayedError);
+    const one = await batchResults([job(fetch)], {
+      resume: { recorded: [{ callId: 'c1', record: stepRecord('download', 1) }] },
+    });
+    expect(one[0]!.error?.message).to.equal(
+      'call "c1" was interrupted after step "download" and not replayed: tool "fetch" is not safe to run twice',
+    );
+  });
+
+  it('registers once: a second registerSteps() changes nothing, and progress is reported once', async () => {
+    registerSteps();
+    const reported = tool({
+      name: 'reported',
+      description: '',
+      async execute(_args, context) {
+        context.progress('one');
+        await context.step('a', () => 1);
+        return 'done';
+      },
+    });
+    const { recorded, recorder } = journal();
+    const events = await lastValueFrom(executeBatch([job(reported)], { recorder }).pipe(toArray()));
+    expect(events.filter((event) => !event.final)).to.have.length(1);
+    expect(recorded.map((entry) => entry.record)).to.deep.equal([stepRecord('a', 1, 'one')]);
   });
 
   it('keeps a step name to one step a call, and frees the name of a step that failed', async () => {
