@@ -2,7 +2,8 @@
  * agenttool for browser bundles (the `browser` export condition of the package root): the same
  * names as the Node entry, registering none of its optional supports, so that each stays out of
  * the bundle unless the app calls it: `registerZod3()` (zod 3 schemas), `registerStandardSchema()`
- * (valibot, ArkType), `registerLinearPatterns()` (RE2), `registerOpenTelemetry(api)` (spans).
+ * (valibot, ArkType), `registerLinearPatterns()` (RE2), `registerOpenTelemetry(api)` (spans),
+ * `registerSteps()` (`context.step`, docs/records.md).
  *
  * @module
  */

@@ -8,7 +8,8 @@
  * the engine's OpenTelemetry spans, made once the application registers a provider
  * (docs/telemetry.md), and one check of a typed call's arguments where two decide the same
  * (docs/tools.md), and the direct run of a `tool()` function that returns a value, without an
- * Observable between it and the engine (lib/direct-run.ts). Browser bundles load
+ * Observable between it and the engine (lib/direct-run.ts), and the steps of `context.step`
+ * ({@link registerSteps}). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
@@ -22,6 +23,7 @@ import { onceReader } from './lib/schema/decode-once.js';
 import { registerDecodeOnce } from './lib/tool-arguments.js';
 import { registerDirectRun } from './lib/call-consumer.js';
 import { runDirect } from './lib/direct-run.js';
+import { registerSteps } from './lib/steps.js';
 
 registerZod3();
 registerAjv();
@@ -31,6 +33,7 @@ registerStandardSchema();
 registerValibotConverter();
 registerDecodeOnce(onceReader);
 registerDirectRun(runDirect);
+registerSteps();
 
 export * from './lib/index.js';
 export * from './operators/index.js';

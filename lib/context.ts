@@ -25,6 +25,7 @@ import {
 } from './records.js';
 import { withIdempotencyKey } from './replay.js';
 import { progressResult } from './result.js';
+import type { ResumedRun } from './steps.js';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -118,6 +119,12 @@ export class CallContext implements ToolContext {
   declare private readonly sink: ProgressSink | undefined;
   declare private readonly options: CallContextOptions;
   declare private records: RecordCount | undefined; // made by the first record
+  // `step` and `resumed` are put on the prototype by `registerSteps` (lib/steps.ts), which the
+  // Node entry calls: a browser bundle that does not call it goes without their code.
+  /** See {@link ToolContext.step}; there once `registerSteps()` has run (the Node entry runs it). */
+  declare step: ToolContext['step'];
+  /** See {@link ToolContext.resumed}; there once `registerSteps()` has run. */
+  declare readonly resumed: ResumedRun | undefined;
   declare private questions: Set<OpenQuestion> | undefined; // made by the first question
   declare private asked: number; // questions asked over the call's life
   declare private controller: AbortController | undefined;

@@ -6,6 +6,7 @@
 import type { Observable } from 'rxjs';
 import type { JsonSchema, ToolOutput } from './open-responses.js';
 import type { Recordable, ToolRecord } from './records.js';
+import type { ResumedRun } from './steps.js';
 import { describeValue } from './validation/format.js';
 import { DEFAULT_LIMITS } from './validation/argument-validator.js';
 import { parseArgumentsText } from './validation/json.js';
@@ -129,6 +130,27 @@ export interface ToolContext {
    * installed, so a tool calls it unconditionally.
    */
   record(details: Recordable): Promise<void>;
+  /**
+   * Runs one step of the call, `fn`, and records its value through the application's recorder
+   * (as `record` does), so that a resumed run of the call skips it: when the call runs again in a
+   * resumed batch and its earlier run finished the step named `name`, `step` resolves with the
+   * recorded value and `fn` is not called. `fn` returns the value, a Promise of it, or an
+   * Observable whose last value it is. Resolves, once the record is written, with the value as
+   * its JSON gives it back (the same on the first run as on a resumed one); rejects with a
+   * TypeError for a value that is not JSON, a name that is not 1 to 128 characters without
+   * control characters, or a name the call already used, and with `fn`'s error, unrecorded.
+   * A record that cannot be written is reported and the value stands. A cancellation of the
+   * call unsubscribes `fn`'s Observable, and a step that ends after it is not recorded. The Node
+   * entry installs it; a browser bundle calls `registerSteps()` first. See docs/records.md.
+   */
+  step<T>(name: string, fn: () => T | PromiseLike<T> | Observable<T>): Promise<T>;
+  /**
+   * What the earlier run of this call committed, when the call runs again in a resumed batch and
+   * that run finished at least one step: the steps' names in the order they finished, and the
+   * last progress update the call had reported when the last of them finished. Undefined on a
+   * first run.
+   */
+  readonly resumed?: ResumedRun | undefined;
   /** The MCP client session the call arrived on; undefined outside the MCP server. */
   readonly session?: Session | undefined;
   /**

@@ -100,15 +100,21 @@ export class NoToolError extends AgentToolError {
 /**
  * A call of a resumed batch that an earlier run had started and not finished, and that is not run
  * again because its tool does not say a second run is safe. The message reads, for the model,
- * `call "<id>" was interrupted and not replayed: <reason>`.
+ * `call "<id>" was interrupted and not replayed: <reason>`, and for a call whose earlier run
+ * finished steps (`context.step`), `call "<id>" was interrupted after steps "download", "unpack"
+ * and not replayed: <reason>`.
  */
 export class NotReplayedError extends AgentToolError {
   /** The call's id. */
   readonly callId: string;
   /** The tool's name. */
   readonly toolName: string;
-  constructor(callId: string, toolName: string, reason: string) {
-    super('not_replayed', `call "${callId}" was interrupted and not replayed: ${reason}`);
+  /**
+   * @param after What the earlier run finished, when it finished steps, as the message says it:
+   *   ` after steps "download", "unpack"`.
+   */
+  constructor(callId: string, toolName: string, reason: string, after = '') {
+    super('not_replayed', `call "${callId}" was interrupted${after} and not replayed: ${reason}`);
     this.callId = callId;
     this.toolName = toolName;
   }

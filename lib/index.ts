@@ -79,6 +79,8 @@ export {
 // Records: durable handles to side effects a call starts, written through the application's recorder.
 export type { Recordable, Recorder, ToolRecord } from './records.js';
 export { DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_RECORDS, RECORD_NS, recordOf } from './records.js';
+export type { ResumedRun } from './steps.js';
+export { registerSteps, STEP_NS } from './steps.js';
 // Building results: text, content parts, details for the application, and errors as the model reads them.
 export {
   errorResult,

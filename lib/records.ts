@@ -129,3 +129,16 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * What a NotReplayedError says a call's earlier run finished, from its records (` after steps
+ * "download", "unpack"`), or undefined; installed by `registerSteps` (lib/steps.ts), unset in a browser bundle
+ * that does not call it.
+ */
+export let stepsRan:
+  ((records: readonly ToolRecord[] | undefined) => string | undefined) | undefined;
+
+/** Installs {@link stepsRan}. */
+export function installStepsRan(ran: typeof stepsRan): void {
+  stepsRan = ran;
+}

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ToolCall, ToolResult } from '../lib/contract.js';
-import type { ToolRecord } from '../lib/records.js';
+import { stepsRan, type ToolRecord } from '../lib/records.js';
 import { NotReplayedError } from '../lib/errors.js';
 import { idempotencyKeyOf, replayOf } from '../lib/replay.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
@@ -199,40 +199,40 @@ export function planResume(jobs: readonly Job[], log: ResumeLog): ResumePlan {
 
 /**
  * The call an interrupted job runs again with (its earlier records on `resumed`), or the
- * NotReplayedError that ends it.
+ * NotReplayedError that ends it, which names the steps its records say it finished.
  */
 function replayCall(
   job: Job,
   start: StartedCall,
   records: readonly ToolRecord[] | undefined,
 ): Job['call'] | NotReplayedError {
-  const again = replayKey(
-    job,
-    start,
-    records !== undefined && job.tool.resumes?.(records) === true,
-  );
-  if (again instanceof Error || records === undefined) return again;
-  return { ...again, resumed: Object.freeze([...records]) };
+  const { tool, call } = job;
+  const again = replayKey(job, start, records !== undefined && tool.resumes?.(records) === true);
+  if (typeof again === 'string')
+    return new NotReplayedError(call.id, tool.name, again, stepsRan?.(records));
+  if (records === undefined) return again;
+  // With its key filled in, `context.call` is this call as it is, `resumed` included.
+  return {
+    ...again,
+    idempotencyKey: idempotencyKeyOf(again),
+    resumed: Object.freeze([...records]),
+  };
 }
 
-/** The call an interrupted job runs again with, or the NotReplayedError; `picksUp`: it resumes. */
-function replayKey(job: Job, start: StartedCall, picksUp: boolean): Job['call'] | NotReplayedError {
+/** The call an interrupted job runs again with, or why it does not; `picksUp`: it resumes. */
+function replayKey(job: Job, start: StartedCall, picksUp: boolean): Job['call'] | string {
   const { tool, call } = job;
   const replay = picksUp ? 'safe' : replayOf(tool);
   const recorded = start.idempotencyKey ?? call.id;
-  if (replay === 'unsafe') {
-    return new NotReplayedError(call.id, tool.name, `tool "${tool.name}" is not safe to run twice`);
-  }
+  if (replay === 'unsafe') return `tool "${tool.name}" is not safe to run twice`;
   if (call.idempotencyKey === undefined || call.idempotencyKey === '') {
     return recorded === call.id ? call : { ...call, idempotencyKey: recorded };
   }
   const key = idempotencyKeyOf(call);
   if (replay === 'safe' || key === recorded) return call;
-  return new NotReplayedError(
-    call.id,
-    tool.name,
+  return (
     `tool "${tool.name}" runs twice only under one idempotency key, and the key changed from ` +
-      `${JSON.stringify(recorded)} to ${JSON.stringify(key)}`,
+    `${JSON.stringify(recorded)} to ${JSON.stringify(key)}`
   );
 }
 

@@ -6,9 +6,12 @@
  * @module agenttool/redis
  */
 import { installCallSpans } from '../../operators/internal/call-spans.js';
+import { registerSteps } from '../../lib/steps.js';
 
-// Node only, like the package root: spans once the application registers a provider.
+// Node only, like the package root: spans once the application registers a provider, and the
+// steps of `context.step` for a worker's tools.
 installCallSpans();
+registerSteps();
 
 export { redisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 export {
