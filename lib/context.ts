@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Observable } from 'rxjs';
 import { CancelledError, describeThrown, oneLine, RecordError } from './errors.js';
 import {
   CANCELLED,
@@ -120,9 +121,8 @@ export class CallContext implements ToolContext {
   declare private readonly options: CallContextOptions;
   declare private records: RecordCount | undefined; // made by the first record
   // `step` and `resumed` are put on the prototype by `registerSteps` (lib/steps.ts), which the
-  // Node entry calls: a browser bundle that does not call it goes without their code.
-  /** See {@link ToolContext.step}; there once `registerSteps()` has run (the Node entry runs it). */
-  declare step: ToolContext['step'];
+  // Node entry calls: a browser bundle that does not call it goes without their code, and its
+  // `step` (below) says what to call.
   /** See {@link ToolContext.resumed}; there once `registerSteps()` has run. */
   declare readonly resumed: ResumedRun | undefined;
   declare private questions: Set<OpenQuestion> | undefined; // made by the first question
@@ -154,6 +154,18 @@ export class CallContext implements ToolContext {
     this.cancelReason = undefined;
     this.state = 0;
     if (options.checkAnswers === false) relaying.add(this);
+  }
+
+  /**
+   * See {@link ToolContext.step}. Until `registerSteps()` has run (the Node entry runs it; a
+   * browser bundle calls it), a step is refused with a message that says so, and `fn` never runs.
+   */
+  step<T>(name: string, _fn: () => T | PromiseLike<T> | Observable<T>): Promise<T> {
+    return Promise.reject(
+      new Error(
+        `context.step(${JSON.stringify(name)}): steps are not installed in this bundle; call registerSteps() from 'agenttool' once (docs/records.md)`,
+      ),
+    );
   }
 
   /**

@@ -287,10 +287,13 @@ function ran(records: readonly ToolRecord[] | undefined): string | undefined {
 /** A context as the steps see it: the last progress update it reported, which a step commits. */
 type Stepping = CallContext & { lastProgress?: ProgressUpdate };
 
+/** Whether {@link registerSteps} has run. */
+let installed = false;
+
 /**
  * Puts `context.step` and `context.resumed` on every {@link CallContext}, and the steps in the
  * message of a NotReplayedError; the Node entry (`agenttool`) calls it when loaded. A browser
- * bundle whose tools take steps calls it once, first: without it `context.step` is undefined.
+ * bundle whose tools take steps calls it once, first: without it `context.step` refuses, saying so.
  * Calling it again does nothing.
  *
  * On the prototype rather than in the class, so that a browser bundle that does not call it goes
@@ -299,7 +302,8 @@ type Stepping = CallContext & { lastProgress?: ProgressUpdate };
  */
 export function registerSteps(): void {
   const proto = CallContext.prototype as Stepping;
-  if (Object.prototype.hasOwnProperty.call(proto, 'step')) return;
+  if (installed) return;
+  installed = true;
   const progress = proto.progress;
   Object.defineProperties(proto, {
     step: {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { z } from 'zod';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
@@ -15,6 +17,9 @@ import { batchResults } from '../operators/batch-results.js';
 import { executeBatch } from '../operators/execute-batch.js';
 import type { BatchOptions } from '../operators/resume-log.js';
 import { recordedCall, type RecordedCall } from '../operators/resume-log.js';
+import { root } from './support/cli.js';
+
+const execFileAsync = promisify(execFile);
 
 /** A tool of two steps, "download" and "unpack", that counts each step's runs. */
 function stepping(replay: Tool['replay'] = 'safe', fail?: string) {
@@ -318,3 +323,26 @@ async function expectRejection(
   expect(err).to.be.instanceOf(type);
   expect((err as Error).message).to.equal(message);
 }
+
+describe('context.step without registerSteps (a browser bundle that did not call it)', () => {
+  it('refuses the step, saying what to call, and never runs its function', async () => {
+    // A process that loads the context alone, as a bundle of the browser entry does.
+    const script = `
+      import { CallContext } from './lib/context.ts';
+      let ran = false;
+      const context = new CallContext({ id: 'c1', args: '' });
+      context.step('load', () => { ran = true; return 1; }).then(
+        () => console.log('resolved'),
+        (err) => console.log(JSON.stringify({ message: err.message, ran })),
+      );`;
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: root },
+    );
+    expect(JSON.parse(stdout)).to.deep.equal({
+      message: `context.step("load"): steps are not installed in this bundle; call registerSteps() from 'agenttool' once (docs/records.md)`,
+      ran: false,
+    });
+  });
+});

@@ -12,10 +12,11 @@ import { row, type Row } from '../report.js';
 
 /**
  * The most an app may grow, min+gzip, by importing `tool` and `executeBatch`: what the test holds
- * it to (test/bundle-size.test.ts), so it grows no further. 30 KB, and the 265 B counted resources
- * took (docs/engine.md; BENCHMARKS.md).
+ * it to (test/bundle-size.test.ts), so it grows no further: 32 KB, the 30 KB the engine and
+ * `tool()` took and what counted resources, approvals' notes and edits, detached calls and the
+ * step's refusal added (BENCHMARKS.md, The engine's floors).
  */
-export const BUDGET = 30.25 * 1024;
+export const BUDGET = 32 * 1024;
 
 /** What it should grow by at most: the bench's target. */
 export const TARGET = 20 * 1024;
