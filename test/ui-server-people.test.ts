@@ -107,6 +107,28 @@ describe('web front: approvals and questions over HTTP', function () {
     expect(reader.records.some((r) => r.type === 'start' && r.index === 2)).to.equal(false);
   });
 
+  it('says a call was decided already when the second decision comes after the batch ended', async () => {
+    const server = await serve(
+      [call('list', 'list_dir', { path: 'cli/tools' }), call('yes', 'bash', { command: 'echo y' })],
+      true,
+    );
+    const reader = events(server);
+    await post(server, 'run');
+    await reader.waitFor(approval(1, 'asked'));
+    expect((await post(server, 'calls/1/approve')).status).to.equal(202);
+    // The run ends as it writes its output (cli/ui/run-controller.ts): the first decision
+    // finished the batch, and another tab's comes after it.
+    await reader.waitFor(isOutput);
+    expect(await post(server, 'calls/1/refuse')).to.deep.equal({
+      status: 409,
+      body: { error: 'call #1 was approved already; the first answer counts' },
+    });
+    expect(await post(server, 'calls/0/approve')).to.deep.equal({
+      status: 409,
+      body: { error: 'no run is going' },
+    });
+  });
+
   it("takes a person's note beside a decision, and corrected arguments, to the model", async () => {
     const server = await serve(
       [

@@ -127,8 +127,18 @@ export class RunController {
   /** Approves or refuses call `index` of the running batch (see {@link CallControls.decide}). */
   decideCall(index: number, approval: Approval): CallDecisionOutcome {
     if (!this.isCall(index)) return 'no-such-call';
-    if (!this.running || this.source.mode !== 'live') return 'not-running';
-    return this.active!.calls.decide(index, approval);
+    return this.afterRun(this.active?.calls.decide(index, approval));
+  }
+
+  /**
+   * What a decision or an answer came to: as the run's calls say while it runs; once it has
+   * ended, that a person decided the call already (a second tab whose answer came after the
+   * first one finished the batch), else that no run is going.
+   */
+  private afterRun(outcome: CallDecisionOutcome | undefined): CallDecisionOutcome {
+    if (outcome === undefined || this.source.mode !== 'live') return 'not-running';
+    if (this.running) return outcome;
+    return typeof outcome === 'object' && 'already' in outcome ? outcome : 'not-running';
   }
 
   /**
@@ -137,8 +147,8 @@ export class RunController {
    */
   answerCall(index: number, result: ElicitResult, question?: number): CallDecisionOutcome {
     if (!this.isCall(index)) return 'no-such-call';
-    if (!this.running || this.source.mode !== 'live') return 'not-running';
-    return this.active!.calls.answer(index, result, question);
+    // A run that has ended has no open question: its calls say only whether one was answered.
+    return this.afterRun(this.active?.calls.answer(index, result, question));
   }
 
   private isCall(index: number): boolean {
