@@ -8,6 +8,8 @@ import { executeBatch } from '../operators/execute-batch.js';
 import { executeCalls } from '../operators/execute-calls.js';
 import type { Approval, ExecutionEvent, Job } from '../operators/job.js';
 import { toOutputItems } from '../operators/to-output-items.js';
+import { turnItems } from '../operators/turn-items.js';
+import { DETACHED_OUTPUT } from '../operators/detached-output.js';
 import { toToolMessages } from '../operators/chat-completions.js';
 import { toToolResults } from '../operators/anthropic-messages.js';
 import { stubTool } from '../testing/index.js';
@@ -261,5 +263,35 @@ describe('executeBatch: what a person adds to an approval', () => {
       { path: '/', limit: 10 },
       { path: '/x', limit: 3 },
     ]);
+  });
+});
+
+describe('turnItems: what a person added reaches the model, detached calls too', () => {
+  it("puts an ordinary call's note in the turn, and a detached call's in its later message", () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const quick = stubTool('quick', cold('-(f|)', toolEvents));
+      const slow = stubTool('slow', cold('----(f|)', toolEvents), { detach: true });
+      const jobs: Job[] = [
+        { tool: quick, call: { id: 'q', args: '' } },
+        { tool: slow, call: { id: 's', args: '' } },
+      ];
+      const approve = (job: Job): Approval => ({ approved: true, note: `ok ${job.call.id}` });
+      const items = executeBatch(jobs, { approve }).pipe(
+        turnItems(jobs),
+        map((batch) =>
+          batch.map((item) =>
+            item.type === 'function_call_output'
+              ? item.output
+              : (item.content[0] as { text: string }).text,
+          ),
+        ),
+      );
+      expectObservable(items).toBe('-t--(m|)', {
+        t: ['done\n\n[Note from the person who reviewed this call: ok q]', DETACHED_OUTPUT],
+        m: [
+          'The background call "s" (slow) finished: done\n\n[Note from the person who reviewed this call: ok s]',
+        ],
+      });
+    });
   });
 });

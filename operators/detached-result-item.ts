@@ -1,6 +1,7 @@
 import type { ContentPart, InputMessageItem, ToolOutput } from '../lib/open-responses.js';
 import { errorResult } from '../lib/result.js';
 import type { ExecutionEvent, Job } from './job.js';
+import { withReview } from './to-output-items.js';
 
 /**
  * The message item that reports a detached call's final event to the model, in a later turn.
@@ -52,11 +53,17 @@ export function detachedResultParts(event: ExecutionEvent, jobs: readonly Job[])
   const call = `The background call "${job.call.id}" (${job.tool.name})`;
   if (event.error !== undefined) {
     const message = errorResult(event.error).output as string;
-    return [text(`${call} failed: ${message.slice('Error: '.length)}`)];
+    return asParts(withReview(`${call} failed: ${message.slice('Error: '.length)}`, event));
   }
-  const output: ToolOutput = event.result.output;
+  // What a person added when approving the call (its note, edited arguments) follows, as in
+  // toOutputItems.
+  const output: ToolOutput = withReview(event.result.output, event);
   if (typeof output === 'string') return [text(`${call} finished: ${output}`)];
   return [text(`${call} finished:`), ...output];
+}
+
+function asParts(output: ToolOutput): ContentPart[] {
+  return typeof output === 'string' ? [text(output)] : output;
 }
 
 function text(value: string): ContentPart {

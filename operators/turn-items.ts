@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { FunctionCallOutputItem, InputMessageItem } from '../lib/open-responses.js';
 import { detachedResultItem } from './detached-result-item.js';
 import type { ExecutionEvent, Job, SettledResult } from './job.js';
+import { settledOf } from './settled-of.js';
 import { toOutputItems } from './to-output-items.js';
 
 /**
@@ -61,8 +62,7 @@ export function turnItems(
             }
             if (settled[index] === undefined) open--;
             else noted[index] = false; // ended before the turn was sent: its result goes in it
-            settled[index] =
-              event.error === undefined ? { result: event.result } : { error: event.error };
+            settled[index] = settledOf(event);
           } else if (event.detached === true && !sent && settled[index] === undefined) {
             open--;
             noted[index] = true;
