@@ -23,7 +23,19 @@ const TOOL_IS_ERROR = 5;
  * tool's `isError` answer is printed too, the CLI then exiting with its code for it (5).
  */
 function inspect(...args: string[]): Promise<Record<string, unknown>> {
-  const argv = [inspector, '--cli', process.execPath, '--import', 'tsx', 'mcp-server.ts', ...args];
+  // Five servers start at once, each compiling the example with tsx: on a busy machine that
+  // takes longer than the CLI's 15 s default to connect.
+  const argv = [
+    inspector,
+    '--cli',
+    '--connect-timeout',
+    '50000',
+    process.execPath,
+    '--import',
+    'tsx',
+    'mcp-server.ts',
+    ...args,
+  ];
   return new Promise((resolve, reject) => {
     execFile(node22(), argv, { cwd: examples, timeout: 60_000 }, (error, stdout, stderr) => {
       if (error !== null && error.code !== TOOL_IS_ERROR)
