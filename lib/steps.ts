@@ -55,33 +55,23 @@ export class StepRecord implements Recordable {
 }
 
 /**
- * The finished steps among `records`, by name in the order recorded. Only this process's records
- * count (a record with `remote` is a server's step, not the call's own), and an entry that is not
- * a step's JSON is skipped; a name recorded twice keeps its first value.
+ * The finished steps among `records`, by name in the order recorded; an entry that is not a
+ * step's JSON is skipped, and a name recorded twice keeps its first value. Only this process's
+ * records count (a record with `remote` is a server's step, not the call's own) unless
+ * `remote` is true: what a message about an interrupted call tells the model ran includes them.
  */
-export function stepsOf(records: readonly ToolRecord[] | undefined): Map<string, StepEntry> {
+export function stepsOf(
+  records: readonly ToolRecord[] | undefined,
+  remote = false,
+): Map<string, StepEntry> {
   const steps = new Map<string, StepEntry>();
   if (records === undefined) return steps;
   for (const record of records) {
-    if (record.ns !== STEP_NS || record.remote !== undefined) continue;
+    if (record.ns !== STEP_NS || (!remote && record.remote !== undefined)) continue;
     const entry = parseStep(record.data);
     if (entry !== undefined && !steps.has(entry.step)) steps.set(entry.step, entry);
   }
   return steps;
-}
-
-/**
- * The names of the steps `records` say a call finished, in order, remote ones included: what a
- * message about an interrupted call tells the model ran.
- */
-export function stepNames(records: readonly ToolRecord[] | undefined): string[] {
-  const names = new Set<string>();
-  for (const record of records ?? []) {
-    if (record.ns !== STEP_NS) continue;
-    const entry = parseStep(record.data);
-    if (entry !== undefined) names.add(entry.step);
-  }
-  return [...names];
 }
 
 function parseStep(data: string): (StepEntry & { step: string }) | undefined {
@@ -278,7 +268,7 @@ function resumed(context: CallContext): ResumedRun | undefined {
 
 /** What a NotReplayedError says the earlier run finished: ` after steps "download", "unpack"`. */
 function ran(records: readonly ToolRecord[] | undefined): string | undefined {
-  const names = stepNames(records);
+  const names = [...stepsOf(records, true).keys()];
   if (names.length === 0) return undefined;
   const quoted = names.map((name) => JSON.stringify(name)).join(', ');
   return ` after step${names.length === 1 ? '' : 's'} ${quoted}`;

@@ -1,5 +1,5 @@
 import type { ExecuteOptions, Job } from './job.js';
-import { capacitiesOf, isSerialBatch, jobCapacity, jobResource } from './internal/batch-mode.js';
+import { capacitiesOf, isSerialBatch, jobNamed } from './internal/batch-mode.js';
 
 /**
  * Tells which jobs of a batch run one after another: one chain of job indices per resource, in
@@ -65,13 +65,16 @@ export function resourceChains(
   const out: ResourceChain[] = [];
   const byResource = new Map<string, number[]>();
   jobs.forEach((job, i) => {
-    const resource = jobResource(job); // no tool, or no resource named: a chain of its own
+    const named = jobNamed(job);
+    const resource = typeof named === 'string' ? named : named.key;
+    // No tool, or no resource named: a chain of its own.
     if (resource === '') return void out.push({ indices: [i], capacity: 1 });
     const chain = byResource.get(resource);
     if (chain !== undefined) return void chain.push(i);
     const fresh = [i];
     byResource.set(resource, fresh);
-    out.push({ indices: fresh, capacity: given?.get(resource) ?? jobCapacity(job) });
+    const stated = typeof named === 'string' ? 1 : named.capacity;
+    out.push({ indices: fresh, capacity: given?.get(resource) ?? stated });
   });
   return out;
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { checkedCapacity, namedResource, resourceOf } from '../../lib/contract.js';
+import { checkedCapacity, namedResource, type ResourceName } from '../../lib/contract.js';
 import { DEFAULT_MAX_PARALLEL, type ExecuteOptions, type Job } from '../job.js';
 
 /** The bound a batch runs under: the default for anything below 1 or not a number. */
@@ -55,30 +55,21 @@ export function isSerialBatch(jobs: readonly Job[], options: ExecuteOptions): bo
 }
 
 /**
- * The resource `job`'s call holds a turn of, as the engine names it: "" for no tool, no resource,
+ * What `job`'s call names, as the engine names it: "" for no tool, a sequential one, no resource,
  * or a call whose resource cannot be named from its arguments (it fails without a turn).
  */
-export function jobResource(job: Job): string {
+export function jobNamed(job: Job): ResourceName {
   const tool = job.tool;
-  if (tool === undefined || tool === null) return '';
+  if (tool === undefined || tool === null || tool.sequential === true) return '';
   try {
-    return resourceOf(tool, job.call.args);
+    return namedResource(tool, job.call.args);
   } catch {
     return '';
   }
 }
 
-/**
- * The capacity `job`'s call states for its resource (1 for a plain one, none, or one that cannot
- * be named): what the engine opens an idle resource with when the application sets none.
- */
-export function jobCapacity(job: Job): number {
-  const tool = job.tool;
-  if (tool === undefined || tool === null || tool.sequential === true) return 1;
-  try {
-    const named = namedResource(tool, job.call.args);
-    return typeof named === 'string' ? 1 : named.capacity;
-  } catch {
-    return 1;
-  }
+/** The resource `job`'s call holds a turn of, as the engine names it ("" for none: see jobNamed). */
+export function jobResource(job: Job): string {
+  const named = jobNamed(job);
+  return typeof named === 'string' ? named : named.key;
 }

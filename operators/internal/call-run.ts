@@ -152,7 +152,7 @@ export class CallRun extends CallConsumer {
     const spans = owner.spans;
     let call = spans === undefined ? job.call : spans.callOf(this.index, job);
     // Arguments a person corrected when approving the call (job-approval.ts) are the ones it runs with.
-    const edited = owner.reviews?.get(this.index)?.args;
+    const edited = owner.reviews?.get(this.index)?.editedArgs;
     if (edited !== undefined) call = { ...call, args: edited };
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));

@@ -12,7 +12,7 @@ import { describeValue } from '../../lib/validation/format.js';
 import { toolChecker } from '../../lib/validation/tool-checker.js';
 import type { CallRun } from './call-run.js';
 import { jobResource } from './batch-mode.js';
-import type { ExecuteOptions, Job } from '../job.js';
+import type { ExecuteOptions, Job, Reviewed } from '../job.js';
 
 /** What a pending approval tells once its answer has come. */
 export interface ApprovalOwner {
@@ -40,15 +40,10 @@ function fireApproveTimeout(
 }
 
 /**
- * What an approval added to its call (`Approval`'s `note`, `args`): the note, and the edited
- * arguments as JSON text, checked.
+ * What an approval added to its call (`Approval`'s `note`, `args`): the fields its final event
+ * carries as they are (job.ts, `Reviewed`), the edited arguments checked; only those given are set.
  */
-export class Review {
-  constructor(
-    readonly note: string | undefined,
-    readonly args: string | undefined,
-  ) {}
-}
+export type Review = Reviewed;
 
 /** An answer as the engine reads it: true, a Review, or the error that refuses the call. */
 function verdict(answer: unknown, job: Job): true | Review | NotApprovedError {
@@ -65,9 +60,14 @@ function verdict(answer: unknown, job: Job): true | Review | NotApprovedError {
         note === undefined ? undefined : { note },
       );
     if (given.approved === true) {
-      if (given.args === undefined) return note === undefined ? true : new Review(note, undefined);
-      const edited = editedArgs(given.args, job);
-      return edited instanceof NotApprovedError ? edited : new Review(note, edited);
+      const review: { note?: string; editedArgs?: string } = {};
+      if (note !== undefined) review.note = note;
+      if (given.args !== undefined) {
+        const edited = editedArgs(given.args, job);
+        if (edited instanceof NotApprovedError) return edited;
+        review.editedArgs = edited;
+      }
+      return note === undefined && given.args === undefined ? true : review;
     }
   }
   return new NotApprovedError(

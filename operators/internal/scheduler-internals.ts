@@ -328,17 +328,15 @@ export class Engine
     if (this.closed) return;
     this.spans?.ended(run.index, run.job, result, error);
     const callId = run.job.call.id;
+    const event: ExecutionEvent =
+      error === undefined
+        ? { index: run.index, callId, final: true, result: result as ToolResult }
+        : { index: run.index, callId, final: true, error };
+    // What an approval added (a note, edited arguments) goes on the final event as it is; a
+    // batch without approvals reads one undefined.
     const review = this.reviews?.get(run.index);
-    if (review !== undefined) {
-      this.reviews!.delete(run.index);
-      this.emit(reviewed(run.index, callId, result, error, review));
-    } else {
-      this.emit(
-        error === undefined
-          ? { index: run.index, callId, final: true, result: result as ToolResult }
-          : { index: run.index, callId, final: true, error },
-      );
-    }
+    if (review !== undefined) this.reviews!.delete(run.index);
+    this.emit(review === undefined ? event : { ...event, ...review });
     this.pump();
   }
 
@@ -442,20 +440,4 @@ export class Engine
       this.destination.complete();
     }
   }
-}
-
-/** The final event of a call an approval added to: its note, and the arguments it ran with. */
-function reviewed(
-  index: number,
-  callId: string,
-  result: ToolResult | undefined,
-  error: Error | undefined,
-  review: Review,
-): ExecutionEvent {
-  const added: { note?: string; editedArgs?: string } = {};
-  if (review.note !== undefined) added.note = review.note;
-  if (review.args !== undefined) added.editedArgs = review.args;
-  return error === undefined
-    ? { index, callId, final: true, result: result as ToolResult, ...added }
-    : { index, callId, final: true, error, ...added };
 }
