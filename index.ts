@@ -9,7 +9,8 @@
  * (docs/telemetry.md), and one check of a typed call's arguments where two decide the same
  * (docs/tools.md), and the direct run of a `tool()` function that returns a value, without an
  * Observable between it and the engine (lib/direct-run.ts), and the steps of `context.step`
- * ({@link registerSteps}). Browser bundles load
+ * ({@link registerSteps}), and the run of a batch of one call without the engine's turn-taking
+ * (operators/internal/solo-run.ts). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
  * @module agenttool
@@ -24,6 +25,8 @@ import { registerDecodeOnce } from './lib/tool-arguments.js';
 import { registerDirectRun } from './lib/call-consumer.js';
 import { runDirect } from './lib/direct-run.js';
 import { registerSteps } from './lib/steps.js';
+import { registerSoloRun } from './operators/execute-batch.js';
+import { runsAlone, SoloRun } from './operators/internal/solo-run.js';
 
 registerZod3();
 registerAjv();
@@ -34,6 +37,7 @@ registerValibotConverter();
 registerDecodeOnce(onceReader);
 registerDirectRun(runDirect);
 registerSteps();
+registerSoloRun({ runsAlone, SoloRun });
 
 export * from './lib/index.js';
 export * from './operators/index.js';

@@ -40,10 +40,14 @@ import { final, progress, stubTool } from '../testing/index.js';
 import { rawTool } from '../lib/raw-tool.js';
 import { registerDirectRun } from '../lib/call-consumer.js';
 import { runDirect } from '../lib/direct-run.js';
+import { registerSoloRun } from '../operators/execute-batch.js';
+import { runsAlone, SoloRun } from '../operators/internal/solo-run.js';
 
-// The engine runs a rawTool()'s function directly, as under the Node entry (index.ts), while the
-// model subscribes its `execute`: both must show the same trace.
+// The engine runs a rawTool()'s function directly, and a batch of one call without its
+// turn-taking, as under the Node entry (index.ts), while the model subscribes its `execute`
+// through its pipeline: both must show the same trace.
 registerDirectRun(runDirect);
+registerSoloRun({ runsAlone, SoloRun });
 import { modelBatch, modelCalls, type ModelOptions } from './pipeline-model.js';
 
 /** How one job's tool behaves. */

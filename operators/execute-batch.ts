@@ -4,6 +4,24 @@ import { isSerialBatch } from './internal/batch-mode.js';
 import { Engine } from './internal/scheduler-internals.js';
 import { resumeBatch } from './resume-batch.js';
 import { planResume, type BatchOptions } from './resume-log.js';
+import type { runsAlone, SoloRun } from './internal/solo-run.js';
+
+/** What runs a batch of one call without the engine's turn-taking (internal/solo-run.ts). */
+export interface SoloRunner {
+  readonly runsAlone: typeof runsAlone;
+  readonly SoloRun: typeof SoloRun;
+}
+
+/**
+ * The solo run of a batch of one, once registered: the Node entry registers it (index.ts); a
+ * browser bundle, which does not, runs every batch through the engine and stays smaller.
+ */
+let solo: SoloRunner | undefined;
+
+/** Registers {@link SoloRunner} (undefined: every batch runs through the engine). */
+export function registerSoloRun(runner: SoloRunner | undefined): void {
+  solo = runner;
+}
 
 /**
  * Runs a batch of tool calls, in parallel up to a bound, and emits each call's progress and its
@@ -96,6 +114,11 @@ export function executeBatch(
 
 function runBatch(jobs: readonly Job[], options: ExecuteOptions): Observable<ExecutionEvent> {
   return new Observable<ExecutionEvent>((subscriber) => {
+    if (solo !== undefined && solo.runsAlone(jobs, options)) {
+      const run = new solo.SoloRun(subscriber, options, jobs[0]);
+      subscriber.add(run);
+      return run.start();
+    }
     const engine = new Engine(subscriber, options, jobs, isSerialBatch(jobs, options));
     // Attached before the first call runs: a consumer that stops early (take(1) over synchronous
     // tools) closes the engine from inside the batch, and nothing more starts.

@@ -47,7 +47,13 @@ import {
 import { NotApprovedError } from '../../lib/errors.js';
 import type { BatchSpans } from './call-spans.js';
 import { spansFor } from './span-hook.js';
-import { DETACHED_OUTPUT } from '../detached-output.js';
+import {
+  contextOptionsOf,
+  detachedEvent,
+  finalEvent,
+  progressEvent,
+  questionEvent,
+} from './call-events.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -95,13 +101,7 @@ export class Engine
     serial: boolean,
   ) {
     this.destination = destination;
-    this.contextOptions = {
-      recorder: options.recorder,
-      maxRecords: options.maxRecords,
-      maxRecordBytes: options.maxRecordBytes,
-      elicitor: options.elicitor,
-      maxQuestions: options.maxQuestions,
-    };
+    this.contextOptions = contextOptionsOf(options);
     this.onStart = options.onStart;
     this.timeout = timeoutBound(options);
     this.approveTimeout = approveTimeoutBound(options);
@@ -286,26 +286,18 @@ export class Engine
   }
 
   progress(run: CallRun, result: ToolResult): void {
-    if (!this.closed)
-      this.emit({ index: run.index, callId: run.job.call.id, final: false, result });
+    if (!this.closed) this.emit(progressEvent(run, result));
   }
 
   /** A detached call is under way: the model may be answered for it now (job.ts, `detached`). */
   detached(run: CallRun): void {
-    if (this.closed) return;
-    const result = { output: DETACHED_OUTPUT };
-    this.emit({ index: run.index, callId: run.job.call.id, final: false, detached: true, result });
+    if (!this.closed) this.emit(detachedEvent(run));
   }
 
   question(run: CallRun, question: ElicitRequest, answer: ElicitResult | undefined): void {
     if (this.closed) return;
     this.spans?.question(run.index, question, answer);
-    const callId = run.job.call.id;
-    this.emit(
-      answer === undefined
-        ? { index: run.index, callId, final: false, question }
-        : { index: run.index, callId, final: false, question, answer },
-    );
+    this.emit(questionEvent(run, question, answer));
   }
 
   /**
@@ -327,11 +319,7 @@ export class Engine
     if (this.watches !== undefined) this.unwatch(run.index);
     if (this.closed) return;
     this.spans?.ended(run.index, run.job, result, error);
-    const callId = run.job.call.id;
-    const event: ExecutionEvent =
-      error === undefined
-        ? { index: run.index, callId, final: true, result: result as ToolResult }
-        : { index: run.index, callId, final: true, error };
+    const event = finalEvent(run, result, error);
     // What an approval added (a note, edited arguments) goes on the final event as it is; a
     // batch without approvals reads one undefined.
     const review = this.reviews?.get(run.index);

@@ -1,0 +1,132 @@
+/**
+ * A batch of one call, run without the engine's turn-taking: the commonest batch an agent runs
+ * (the model asked for one tool) pays for the call, one owner object and its events, not for
+ * slots, chains, a heap or a running list it would never use.
+ *
+ * It takes only the batches where those have nothing to decide: one job, without its own signal,
+ * without `approve` or a batch `signal`, whose tool names no resource or a fixed one by string
+ * (a resource function, or a counted resource object, can fail the call before it runs: the
+ * engine says how). What such a batch emits is the engine's, event for event: the call's progress,
+ * questions and detached event, its final, then completion; onStart, the timeout, the recorder,
+ * the elicitor, teardown reports and spans are the call's own (call-run.ts) or read as the engine
+ * reads them. marbles/engine-vs-model.test.ts runs batches of one through it against the pipeline
+ * model, and marbles/solo-run.test.ts runs each kind of call through it and through the engine.
+ *
+ * Registered by the Node entry (index.ts); a browser bundle, which does not, runs every batch
+ * through the engine and stays smaller.
+ *
+ * @module
+ */
+import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
+import type { CallContextOptions } from '../../lib/context.js';
+import { CancelledError } from '../../lib/errors.js';
+import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
+import { capacitiesOf, timeoutBound } from './batch-mode.js';
+import type { BatchSpans } from './call-spans.js';
+import { CallRun, type RunOwner } from './call-run.js';
+import {
+  contextOptionsOf,
+  detachedEvent,
+  finalEvent,
+  progressEvent,
+  questionEvent,
+} from './call-events.js';
+import { spansFor } from './span-hook.js';
+import { reportTeardownError } from './teardown-errors.js';
+
+/** Whether a batch of `jobs` under `options` is one the solo run takes (see the module). */
+export function runsAlone(jobs: readonly Job[], options: ExecuteOptions): boolean {
+  if (jobs.length !== 1 || options.approve !== undefined || options.signal !== undefined)
+    return false;
+  const job = jobs[0] as Job | null | undefined;
+  if (typeof job !== 'object' || job === null || job.signal !== undefined) return false;
+  const tool = job.tool as Job['tool'] | null | undefined;
+  if (tool === undefined || tool === null) return true;
+  const resource = tool.resource;
+  return resource === undefined || typeof resource === 'string';
+}
+
+/** The owner of a batch's one call: its events, its end, its cancellation. */
+export class SoloRun implements RunOwner, Unsubscribable {
+  declare private readonly destination: Subscriber<ExecutionEvent>;
+  declare private readonly job: Job;
+  declare readonly contextOptions: CallContextOptions;
+  declare readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
+  declare readonly timeout: number;
+  declare readonly scheduler: SchedulerLike;
+  declare readonly spans: BatchSpans | undefined;
+  /** Approvals add to calls; a solo run has none. */
+  declare readonly reviews: undefined;
+  declare private readonly onTeardownError: ExecuteOptions['onTeardownError'];
+  declare private run: CallRun | undefined;
+  declare private closed: boolean;
+
+  constructor(destination: Subscriber<ExecutionEvent>, options: ExecuteOptions, job: Job) {
+    // The engine refuses a capacity that cannot be before anything runs; so does this.
+    if (options.capacities !== undefined) capacitiesOf(options);
+    this.destination = destination;
+    this.job = job;
+    this.contextOptions = contextOptionsOf(options);
+    this.onStart = options.onStart;
+    this.timeout = timeoutBound(options);
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.onTeardownError = options.onTeardownError;
+    this.reviews = undefined;
+    this.run = undefined;
+    this.closed = false;
+    this.spans = spansFor(options);
+  }
+
+  /** Starts the call; its subscriber holds this (the caller adds it before). */
+  start(): void {
+    const run = new CallRun(this, this.job, 0, undefined, false);
+    this.run = run;
+    const spans = this.spans;
+    if (spans === undefined) run.start();
+    else spans.start(0, this.job, () => run.start());
+  }
+
+  progress(run: CallRun, result: ToolResult): void {
+    if (!this.closed) this.destination.next(progressEvent(run, result));
+  }
+
+  question(run: CallRun, request: ElicitRequest, answer: ElicitResult | undefined): void {
+    if (this.closed) return;
+    this.spans?.question(run.index, request, answer);
+    this.destination.next(questionEvent(run, request, answer));
+  }
+
+  detached(run: CallRun): void {
+    if (!this.closed) this.destination.next(detachedEvent(run));
+  }
+
+  end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
+    if (this.closed) return;
+    this.spans?.ended(run.index, run.job, result, error);
+    const destination = this.destination;
+    destination.next(finalEvent(run, result, error));
+    // A consumer that unsubscribed in its handler has closed this already.
+    if (this.closed) return;
+    this.closed = true;
+    this.spans?.closeAll();
+    destination.complete();
+  }
+
+  teardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+  }
+
+  answerTeardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index, "the elicitor's answer");
+  }
+
+  /** The subscriber's teardown: a call still running is cancelled. */
+  unsubscribe(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.run?.cancel(new CancelledError());
+    this.spans?.closeAll();
+  }
+}
