@@ -5,7 +5,9 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { of } from 'rxjs';
+import { Observable, of, take } from 'rxjs';
+import { z } from 'zod';
+import { tool } from '../lib/tool.js';
 import { caseArbitrary, trace, type Case } from './differential.js';
 import { executeBatch, registerSoloRun } from '../operators/execute-batch.js';
 import { runsAlone, SoloRun } from '../operators/internal/solo-run.js';
@@ -83,6 +85,41 @@ describe('executeBatch: a batch of one call (operators/internal/solo-run.ts)', f
       runsAlone([{ ...job, tool: { ...tool, resource: { key: 'fs', capacity: 0 } } }], {}),
     ).to.equal(false);
     expect(runsAlone([null as unknown as Job], {})).to.equal(false);
+  });
+
+  it('cancels the call as soon as a consumer stops at a progress event it emits while starting', () => {
+    let tornDown = false;
+    const held: Tool = {
+      name: 'held',
+      description: '',
+      execute: () =>
+        new Observable((subscriber) => {
+          subscriber.next({ final: false, result: { output: 'working' } });
+          return () => (tornDown = true);
+        }),
+    };
+    const seen: ExecutionEvent[] = [];
+    executeBatch([{ tool: held, call: { id: 'c', args: '{}' } }])
+      .pipe(take(1))
+      .subscribe((event) => seen.push(event));
+    expect(seen.map((e) => e.final)).to.deep.equal([false]);
+    expect(tornDown).to.equal(true);
+
+    // A typed function run directly sees its signal aborted right after the progress it reported.
+    let abortedAfterProgress: boolean | undefined;
+    const typed = tool({
+      name: 'typed',
+      parameters: z.object({}),
+      execute: (_args, context) => {
+        context.progress('working');
+        abortedAfterProgress = context.signal.aborted;
+        return new Promise<string>(() => undefined);
+      },
+    });
+    executeBatch([{ tool: typed, call: { id: 'c', args: '{}' } }])
+      .pipe(take(1))
+      .subscribe(() => undefined);
+    expect(abortedAfterProgress).to.equal(true);
   });
 
   it('refuses a capacity that cannot be before the call runs, as the engine does', () => {

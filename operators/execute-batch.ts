@@ -116,8 +116,11 @@ function runBatch(jobs: readonly Job[], options: ExecuteOptions): Observable<Exe
   return new Observable<ExecutionEvent>((subscriber) => {
     if (solo !== undefined && solo.runsAlone(jobs, options)) {
       const run = new solo.SoloRun(subscriber, options, jobs[0]);
-      subscriber.add(run);
-      return run.start();
+      run.start();
+      // The teardown of a call still running; of one that has ended (the subscriber is closed
+      // then, and rxjs runs it at once), nothing. A consumer that unsubscribes from its handler
+      // while the call starts is seen by the run itself (solo-run.ts).
+      return run;
     }
     const engine = new Engine(subscriber, options, jobs, isSerialBatch(jobs, options));
     // Attached before the first call runs: a consumer that stops early (take(1) over synchronous

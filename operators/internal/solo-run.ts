@@ -79,7 +79,7 @@ export class SoloRun implements RunOwner, Unsubscribable {
     this.spans = spansFor(options);
   }
 
-  /** Starts the call; its subscriber holds this (the caller adds it before). */
+  /** Starts the call; its subscriber holds this from then on, as its teardown. */
   start(): void {
     const run = new CallRun(this, this.job, 0, undefined, false);
     this.run = run;
@@ -89,28 +89,39 @@ export class SoloRun implements RunOwner, Unsubscribable {
   }
 
   progress(run: CallRun, result: ToolResult): void {
-    if (!this.closed) this.destination.next(progressEvent(run, result));
+    if (!this.closed) this.emit(progressEvent(run, result));
   }
 
   question(run: CallRun, request: ElicitRequest, answer: ElicitResult | undefined): void {
     if (this.closed) return;
     this.spans?.question(run.index, request, answer);
-    this.destination.next(questionEvent(run, request, answer));
+    this.emit(questionEvent(run, request, answer));
   }
 
   detached(run: CallRun): void {
-    if (!this.closed) this.destination.next(detachedEvent(run));
+    if (!this.closed) this.emit(detachedEvent(run));
+  }
+
+  /**
+   * Emits a progress event; a consumer that unsubscribed in its handler (take(1), say) cancels
+   * the call now. While the call starts, the subscriber does not hold this yet (execute-batch.ts):
+   * the subscriber's state says so.
+   */
+  private emit(event: ExecutionEvent): void {
+    const destination = this.destination;
+    destination.next(event);
+    if (destination.closed) this.unsubscribe();
   }
 
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
     if (this.closed) return;
-    this.spans?.ended(run.index, run.job, result, error);
+    this.closed = true;
+    const spans = this.spans;
+    spans?.ended(run.index, run.job, result, error);
     const destination = this.destination;
     destination.next(finalEvent(run, result, error));
-    // A consumer that unsubscribed in its handler has closed this already.
-    if (this.closed) return;
-    this.closed = true;
-    this.spans?.closeAll();
+    spans?.closeAll();
+    // Nothing, when the consumer unsubscribed in its handler.
     destination.complete();
   }
 
