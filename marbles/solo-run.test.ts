@@ -109,6 +109,7 @@ describe('executeBatch: a batch of one call (operators/internal/solo-run.ts)', f
     let abortedAfterProgress: boolean | undefined;
     const typed = tool({
       name: 'typed',
+      description: 'Reports progress, then waits.',
       parameters: z.object({}),
       execute: (_args, context) => {
         context.progress('working');
