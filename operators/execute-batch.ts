@@ -18,6 +18,9 @@ export interface SoloRunner {
  */
 let solo: SoloRunner | undefined;
 
+/** The options of a batch given none. */
+const NO_OPTIONS: ExecuteOptions = Object.freeze({});
+
 /** Registers {@link SoloRunner} (undefined: every batch runs through the engine). */
 export function registerSoloRun(runner: SoloRunner | undefined): void {
   solo = runner;
@@ -105,8 +108,10 @@ export function registerSoloRun(runner: SoloRunner | undefined): void {
  */
 export function executeBatch(
   jobs: readonly Job[],
-  options: BatchOptions = {},
+  options?: BatchOptions,
 ): Observable<ExecutionEvent> {
+  // One object for every batch given no options, rather than one made per call.
+  if (options === undefined) return runBatch(jobs, NO_OPTIONS);
   const resume = options.resume;
   if (resume !== undefined) return resumeBatch(jobs, planResume(jobs, resume), options, runBatch);
   return runBatch(jobs, options);
