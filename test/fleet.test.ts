@@ -27,6 +27,7 @@ import {
 } from '../index.js';
 import { root } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
+import { until as waitUntil } from './support/until.js';
 
 const runs = new Map<string, number>();
 const signals = new Map<string, AbortSignal>();
@@ -249,13 +250,8 @@ describe('the worker fleet on BullMQ', function () {
     return { child, said: () => said, exited };
   }
 
-  async function until(check: () => boolean, what: string, within = 15_000): Promise<void> {
-    const deadline = Date.now() + within;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`${what} did not happen within ${within} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  // A worker process starts and dies in its own time: up to 15 s, looked at every 20 ms.
+  const until = (check: () => boolean, what: string) => waitUntil(check, what, 15_000, 20);
 
   for (const [replay, expected] of [
     ['safe', 'done killed-safe'],

@@ -7,14 +7,6 @@
 import { expect } from 'chai';
 import { tap } from 'rxjs';
 import { z } from 'zod';
-import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
-import {
-  createMcpServer,
-  memoryTaskStore,
-  serveHttp,
-  type McpHttpServer,
-  type TaskOptions,
-} from '../adapters/mcp-server/index.js';
 import {
   DETACHED_OUTPUT,
   executeBatch,
@@ -26,6 +18,8 @@ import {
   type Job,
   type Tool,
 } from '../index.js';
+import { servedWithTasks } from './support/task-server.js';
+import { until } from './support/until.js';
 
 const signals = new Map<string, AbortSignal>();
 const gates = new Map<string, () => void>();
@@ -54,35 +48,12 @@ const tools: Tool[] = [
   }),
 ];
 
-async function until(check: () => boolean, what: string, within = 5_000): Promise<void> {
-  const deadline = Date.now() + within;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${within} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 type Items = (FunctionCallOutputItem | InputMessageItem)[];
 
 describe('Detached calls over MCP', function () {
   this.timeout(30_000);
-  const store = memoryTaskStore();
-  const options: TaskOptions = { store, pollIntervalMs: 20 };
-  let http: McpHttpServer;
-  let remote: McpRemote;
-  const find = (name: string): Tool => remote.tools.find((t) => t.name === name)!;
-
-  before(async () => {
-    http = await serveHttp({
-      tasks: options,
-      factory: () => createMcpServer({ name: 'reports', version: '1' }, tools, { tasks: options }),
-    });
-    remote = await connectMcp(httpTransport(http.url));
-  });
-  after(async () => {
-    await remote?.close();
-    await http?.close();
-  });
+  const server = servedWithTasks('reports', tools);
+  const { store, find } = server;
 
   it('lists a detached tool as detached, and the remote tool detaches', () => {
     expect(find('build_report').detach).to.equal(true);

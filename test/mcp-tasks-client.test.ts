@@ -17,13 +17,6 @@ import { z } from 'zod';
 import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import {
-  createMcpServer,
-  memoryTaskStore,
-  serveHttp,
-  type McpHttpServer,
-  type TaskOptions,
-} from '../adapters/mcp-server/index.js';
-import {
   executeBatch,
   recordedCall,
   rawTool,
@@ -36,6 +29,8 @@ import {
 } from '../index.js';
 import { slowCount } from '../cli/tools/slow-count.js';
 import { root } from './support/cli.js';
+import { servedWithTasks } from './support/task-server.js';
+import { until } from './support/until.js';
 import { EMPTY } from 'rxjs';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
@@ -116,36 +111,13 @@ const tools: Tool[] = [
   }),
 ];
 
-async function until(check: () => boolean, what: string, within = 5_000): Promise<void> {
-  const deadline = Date.now() + within;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${within} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('MCP tasks as a client (connectMcp)', function () {
   this.timeout(30_000);
-  const store = memoryTaskStore();
-  const options: TaskOptions = { store, pollIntervalMs: 20 };
-  let http: McpHttpServer;
-  let remote: McpRemote;
-  const find = (name: string): Tool => remote.tools.find((t) => t.name === name)!;
-
-  before(async () => {
-    http = await serveHttp({
-      tasks: options,
-      factory: () => createMcpServer({ name: 'tasker', version: '1' }, tools, { tasks: options }),
-    });
-    remote = await connectMcp(httpTransport(http.url));
-  });
-  after(async () => {
-    await remote?.close();
-    await http?.close();
-  });
+  const server = servedWithTasks('tasker', tools);
+  const { store, find } = server;
 
   it('runs a call answered with a task to its result: its status as progress, its id recorded', async () => {
-    expect(remote.protocolVersion).to.equal('2026-07-28');
+    expect(server.remote.protocolVersion).to.equal('2026-07-28');
     const recorded: RecordedCall[] = [];
     const events = await lastValueFrom(
       executeBatch(
@@ -220,7 +192,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
   });
 
   it('fails a call following a task at once when its connection is closed', async () => {
-    const own = await connectMcp(httpTransport(http.url));
+    const own = await connectMcp(httpTransport(server.http.url));
     const done = lastValueFrom(
       executeBatch([
         {
@@ -264,7 +236,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
         '--import',
         'tsx',
         join(root, 'test/support/task-client.ts'),
-        http.url.href,
+        server.http.url.href,
         journal,
         'killed',
       ],
@@ -295,7 +267,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
     expect(ended).to.deep.equal([]);
 
     // A new process: the same job, resumed from the journal.
-    const again = await connectMcp(httpTransport(http.url));
+    const again = await connectMcp(httpTransport(server.http.url));
     try {
       const gate = again.tools.find((t) => t.name === 'gate')!;
       const done = lastValueFrom(

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { until } from './support/until.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const fixture = resolve(root, 'test/fixtures/batch-with-steps.ts');
@@ -27,13 +28,6 @@ function run(args: string[]): { child: ChildProcess; stdout: Promise<string> } {
 }
 
 /** Waits (up to 15 s) until `ready` says the other process got where it was going. */
-async function until(ready: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`${what}: never`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('steps across a crash', () => {
   let dir: string;
@@ -48,6 +42,8 @@ describe('steps across a crash', () => {
     await until(
       () => existsSync(`${journal}.waiting`) && runs().includes('push'),
       'both calls in their last step',
+      15_000,
+      50,
     );
     first.child.kill('SIGKILL');
     expect(await first.stdout).to.equal('');
