@@ -8,9 +8,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import {
+  jobIdOf,
   queueTools,
   runWorker,
   type FleetWorker,
@@ -329,14 +331,22 @@ describe('the worker fleet on BullMQ', function () {
       const locks = { lockDuration: 5_000, stalledInterval: 2_000 };
       const first = await runWorker([slow], { connection: redis.url, queue, ...locks });
       const dispatcher = queueTools([slow], { connection: redis.url, queue });
+      const call = { id: 'hb', args: '{"label":"handed"}' };
       try {
         const done = lastValueFrom(
-          executeBatch([
-            { tool: dispatcher.tools[0]!, call: { id: 'hb', args: '{"label":"handed"}' } },
-          ]).pipe(toArray()),
+          executeBatch([{ tool: dispatcher.tools[0]!, call }]).pipe(toArray()),
         );
         await until(() => ran.length === 1, 'the call’s start');
         await first.close(true);
+        // Handed back and left there: the closing worker does not take it again (it would then
+        // hold it unrun until its lock lapsed, and a third run could follow).
+        const waiting = new Queue(queue, { connection: { host: '127.0.0.1', port: redis.port } });
+        try {
+          expect(await waiting.getJobState(jobIdOf(call))).to.equal('waiting');
+        } finally {
+          await waiting.close();
+        }
+        expect(ran).to.deep.equal(['handed']);
         workers.push(await runWorker([slow], { connection: redis.url, queue, ...locks }));
         expect(finals(await done)).to.deep.equal([
           replay === 'safe'

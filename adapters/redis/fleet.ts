@@ -438,6 +438,11 @@ export async function runWorker(
           new NotReplayedError(call.id, tool.name, `tool "${tool.name}" is not safe to run twice`),
         ),
       );
+    // Taken while this worker closes with `force` (a fetch already under way): handed back unrun.
+    if (handingBack) {
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
     const controller = new AbortController();
     cancelled.set(job.id!, controller);
     signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
@@ -516,6 +521,9 @@ export async function runWorker(
     async close(force = false) {
       if (force) {
         handingBack = true;
+        // Paused first: BullMQ then takes no further job, not even the one handed back (it fetches
+        // the next job as a call ends, and the next would be that one).
+        await worker.pause(true);
         for (const controller of cancelled.values()) controller.abort(new Error('worker closed'));
         // The calls stopped hand their jobs back (a moment: their tools' teardown, one write).
         const until = Date.now() + 5_000;
