@@ -18,6 +18,7 @@ import {
   serveHttp,
   type McpHttpServer,
   type TaskOptions,
+  type TaskStore,
 } from '../adapters/mcp-server/index.js';
 import { rawTool, tool, wrap, type Tool } from '../index.js';
 import { slowCount } from '../cli/tools/slow-count.js';
@@ -253,6 +254,37 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     const done = await pollUntil(url, taskId as string, ended);
     expect(done).to.not.have.property('inputRequests');
     expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+  });
+
+  it('asks through the task a question the tool asks while its task is being made (a slow store)', async () => {
+    // The task is made once the call's first turn ends with no question open; a store that
+    // takes 200 ms to make it (a busy Redis) leaves the tool, which asks 10 ms in, asking then.
+    const base = memoryTaskStore();
+    const store: TaskStore = {
+      ...base,
+      create: async (task, leaseMs) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return base.create(task, leaseMs);
+      },
+    };
+    const slow = await serve({ store, pollIntervalMs: 250 });
+    try {
+      const { taskId } = await request(slow.url, 'tools/call', { name: 'ask', arguments: {} });
+      const asking = await pollUntil(
+        slow.url,
+        taskId as string,
+        (t) => t.status === 'input_required',
+      );
+      expect(Object.keys(asking.inputRequests as object)).to.deep.equal(['who']);
+      await request(slow.url, 'tasks/update', {
+        taskId,
+        inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } },
+      });
+      const done = await pollUntil(slow.url, taskId as string, ended);
+      expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Lin!' }] });
+    } finally {
+      await slow.close();
+    }
   });
 
   it('asks a tool’s opening question in the request, then makes the task on the retry', async () => {

@@ -16,7 +16,8 @@ import type {
   ServerContext,
   ServerNotification,
 } from '@modelcontextprotocol/server';
-import type { Elicitor } from '../../lib/contract.js';
+import { catchError, from, isObservable, of, switchMap } from 'rxjs';
+import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import type { HeldCall } from './held-calls.js';
 import type { StateSigning } from './request-state.js';
 import type { RunningTask, WireTask } from './task-host.js';
@@ -77,10 +78,23 @@ export class OpeningCall {
     return this.held.notify(notification);
   };
 
-  readonly elicitor: Elicitor = (request, call) =>
-    this.task === undefined
-      ? this.held.elicitor(request, call)
-      : this.task.speaker.elicitor(request, call);
+  /** The task while it is being made (the store's write), after the call's first turn. */
+  private making: Promise<RunningTask> | undefined = undefined;
+
+  readonly elicitor: Elicitor = (request, call) => {
+    if (this.task !== undefined) return this.task.speaker.elicitor(request, call);
+    const making = this.making;
+    if (making === undefined) return this.held.elicitor(request, call);
+    // Asked while the task is being made: the request answers with the task, so the question is
+    // the task's (the held call would keep it where no client looks). No task: the call stops.
+    return from(making).pipe(
+      switchMap((task) => {
+        const answer = task.speaker.elicitor(request, call);
+        return isObservable(answer) || answer instanceof Promise ? answer : of(answer);
+      }),
+      catchError(() => of<ElicitResult>({ action: 'cancel' })),
+    );
+  };
 
   readonly onFailure = (error: Error): void => {
     this.failure = error;
@@ -112,8 +126,12 @@ export class OpeningCall {
       return this.held.answer(ctx, signing);
     const slot = this.held.release();
     let made: Awaited<ReturnType<OpeningCall['makeTask']>>;
+    const making = this.makeTask();
+    this.making = making.then(({ task }) => task);
+    // Its failure is the request's (below); a question waiting on it is cancelled.
+    this.making.catch(() => undefined);
     try {
-      made = await this.makeTask();
+      made = await making;
     } catch (err) {
       // No task could be made (the store is away): the call stops, and the request says why.
       slot?.();
