@@ -359,6 +359,94 @@ describe('the worker fleet on BullMQ', function () {
       }
     });
 
+  /** A tool that counts its runs in `ran`, then takes `ms` to answer. */
+  const slowTool = (name: string, replay: 'safe' | 'unsafe', ran: string[]) =>
+    tool({
+      name,
+      description: 'x',
+      parameters: z.object({ label: z.string(), ms: z.number() }),
+      replay,
+      execute: async ({ label, ms }) => {
+        ran.push(label);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return `done ${label}`;
+      },
+    });
+
+  it('sends a safe call again when Redis restarts empty mid-call, and fails an unsafe one unrun (not_replayed)', async () => {
+    const own = await startRedis();
+    let again: TestRedis | undefined;
+    const ran: string[] = [];
+    const local = [slowTool('lost_safe', 'safe', ran), slowTool('lost_unsafe', 'unsafe', ran)];
+    const quiet = { connection: own.url, onError: () => undefined };
+    const worker = await runWorker(local, { ...quiet, concurrency: 2 });
+    const dispatcher = queueTools(local, quiet);
+    try {
+      const done = lastValueFrom(
+        executeBatch(
+          dispatcher.tools.map((t, i) => ({
+            tool: t,
+            call: { id: `r${i}`, args: JSON.stringify({ label: t.name, ms: 500 }) },
+          })),
+        ).pipe(toArray()),
+      );
+      await until(() => ran.length === 2, 'both calls’ start');
+      // Redis dies with both jobs and comes back on the same port without them (no persistence).
+      await own.kill();
+      again = await startRedis(own.port);
+      expect(finals(await done)).to.deep.equal([
+        'done lost_safe',
+        'error: call "r1" was interrupted and not replayed: its job was lost with Redis\'s data, and tool "lost_unsafe" is not safe to run twice',
+      ]);
+      expect(ran.sort()).to.deep.equal(['lost_safe', 'lost_safe', 'lost_unsafe']);
+    } finally {
+      await dispatcher.close();
+      await worker.close(true);
+      await again?.stop();
+    }
+  });
+
+  it('closes a dispatcher and a worker whose Redis died, failing the calls still waiting', async () => {
+    const own = await startRedis();
+    const ran: string[] = [];
+    const local = [slowTool('orphaned', 'safe', ran)];
+    const quiet = { connection: own.url, onError: () => undefined };
+    const worker = await runWorker(local, { ...quiet, concurrency: 2 });
+    const dispatcher = queueTools(local, quiet);
+    // Closing does not wait for a dead Redis (it used to, for ever).
+    const closed = (what: Promise<void>) =>
+      Promise.race([
+        what.then(() => 'closed'),
+        new Promise((resolve) => setTimeout(resolve, 10_000, 'still closing after 10 s')),
+      ]);
+    try {
+      const stop = new AbortController();
+      const done = lastValueFrom(
+        executeBatch(
+          ['o1', 'o2'].map((id) => ({
+            tool: dispatcher.tools[0]!,
+            call: { id, args: JSON.stringify({ label: id, ms: 60_000 }) },
+            ...(id === 'o1' ? { signal: stop.signal } : {}),
+          })),
+        ).pipe(toArray()),
+      );
+      await until(() => ran.length === 2, 'the calls’ start');
+      await own.kill();
+      // One call is given up while Redis is away (its cancellation waits for Redis); the other
+      // waits for Redis to come back.
+      stop.abort(new Error('given up'));
+      expect(await closed(dispatcher.close())).to.equal('closed');
+      expect(finals(await done)).to.deep.equal([
+        'error: given up',
+        'error: fleet: queue "agenttool" closed',
+      ]);
+      expect(await closed(worker.close(true))).to.equal('closed');
+    } finally {
+      // Nothing left retrying a dead Redis, whatever failed above.
+      await closed(Promise.all([dispatcher.close(), worker.close(true)]).then(() => undefined));
+    }
+  });
+
   it('lets a dispatcher restarted mid-batch pick the batch up from Redis: finished calls keep their results, none runs twice', async () => {
     const child = spawn(
       process.execPath,

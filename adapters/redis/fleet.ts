@@ -47,7 +47,8 @@ export interface FleetOptions {
   /**
    * Told when the connection to Redis fails (once per outage, not per retry), so that it never
    * takes the process down. Default: one line on stderr. Calls wait meanwhile, and go on once
-   * Redis is back.
+   * Redis is back; a call whose job Redis lost (it came back without its data) is sent again when
+   * its tool's `replay` allows, and fails unrun (not_replayed) otherwise.
    */
   onError?: ((error: Error) => void) | undefined;
 }
@@ -204,7 +205,10 @@ const answersKey = (queue: string, jobId: string): string =>
 export interface QueuedTools {
   /** The tools: the same definitions, their calls run on the fleet. */
   readonly tools: readonly Tool[];
-  /** Closes the queue's connections; calls still waiting fail. */
+  /**
+   * Closes the queue's connections, without waiting for a Redis that is away; calls still waiting
+   * fail.
+   */
   close(): Promise<void>;
 }
 
@@ -212,6 +216,41 @@ interface Watch {
   progress(data: unknown): void;
   completed(value: unknown): void;
   failed(reason: string): void;
+  /** Looks at the call's job again, once Redis is back after an outage. */
+  recheck(): void;
+}
+
+/**
+ * Closes Redis clients with `graceful`, but stops waiting on Redis as soon as `connection` has
+ * lost it (a Redis that died would keep a graceful close waiting for ever): `disconnect` then
+ * drops what is left.
+ */
+async function closeWithout(
+  connection: Redis,
+  graceful: Promise<unknown>,
+  disconnect: () => Promise<unknown>,
+): Promise<void> {
+  let lost: () => void = () => undefined;
+  const down = new Promise<void>((resolve) => (lost = resolve));
+  const watch = (): void => {
+    const status = connection.status;
+    if (status === 'reconnecting' || status === 'close' || status === 'end') lost();
+  };
+  const timer = setInterval(watch, 100);
+  watch();
+  try {
+    await Promise.race([graceful.then(() => undefined), down]);
+  } finally {
+    clearInterval(timer);
+  }
+  // A connection that is retrying ends at once; one that never made it may not say so: not waited.
+  let gone: () => void = () => undefined;
+  const later = setTimeout(() => gone(), 1_000);
+  await Promise.race([
+    disconnect().catch(() => undefined),
+    new Promise<void>((resolve) => (gone = resolve)),
+  ]);
+  clearTimeout(later);
 }
 
 /**
@@ -236,6 +275,13 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
   events.on('progress', ({ jobId, data }) => watches.get(jobId)?.progress(data));
   events.on('completed', ({ jobId, returnvalue }) => watches.get(jobId)?.completed(returnvalue));
   events.on('failed', ({ jobId, failedReason }) => watches.get(jobId)?.failed(failedReason));
+  // Back after an outage: each call's job is looked at again (Redis may have come back empty, or
+  // the call may have ended while the dispatcher could not hear it).
+  let connected = false;
+  publisher.on('ready', () => {
+    if (connected) for (const watch of [...watches.values()]) watch.recheck();
+    connected = true;
+  });
   const ready = events.waitUntilReady();
   let closed = false;
 
@@ -309,6 +355,28 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
         },
         completed: (value) => void recorded.then(() => finish(value)),
         failed: (reason) => void recorded.then(() => fail(reason)),
+        recheck: () => {
+          if (!placed || ended) return;
+          queue
+            .getJob(jobId)
+            .then(async (job) => {
+              if (ended) return;
+              if (job !== undefined) return settle(job);
+              // Gone: Redis came back without its data. The call is sent again when its tool is
+              // safe to run twice, and fails unrun otherwise, as when its worker dies.
+              if (replayOf(tool) !== 'unsafe') return place();
+              end();
+              subscriber.error(
+                new NotReplayedError(
+                  call.id,
+                  tool.name,
+                  `its job was lost with Redis's data, and tool "${tool.name}" is not safe to run twice`,
+                ),
+              );
+            })
+            // Redis away again: looked at once it is back.
+            .catch(() => undefined);
+        },
       });
       const data: CallData = {
         tool: tool.name,
@@ -319,29 +387,40 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
           ...(call.trace === undefined ? {} : { trace: call.trace }),
         },
       };
+      /** Gives the end of the call's job when it has one. */
+      const settle = async (job: Job<CallData, Finished, string>): Promise<void> => {
+        const state = await job.getState();
+        if (ended) return;
+        if (state === 'completed') {
+          const done = await queue.getJob(jobId);
+          await recorded;
+          finish(done?.returnvalue);
+        } else if (state === 'failed') {
+          const done = await queue.getJob(jobId);
+          await recorded;
+          fail(done?.failedReason ?? 'failed');
+        }
+      };
+      /** The call's job is in Redis (added, or found there already). */
+      let placed = false;
       // Listening first: a job that ends at once is not missed. A job that exists already (the
       // call sent again) is the same job: its end is read back if it has one.
-      ready
-        .then(() =>
-          queue.add(tool.name, data, {
-            jobId,
-            attempts: 1,
-            removeOnComplete: { age: 3600 },
-            removeOnFail: { age: 3600 },
-          }),
-        )
-        .then(async (job) => {
-          if (ended) return;
-          const state = await job.getState();
-          if (state === 'completed') {
-            const done = await queue.getJob(jobId);
-            finish(done?.returnvalue);
-          } else if (state === 'failed') {
-            const done = await queue.getJob(jobId);
-            fail(done?.failedReason ?? 'failed');
-          }
-        })
-        .catch((err: unknown) => fail(`fleet: queue "${name}": ${describeThrown(err)}`));
+      const place = (): Promise<void> =>
+        ready
+          .then(() =>
+            queue.add(tool.name, data, {
+              jobId,
+              attempts: 1,
+              removeOnComplete: { age: 3600 },
+              removeOnFail: { age: 3600 },
+            }),
+          )
+          .then((job) => {
+            placed = true;
+            if (!ended) return settle(job);
+          })
+          .catch((err: unknown) => fail(`fleet: queue "${name}": ${describeThrown(err)}`));
+      void place();
       return () => {
         if (ended) return;
         end();
@@ -363,7 +442,11 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
     async close() {
       closed = true;
       for (const watch of [...watches.values()]) watch.failed(`fleet: queue "${name}" closed`);
-      await Promise.all([queue.close(), events.close(), publisher.quit().catch(() => undefined)]);
+      await closeWithout(
+        publisher,
+        Promise.all([queue.close(), events.close(), publisher.quit().catch(() => undefined)]),
+        () => Promise.all([queue.disconnect(), events.disconnect(), publisher.disconnect()]),
+      );
     },
   };
 }
@@ -525,14 +608,21 @@ export async function runWorker(
         // the next job as a call ends, and the next would be that one).
         await worker.pause(true);
         for (const controller of cancelled.values()) controller.abort(new Error('worker closed'));
-        // The calls stopped hand their jobs back (a moment: their tools' teardown, one write).
+        // The calls stopped hand their jobs back (a moment: their tools' teardown, one write; none
+        // while Redis is away).
         const until = Date.now() + 5_000;
-        while (running > 0 && Date.now() < until)
+        while (running > 0 && Date.now() < until && commands.status === 'ready')
           await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      await worker.close(force);
-      await listener.quit().catch(() => undefined);
-      await commands.quit().catch(() => undefined);
+      await closeWithout(
+        commands,
+        (async () => {
+          await worker.close(force);
+          await listener.quit().catch(() => undefined);
+          await commands.quit().catch(() => undefined);
+        })(),
+        () => Promise.all([worker.disconnect(), listener.disconnect(), commands.disconnect()]),
+      );
     },
   };
 }
