@@ -100,9 +100,24 @@ export interface WorkerOptions extends FleetOptions {
 
 const DEFAULT_QUEUE = 'agenttool';
 
-/** ioredis options for `connection`, as BullMQ needs them (no retry limit per request). */
-function redisOptionsOf(connection: FleetConnection): RedisOptions {
-  if (typeof connection !== 'string') return { ...connection, maxRetriesPerRequest: null };
+/** How long (ms) a connection waits before it tries Redis again: 0.2 s more each time, up to 2 s. */
+const retryDelay = (times: number): number => Math.min(200 * times, 2_000);
+
+/**
+ * ioredis options for `connection`, as BullMQ needs them (no retry limit per request). Once
+ * `stopping()` holds, a connection that fails is not tried again: it ends, so that a Redis that is
+ * away does not keep a closed fleet's process alive.
+ */
+function redisOptionsOf(connection: FleetConnection, stopping: () => boolean): RedisOptions {
+  if (typeof connection !== 'string') {
+    const own = connection.retryStrategy;
+    return {
+      ...connection,
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) =>
+        stopping() ? null : typeof own === 'function' ? own(times) : retryDelay(times),
+    };
+  }
   if (!/^rediss?:\/\//.test(connection) || !URL.canParse(connection))
     throw new TypeError(
       `fleet: expected a redis:// or rediss:// URL, got ${JSON.stringify(connection)}`,
@@ -117,6 +132,7 @@ function redisOptionsOf(connection: FleetConnection): RedisOptions {
     ...(db === undefined || !Number.isInteger(db) ? {} : { db }),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
     maxRetriesPerRequest: null,
+    retryStrategy: (times) => (stopping() ? null : retryDelay(times)),
   };
 }
 
@@ -220,6 +236,12 @@ interface Watch {
   recheck(): void;
 }
 
+/** Whether `connection` has lost Redis (it is retrying, or gave up). */
+function isLost(connection: Redis): boolean {
+  const status = connection.status;
+  return status === 'reconnecting' || status === 'close' || status === 'end';
+}
+
 /**
  * Closes Redis clients with `graceful`, but stops waiting on Redis as soon as `connection` has
  * lost it (a Redis that died would keep a graceful close waiting for ever): `disconnect` then
@@ -233,8 +255,7 @@ async function closeWithout(
   let lost: () => void = () => undefined;
   const down = new Promise<void>((resolve) => (lost = resolve));
   const watch = (): void => {
-    const status = connection.status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') lost();
+    if (isLost(connection)) lost();
   };
   const timer = setInterval(watch, 100);
   watch();
@@ -265,7 +286,9 @@ async function closeWithout(
  */
 export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): QueuedTools {
   const name = options.queue ?? DEFAULT_QUEUE;
-  const redis = redisOptionsOf(options.connection);
+  /** Closed on a lost connection: no connection tries Redis again. */
+  let stopping = false;
+  const redis = redisOptionsOf(options.connection, () => stopping);
   const connection = redis as ConnectionOptions;
   const queue = new Queue<CallData, Finished, string>(name, { connection });
   const events = new QueueEvents(name, { connection });
@@ -445,7 +468,10 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
       await closeWithout(
         publisher,
         Promise.all([queue.close(), events.close(), publisher.quit().catch(() => undefined)]),
-        () => Promise.all([queue.disconnect(), events.disconnect(), publisher.disconnect()]),
+        () => {
+          stopping = true;
+          return Promise.all([queue.disconnect(), events.disconnect(), publisher.disconnect()]);
+        },
       );
     },
   };
@@ -475,7 +501,9 @@ export async function runWorker(
   options: WorkerOptions,
 ): Promise<FleetWorker> {
   const name = options.queue ?? DEFAULT_QUEUE;
-  const redis = redisOptionsOf(options.connection);
+  /** Closed on a lost connection: no connection tries Redis again. */
+  let stopping = false;
+  const redis = redisOptionsOf(options.connection, () => stopping);
   const byName = new Map<string, Tool>();
   for (const tool of tools) byName.set(tool.name, tool);
   const cancelled = new Map<string, AbortController>();
@@ -602,7 +630,10 @@ export async function runWorker(
       return running;
     },
     async close(force = false) {
-      if (force) {
+      // Redis away: nothing can be handed back or written, and only BullMQ's forced close does
+      // not wait on Redis (its graceful one waits for a reply that does not come).
+      const away = isLost(commands);
+      if (force && !away) {
         handingBack = true;
         // Paused first: BullMQ then takes no further job, not even the one handed back (it fetches
         // the next job as a call ends, and the next would be that one).
@@ -617,11 +648,14 @@ export async function runWorker(
       await closeWithout(
         commands,
         (async () => {
-          await worker.close(force);
+          await worker.close(force || away);
           await listener.quit().catch(() => undefined);
           await commands.quit().catch(() => undefined);
         })(),
-        () => Promise.all([worker.disconnect(), listener.disconnect(), commands.disconnect()]),
+        () => {
+          stopping = true;
+          return Promise.all([worker.disconnect(), listener.disconnect(), commands.disconnect()]);
+        },
       );
     },
   };
