@@ -470,7 +470,9 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
         Promise.all([queue.close(), events.close(), publisher.quit().catch(() => undefined)]),
         () => {
           stopping = true;
-          return Promise.all([queue.disconnect(), events.disconnect(), publisher.disconnect()]);
+          // BullMQ's own connections end at their next try (see the worker's close).
+          publisher.disconnect();
+          return Promise.resolve();
         },
       );
     },
@@ -654,7 +656,11 @@ export async function runWorker(
         })(),
         () => {
           stopping = true;
-          return Promise.all([worker.disconnect(), listener.disconnect(), commands.disconnect()]);
+          // BullMQ's own connections are left to end at their next try (which `stopping` turns
+          // down): its close then goes on and stops its timers. Disconnected, they would not end.
+          listener.disconnect();
+          commands.disconnect();
+          return Promise.resolve();
         },
       );
     },
