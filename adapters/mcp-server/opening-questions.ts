@@ -16,7 +16,7 @@ import type {
   ServerContext,
   ServerNotification,
 } from '@modelcontextprotocol/server';
-import { catchError, from, isObservable, of, switchMap } from 'rxjs';
+import { catchError, from, of, switchMap } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../lib/contract.js';
 import type { HeldCall } from './held-calls.js';
 import type { StateSigning } from './request-state.js';
@@ -88,10 +88,7 @@ export class OpeningCall {
     // Asked while the task is being made: the request answers with the task, so the question is
     // the task's (the held call would keep it where no client looks). No task: the call stops.
     return from(making).pipe(
-      switchMap((task) => {
-        const answer = task.speaker.elicitor(request, call);
-        return isObservable(answer) || answer instanceof Promise ? answer : of(answer);
-      }),
+      switchMap((task) => task.speaker.elicitor(request, call)),
       catchError(() => of<ElicitResult>({ action: 'cancel' })),
     );
   };

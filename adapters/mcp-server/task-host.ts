@@ -100,7 +100,8 @@ export interface TaskSpeaker {
   readonly signal: AbortSignal;
   readonly progressToken: string;
   readonly notify: (notification: ServerNotification) => Promise<void>;
-  readonly elicitor: Elicitor;
+  /** Asks through the task: an Observable answer, unsubscribed when the call ends first. */
+  readonly elicitor: (...question: Parameters<Elicitor>) => Observable<ElicitResult>;
   /** Told of the error a failed call ended with, before its result is mapped. */
   readonly onFailure: (error: Error) => void;
 }

@@ -243,35 +243,21 @@ function isLost(connection: Redis): boolean {
 }
 
 /**
- * Closes Redis clients with `graceful`, but stops waiting on Redis as soon as `connection` has
- * lost it (a Redis that died would keep a graceful close waiting for ever): `disconnect` then
- * drops what is left.
+ * Waits for `graceful` to close Redis clients, but not once `connection` has lost Redis (a Redis
+ * that died would keep a graceful close waiting for ever): then `drop` lets go of what is left.
  */
 async function closeWithout(
   connection: Redis,
   graceful: Promise<unknown>,
-  disconnect: () => Promise<unknown>,
+  drop: () => void,
 ): Promise<void> {
   let lost: () => void = () => undefined;
   const down = new Promise<void>((resolve) => (lost = resolve));
-  const watch = (): void => {
-    if (isLost(connection)) lost();
-  };
-  const timer = setInterval(watch, 100);
-  watch();
-  try {
-    await Promise.race([graceful.then(() => undefined), down]);
-  } finally {
-    clearInterval(timer);
-  }
-  // A connection that is retrying ends at once; one that never made it may not say so: not waited.
-  let gone: () => void = () => undefined;
-  const later = setTimeout(() => gone(), 1_000);
-  await Promise.race([
-    disconnect().catch(() => undefined),
-    new Promise<void>((resolve) => (gone = resolve)),
-  ]);
-  clearTimeout(later);
+  if (isLost(connection)) lost();
+  else connection.once('close', lost);
+  const closed = await Promise.race([graceful.then(() => true), down.then(() => false)]);
+  connection.removeListener('close', lost);
+  if (!closed) drop();
 }
 
 /**
@@ -300,11 +286,11 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
   events.on('failed', ({ jobId, failedReason }) => watches.get(jobId)?.failed(failedReason));
   // Back after an outage: each call's job is looked at again (Redis may have come back empty, or
   // the call may have ended while the dispatcher could not hear it).
-  let connected = false;
-  publisher.on('ready', () => {
-    if (connected) for (const watch of [...watches.values()]) watch.recheck();
-    connected = true;
-  });
+  publisher.once('ready', () =>
+    publisher.on('ready', () => {
+      for (const watch of [...watches.values()]) watch.recheck();
+    }),
+  );
   const ready = events.waitUntilReady();
   let closed = false;
 
@@ -413,16 +399,12 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
       /** Gives the end of the call's job when it has one. */
       const settle = async (job: Job<CallData, Finished, string>): Promise<void> => {
         const state = await job.getState();
-        if (ended) return;
-        if (state === 'completed') {
-          const done = await queue.getJob(jobId);
-          await recorded;
-          finish(done?.returnvalue);
-        } else if (state === 'failed') {
-          const done = await queue.getJob(jobId);
-          await recorded;
-          fail(done?.failedReason ?? 'failed');
-        }
+        if (ended || (state !== 'completed' && state !== 'failed')) return;
+        // Read back: a job `add` found already carries the data it was given, not its end.
+        const done = await queue.getJob(jobId);
+        await recorded;
+        if (state === 'completed') finish(done?.returnvalue);
+        else fail(done?.failedReason ?? 'failed');
       };
       /** The call's job is in Redis (added, or found there already). */
       let placed = false;
@@ -467,12 +449,14 @@ export function queueTools(tools: Iterable<Tool>, options: QueueToolsOptions): Q
       for (const watch of [...watches.values()]) watch.failed(`fleet: queue "${name}" closed`);
       await closeWithout(
         publisher,
-        Promise.all([queue.close(), events.close(), publisher.quit().catch(() => undefined)]),
+        (async () => {
+          await Promise.all([queue.close(), events.close()]);
+          await publisher.quit().catch(() => undefined);
+        })(),
         () => {
           stopping = true;
           // BullMQ's own connections end at their next try (see the worker's close).
           publisher.disconnect();
-          return Promise.resolve();
         },
       );
     },
@@ -644,7 +628,7 @@ export async function runWorker(
         // The calls stopped hand their jobs back (a moment: their tools' teardown, one write; none
         // while Redis is away).
         const until = Date.now() + 5_000;
-        while (running > 0 && Date.now() < until && commands.status === 'ready')
+        while (running > 0 && Date.now() < until && !isLost(commands))
           await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await closeWithout(
@@ -660,7 +644,6 @@ export async function runWorker(
           // down): its close then goes on and stops its timers. Disconnected, they would not end.
           listener.disconnect();
           commands.disconnect();
-          return Promise.resolve();
         },
       );
     },
