@@ -85,6 +85,38 @@ export {
   type CallStart,
   type CallState,
 } from './batch-state.js';
+// The model loop: a conversation's turns, each call started the moment the model has written it.
+export { agentLoop, DEFAULT_MAX_TURNS, type AgentLoopOptions } from './agent-loop.js';
+export type {
+  LoopApproval,
+  LoopCall,
+  LoopCallDelta,
+  LoopCallEvent,
+  LoopCallStart,
+  LoopEnd,
+  LoopEvent,
+  LoopTextDelta,
+  LoopTurnEnd,
+  LoopTurnStart,
+} from './loop-events.js';
+export type {
+  ChatCompletionsMessage,
+  LoopFormat,
+  LoopFormats,
+  ResponsesItem,
+} from './loop-formats.js';
+export type { ModelPart, ProviderStream } from './model-stream/parts.js';
+export type { ResponsesStreamEvent } from './model-stream/responses.js';
+export type {
+  ChatCompletionsAssistantMessage,
+  ChatCompletionsChunk,
+  ChatCompletionsToolCallDelta,
+} from './model-stream/chat-completions.js';
+export type {
+  AnthropicBlock,
+  AnthropicMessage,
+  AnthropicStreamEvent,
+} from './model-stream/anthropic.js';
 // OpenTelemetry for a bundle that carries its own API (the package root in Node finds it).
 export { registerOpenTelemetry } from './telemetry.js';
 // executeBatch with a mark each time a call starts: what batchState needs to show it leave waiting.

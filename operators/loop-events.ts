@@ -64,9 +64,8 @@ export interface LoopCall {
 }
 
 /**
- * A call's approval (`approve` option): asked (`answer` undefined), then given (`answer` set).
- * A call the loop does not ask about (no `approve`, or an approve answering at once) still has
- * both events, so a view shows what was decided.
+ * A call's approval, when the loop has an `approve` option: asked (`answer` undefined), then
+ * given (`answer` set), also where `approve` answers at once, so a view shows what was decided.
  */
 export interface LoopApproval {
   readonly type: 'approval';
@@ -98,11 +97,12 @@ export interface LoopTurnEnd<I> {
 
 /**
  * The loop ended: `reason` says why (`done`: a turn made no call; `max-turns`; `stopped`: the
- * `stopWhen` predicate said so) and `items` is the whole conversation, input included.
+ * `stopWhen` predicate said so; `cancelled`: the `signal` option aborted) and `items` is the
+ * whole conversation, input included.
  */
 export interface LoopEnd<I> {
   readonly type: 'loop-end';
-  readonly reason: 'done' | 'max-turns' | 'stopped';
+  readonly reason: 'done' | 'max-turns' | 'stopped' | 'cancelled';
   readonly turns: number;
   readonly items: readonly I[];
 }
