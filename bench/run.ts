@@ -38,6 +38,7 @@ import { scaleOutScenario } from './scenarios/scale-out.js';
 import { tasksScenario } from './scenarios/tasks.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { telemetryScenario } from './scenarios/telemetry.js';
+import { modelLoopScenario } from './scenarios/model-loop.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -51,6 +52,7 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['MCP tasks', tasksScenario],
   ['worker fleet', fleetScenario],
   ['telemetry', telemetryScenario],
+  ['model loop', modelLoopScenario],
 ];
 
 function option(name: string): string | undefined {
