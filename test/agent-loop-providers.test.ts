@@ -19,7 +19,7 @@ import {
   type LoopEvent,
   type ResponsesItem,
 } from '../index.js';
-import { anthropicEvents, ReplayModel, responsesEvents } from './support/replay-model.js';
+import { anthropicEvents, ReplayModel, responsesEvents } from '../examples/replay-model.js';
 
 const cities: string[] = [];
 const weather = tool({

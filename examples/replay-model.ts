@@ -1,7 +1,9 @@
 /**
  * A loopback model provider for the real `openai` and `@anthropic-ai/sdk` clients: each request
  * gets the next recorded stream, written as server-sent events, and its JSON body is kept, so a
- * test sees what the client sent each turn. No network beyond 127.0.0.1.
+ * test or an example sees what the client sent each turn. No network beyond 127.0.0.1.
+ *
+ * @module
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
