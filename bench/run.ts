@@ -1,14 +1,7 @@
 /**
  * `npm run bench`: every scenario, each side by side with its baseline, then the table.
  *
- *   npm run bench                          all eleven scenarios, the table on stdout
- *   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
- *   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
- *   npm run bench -- --only=1,2            some scenarios only
- *   npm run bench -- --http-seconds=4      seconds each HTTP side runs (default 10)
- *   npm run bench -- --quick               a tenth of the calls and few rounds: a smoke test
- *   npm run bench -- --runs=3              each scenario three times: per row the median run and
- *                                          the range of the ratio over the runs
+ * The options are in `USAGE` below (`npm run bench -- --help` prints them).
  *
  * The script first compiles the sources and the benchmarks with tsc (`tsconfig.bench.json`, into
  * `.bench-build/`) and runs the JavaScript, as a user of the package runs it: a TypeScript loader
@@ -55,6 +48,23 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['model loop', modelLoopScenario],
 ];
 
+/** What `npm run bench -- --help` prints. */
+const USAGE = `usage: npm run bench [-- options]
+
+  npm run bench                          all eleven scenarios, the table on stdout
+  npm run bench -- --json                the table as JSON on stdout (progress on stderr)
+  npm run bench -- --json=results.json   the table on stdout and as JSON in a file
+  npm run bench -- --only=1,2            some scenarios only
+  npm run bench -- --http-seconds=4      seconds each HTTP side runs (default 10)
+  npm run bench -- --quick               a tenth of the calls and few rounds: a smoke test
+  npm run bench -- --runs=3              each scenario three times: per row the median run and
+                                         the range of the ratio over the runs
+  npm run bench -- --help                this text
+
+scenarios:
+${SCENARIOS.map(([title], index) => `  ${index + 1}. ${title}`).join('\n')}
+`;
+
 function option(name: string): string | undefined {
   const args = process.argv.slice(2);
   for (let i = 0; i < args.length; i++) {
@@ -62,6 +72,11 @@ function option(name: string): string | undefined {
     if (args[i].startsWith(`--${name}=`)) return args[i].slice(name.length + 3);
   }
   return undefined;
+}
+
+if (option('help') !== undefined) {
+  process.stdout.write(USAGE);
+  process.exit(0);
 }
 
 const json = option('json');

@@ -142,3 +142,15 @@ export let stepsRan:
 export function installStepsRan(ran: typeof stepsRan): void {
   stepsRan = ran;
 }
+
+/**
+ * The hash of a call's arguments that a resume journal keeps beside its call id (lib/args-hash.ts);
+ * installed by `registerSteps`, unset in a browser bundle that does not call it (its journal then
+ * matches a call by id and tool name).
+ */
+export let argsHashOf: ((args: string) => string) | undefined;
+
+/** Installs {@link argsHashOf}. */
+export function installArgsHash(hash: typeof argsHashOf): void {
+  argsHashOf = hash;
+}

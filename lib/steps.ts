@@ -9,7 +9,8 @@ import { isObservable } from 'rxjs';
 import { CallContext } from './context.js';
 import type { ProgressUpdate, ToolContext } from './contract.js';
 import { describeThrown, oneLine } from './errors.js';
-import { installStepsRan, type Recordable, type ToolRecord } from './records.js';
+import { argsHash } from './args-hash.js';
+import { installArgsHash, installStepsRan, type Recordable, type ToolRecord } from './records.js';
 
 /** The namespace of a step's record: `{"step":<name>,"value":<JSON>,"progress"?:<update>}`. */
 export const STEP_NS = 'agenttool:step';
@@ -281,8 +282,9 @@ type Stepping = CallContext & { lastProgress?: ProgressUpdate };
 let installed = false;
 
 /**
- * Puts `context.step` and `context.resumed` on every {@link CallContext}, and the steps in the
- * message of a NotReplayedError; the Node entry (`agenttool`) calls it when loaded. A browser
+ * Puts `context.step` and `context.resumed` on every {@link CallContext}, the steps in the
+ * message of a NotReplayedError, and the hash of a call's arguments that a resume journal matches
+ * calls by (`StartedCall.argsHash`); the Node entry (`agenttool`) calls it when loaded. A browser
  * bundle whose tools take steps calls it once, first: without it `context.step` refuses, saying so.
  * Calling it again does nothing.
  *
@@ -319,4 +321,5 @@ export function registerSteps(): void {
     },
   });
   installStepsRan(ran);
+  installArgsHash(argsHash);
 }

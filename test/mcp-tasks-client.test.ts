@@ -16,6 +16,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
+import { argsHash } from '../lib/args-hash.js';
 import {
   executeBatch,
   recordedCall,
@@ -141,6 +142,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
           ns: 'mcp:task',
           data: JSON.stringify({ server: 'tasker', tool: 'slow_count', taskId, generation: 'v2' }),
         },
+        argsHash: argsHash('{"step_ms":40,"to":3}'),
       },
     ]);
     expect((await store.get(taskId))?.task.status).to.equal('completed');

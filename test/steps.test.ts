@@ -8,6 +8,7 @@ import { connectMcp } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
 import type { Tool, ToolContext } from '../lib/contract.js';
 import { CallContext } from '../lib/context.js';
+import { argsHash } from '../lib/args-hash.js';
 import { NotReplayedError } from '../lib/errors.js';
 import type { ToolRecord } from '../lib/records.js';
 import { registerSteps, STEP_NS } from '../lib/steps.js';
@@ -72,11 +73,18 @@ describe('context.step', () => {
     const [settled] = await batchResults([job(fetch)], { recorder });
     expect(settled!.result?.output).to.equal('/tmp/a.tgz.d (10 bytes)');
     expect(ran).to.deep.equal(['download', 'unpack']);
+    // Each entry names its call by id and by the hash of its arguments ("" is {}).
+    const hash = argsHash('{}');
     expect(recorded).to.deep.equal([
-      { callId: 'c1', record: stepRecord('download', { path: '/tmp/a.tgz', bytes: 10 }) },
+      {
+        callId: 'c1',
+        record: stepRecord('download', { path: '/tmp/a.tgz', bytes: 10 }),
+        argsHash: hash,
+      },
       {
         callId: 'c1',
         record: stepRecord('unpack', '/tmp/a.tgz.d', { progress: 1, total: 2 }),
+        argsHash: hash,
       },
     ]);
   });

@@ -8,6 +8,7 @@ import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextpr
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import { oneLine } from '../../lib/errors.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
+import { FollowedSignals } from './followed-signals.js';
 import { LogMarker } from './related-logs.js';
 
 /** The JSON-RPC error code of a request whose response ended before its answer. */
@@ -158,9 +159,8 @@ export class AnswerWatch {
   /** Requests sent and not answered yet. */
   private readonly pending = new Set<RequestId>();
   private onLost: (message: JSONRPCMessage) => void = () => undefined;
-  /** The requests running, each with its own signal; and the transport signal they follow. */
-  private readonly live = new Set<AbortController>();
-  private followed: AbortSignal | undefined;
+  /** The requests running, each with its own signal, by the signal they follow. */
+  private readonly signals = new FollowedSignals();
 
   /**
    * @param base The fetch the requests go through.
@@ -174,19 +174,12 @@ export class AnswerWatch {
   ) {}
 
   readonly fetch: FetchLike = async (url, init) => {
-    // Each request gets a signal of its own, aborted with the transport's: fetch lets go of a
-    // signal's listener only when its request is collected, so thousands of calls on the
-    // transport's one signal would pile up listeners (a MaxListenersExceededWarning).
+    // Each request gets a signal of its own (see FollowedSignals), released when it is done.
     const shared = init?.signal ?? undefined;
     let release = (): void => undefined;
     if (shared !== undefined) {
-      const own = new AbortController();
-      if (shared.aborted) own.abort(shared.reason);
-      else {
-        this.follow(shared);
-        this.live.add(own);
-        release = () => this.live.delete(own);
-      }
+      const own = this.signals.own(shared);
+      release = own.release;
       init = { ...init, signal: own.signal };
     }
     const { ids, callToken } =
@@ -329,21 +322,6 @@ export class AnswerWatch {
     inner.onclose = () => outer.onclose?.();
     this.onLost = (message) => outer.onmessage?.(message);
     return outer;
-  }
-
-  /** Aborts every running request when `signal` (the transport's) aborts: one listener. */
-  private follow(signal: AbortSignal): void {
-    if (this.followed === signal) return;
-    this.followed = signal;
-    signal.addEventListener(
-      'abort',
-      () => {
-        const running = [...this.live];
-        this.live.clear();
-        for (const own of running) own.abort(signal.reason);
-      },
-      { once: true },
-    );
   }
 
   /**
