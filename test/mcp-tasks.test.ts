@@ -340,6 +340,30 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     await request(url, 'tasks/cancel', { taskId });
   });
 
+  it('refuses tasks/update whose inputResponses is no object (an array, a string, null) with -32602 naming the field', async () => {
+    const { taskId } = await request(url, 'tools/call', { name: 'ask', arguments: {} });
+    const cases: [unknown, string][] = [
+      [[{ action: 'accept', content: { name: 'Lin' } }], 'an array'],
+      ['who', 'a string'],
+      [7, 'a number'],
+      [null, 'null'],
+    ];
+    for (const [inputResponses, kind] of cases) {
+      const error = await refusal(url, 'tasks/update', { taskId, inputResponses });
+      expect(error, kind).to.deep.equal({
+        code: -32602,
+        message: `tasks/update: inputResponses must be an object of answers by question key, got ${kind}`,
+      });
+    }
+    // The task still waits for its answer, which an object of answers gives.
+    await request(url, 'tasks/update', {
+      taskId,
+      inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } },
+    });
+    const done = await pollUntil(url, taskId as string, ended);
+    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Lin!' }] });
+  });
+
   it('answers an id it never makes (huge, or not an id) with -32602 in one short line, touching no store', async () => {
     for (const taskId of ['x'.repeat(10_000), '../../etc', '']) {
       const error = await refusal(url, 'tasks/get', { taskId });

@@ -17,6 +17,7 @@ import {
   type Result,
   type ServerContext,
   type Tool as McpTool,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type { Session, Tool } from '../../lib/contract.js';
 import type { Recorder } from '../../lib/records.js';
@@ -46,6 +47,7 @@ import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
+import { RawInputResponses } from './raw-input-responses.js';
 import { OpeningCall, openingOf } from './opening-questions.js';
 import { wireTask } from './task-host.js';
 import { DETACH_META_KEY } from '../mcp-shared/mcp-detach.js';
@@ -153,6 +155,14 @@ export interface McpServerOptions {
  * result, on `tasks/get`).
  */
 class TaskServer extends Server {
+  /** The `inputResponses` of `tasks/update` requests as sent (see raw-input-responses.ts). */
+  readonly rawInput = new RawInputResponses();
+
+  override async connect(transport: Transport): Promise<void> {
+    this.rawInput.watch(transport);
+    await super.connect(transport);
+  }
+
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
@@ -738,6 +748,12 @@ export function createMcpServer(
       { params: UpdateTaskRequestV2Schema.shape.params.omit({ inputResponses: true }) },
       async (params, ctx) => {
         gate(ctx, 'tasks/update');
+        const sent = (server as TaskServer).rawInput.take(ctx.mcpReq.id);
+        if (sent !== undefined)
+          throw protocolError(
+            ProtocolErrorCode.InvalidParams,
+            `tasks/update: inputResponses must be an object of answers by question key, got ${sent}`,
+          );
         // An answer to a key not open is ignored (the extension's rule), whatever it holds: only
         // the answers the task waits for are read, each as an elicitation result.
         const responses = ctx.mcpReq.inputResponses as unknown;
