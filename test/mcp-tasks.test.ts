@@ -17,6 +17,7 @@ import {
   memoryTaskStore,
   serveHttp,
   type McpHttpServer,
+  type StoredTask,
   type TaskOptions,
   type TaskStore,
 } from '../adapters/mcp-server/index.js';
@@ -362,6 +363,41 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     });
     const done = await pollUntil(url, taskId as string, ended);
     expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Lin!' }] });
+  });
+
+  it('reads a stored task with a hostile field (createdAt not a time) as a failed task naming the field', async () => {
+    const store = memoryTaskStore();
+    const own = await serve({ store });
+    try {
+      const now = Date.now();
+      const hostile = {
+        taskId: 'hostile-created',
+        tool: 'gate',
+        status: 'working',
+        createdAt: 'yesterday',
+        lastUpdatedAt: now,
+        ttlMs: null,
+        owner: 'elsewhere',
+      } as unknown as StoredTask;
+      await store.create(hostile, 60_000);
+      const message =
+        'the stored task is damaged (its createdAt is "yesterday", not a time in ms since the epoch): call the tool again';
+      const task = await request(own.url, 'tasks/get', { taskId: 'hostile-created' });
+      expect(task).to.deep.include({
+        taskId: 'hostile-created',
+        status: 'failed',
+        statusMessage: message,
+        error: { code: -32603, message },
+      });
+      const { taskId } = await request(own.url, 'tools/call', {
+        name: 'gate',
+        arguments: { label: 'beside-hostile' },
+      });
+      expect((await request(own.url, 'tasks/get', { taskId })).status).to.equal('working');
+      await request(own.url, 'tasks/cancel', { taskId });
+    } finally {
+      await own.close();
+    }
   });
 
   it('answers an id it never makes (huge, or not an id) with -32602 in one short line, touching no store', async () => {
