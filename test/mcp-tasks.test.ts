@@ -400,6 +400,39 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     }
   });
 
+  it('answers a call that would start a task busy (503, Retry-After) once maxTasks run; other calls run', async () => {
+    const options: TaskOptions = { store: memoryTaskStore() };
+    const own = await serveHttp({
+      tasks: options,
+      maxTasks: 1,
+      factory: () => createMcpServer({ name: 'tasks', version: '1' }, tools, { tasks: options }),
+    });
+    try {
+      const gate = { name: 'gate', arguments: { label: 'only-room' } };
+      const { taskId } = await request(own.url, 'tools/call', gate);
+      const refused = await postModern(own.url, 'tools/call', gate, {}, TASKING);
+      expect(refused.status).to.equal(503);
+      expect(refused.headers.get('retry-after')).to.equal('1');
+      expect(refused.body.error).to.deep.include({
+        code: -32000,
+        message: 'Server busy: 1 tasks running; retry later',
+      });
+      // A tool that is no task tool needs no room of tasks.
+      const plain = await request(own.url, 'tools/call', { name: 'plain', arguments: {} });
+      expect(plain.content).to.deep.equal([{ type: 'text', text: 'plain answer' }]);
+      await request(own.url, 'tasks/cancel', { taskId });
+      await pollUntil(own.url, taskId as string, ended);
+      const next = await request(own.url, 'tools/call', {
+        name: 'gate',
+        arguments: { label: 'next-in' },
+      });
+      expect(next.resultType).to.equal('task');
+      await request(own.url, 'tasks/cancel', { taskId: next.taskId });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers an id it never makes (huge, or not an id) with -32602 in one short line, touching no store', async () => {
     for (const taskId of ['x'.repeat(10_000), '../../etc', '']) {
       const error = await refusal(url, 'tasks/get', { taskId });
