@@ -54,11 +54,6 @@ export function heldCall(id: string): HeldCall | undefined {
   return held.get(id);
 }
 
-/** How many calls are held in this process now. */
-export function heldCallCount(): number {
-  return held.size;
-}
-
 interface Question {
   readonly params: ElicitRequestFormParams | ElicitRequestURLParams;
   readonly answer: (result: ElicitResult) => void;
