@@ -88,6 +88,10 @@ export interface ServeArgs {
   maxCalls?: number;
   /** With `--http`: calls that may wait past `--max-calls` (`--max-queued`; default 0). */
   maxQueued?: number;
+  /** With `--http`: ms a call's question waits for its answer (`--question-timeout`; default 5 min). */
+  questionTimeout?: number;
+  /** With `--http`: calls waiting for their client's answer, at most (`--max-held-calls`; default 1000). */
+  maxHeldCalls?: number;
   /** With `--http`: ms running calls get to finish on SIGTERM (`--drain-grace`; default 30 s). */
   drainGrace?: number;
   /** With `--http`: the instance name that prefixes the session ids (`--instance`). */
@@ -102,6 +106,8 @@ export interface ServeArgs {
   allowOrigins: string[];
   /** With `--http`: serve MCP tasks, kept in memory or in the Redis at this URL (`--tasks`). */
   tasks?: 'memory' | string;
+  /** With `--tasks`: tasks running at once on this instance, at most (`--max-tasks`; default 1000). */
+  maxTasks?: number;
   /** With `--tasks`: the lease of a running task, in ms (`--task-lease`; default 10 s). */
   taskLease?: number;
   /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
@@ -273,6 +279,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     [serve.maxCalls !== undefined, '--max-calls'],
     [serve.maxQueued !== undefined, '--max-queued'],
     [serve.drainGrace !== undefined, '--drain-grace'],
+    [serve.questionTimeout !== undefined, '--question-timeout'],
+    [serve.maxHeldCalls !== undefined, '--max-held-calls'],
     [serve.instance !== undefined, '--instance'],
     [serve.advertise !== undefined, '--advertise'],
     [serve.stateKey !== undefined, '--state-key'],
@@ -284,6 +292,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--max-queued applies with --max-calls only');
   if (serve.taskLease !== undefined && serve.tasks === undefined)
     throw new UsageError('--task-lease applies with --tasks only');
+  if (serve.maxTasks !== undefined && serve.tasks === undefined)
+    throw new UsageError('--max-tasks applies with --tasks only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
   if (p.ui.traceUrl !== undefined && p.ui.otlp === undefined)

@@ -313,6 +313,20 @@ export const OPTIONS: readonly Option[] = [
     apply: (p, v) => void (p.serve.maxQueued = integer('--max-queued', v, 0)),
   },
   {
+    name: 'question-timeout',
+    value: '<ms>',
+    commands: ['serve'],
+    help: "with --http: how long a call's question waits for the client's answer before the call is cancelled (default 300000)",
+    apply: (p, v) => void (p.serve.questionTimeout = integer('--question-timeout', v, 1)),
+  },
+  {
+    name: 'max-held-calls',
+    value: '<n>',
+    commands: ['serve'],
+    help: "with --http: at most n calls waiting for their client's answer (default 1000); past it a call that may ask is answered busy (503, Retry-After)",
+    apply: (p, v) => void (p.serve.maxHeldCalls = integer('--max-held-calls', v, 1)),
+  },
+  {
     name: 'drain-grace',
     value: '<ms>',
     commands: ['serve'],
@@ -382,6 +396,13 @@ export const OPTIONS: readonly Option[] = [
       "with --tasks: how long a running task is vouched for without its instance's renewal " +
       '(default 10000): a killed instance leaves its tasks reported failed within this time',
     apply: (p, v) => void (p.serve.taskLease = integer('--task-lease', v, 30)),
+  },
+  {
+    name: 'max-tasks',
+    value: '<n>',
+    commands: ['serve'],
+    help: 'with --tasks: at most n tasks running at once on this instance (default 1000); past it a call that would start one is answered busy (503, Retry-After)',
+    apply: (p, v) => void (p.serve.maxTasks = integer('--max-tasks', v, 1)),
   },
   {
     name: 'allow-host',

@@ -116,6 +116,8 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     stateless: args.stateless,
     maxConcurrentCalls: args.maxCalls,
     maxQueuedCalls: args.maxQueued,
+    maxHeldCalls: args.maxHeldCalls,
+    maxTasks: args.maxTasks,
     drainGrace: args.drainGrace,
     instance: args.instance,
     advertise: args.advertise,
@@ -124,7 +126,11 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     allowedOrigins: args.allowOrigins,
     allowUnauthenticatedNetwork: unauthenticated,
     ...(tasks === undefined ? {} : { tasks }),
-    factory: () => createMcpServer(INFO, served, tasks === undefined ? {} : { tasks }),
+    factory: () =>
+      createMcpServer(INFO, served, {
+        ...(tasks === undefined ? {} : { tasks }),
+        questionTimeoutMs: args.questionTimeout,
+      }),
   }).catch(async (err: unknown) => {
     await closeServers(remotes);
     await store?.close();

@@ -45,6 +45,9 @@ const SAMPLES: Record<string, string> = {
   'trace-url': 'http://127.0.0.1:16686/trace/{traceId}',
   concurrency: '2',
   'task-lease': '1000',
+  'max-tasks': '2',
+  'max-held-calls': '2',
+  'question-timeout': '60000',
 };
 
 /** What an option needs beside it to mean something (the server it applies to, --http). */
@@ -60,7 +63,7 @@ function needs(name: string, command: Command): string[] {
   if (name === 'header' || name === 'auth') return ['--mcp-url', 'http://127.0.0.1:9/mcp'];
   if (name === 'prefix') return ['--mcp', 'srv'];
   if (name === 'max-queued') return ['--http', '0', '--max-calls', '2'];
-  if (name === 'task-lease') return ['--http', '0', '--tasks'];
+  if (name === 'task-lease' || name === 'max-tasks') return ['--http', '0', '--tasks'];
   if (name === 'trace-url') return ['--otlp', 'http://127.0.0.1:4318'];
   if (name === 'queue' && command !== 'worker') return ['--redis', 'redis://127.0.0.1:6379'];
   if (command === 'serve' && !['mcp', 'mcp-url', 'root', 'http', 'host'].includes(name))

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { runCli, serveCli } from './support/cli.js';
+import { ASKABLE, postModern } from './support/modern.js';
 import { postCall } from './support/post-call.js';
 
 /** One tools/call of slow_count POSTed on its own, as a stateless client sends it. */
@@ -56,6 +57,40 @@ describe('agenttool serve --http: admission and drain for load balancers', funct
       expect(second.status).to.equal(503);
       expect(await second.text()).to.include('Server busy: 1 calls running');
       expect(await first.text()).to.include('counted to 2');
+    } finally {
+      served.child.kill('SIGINT');
+      await served.done;
+    }
+  });
+
+  it('--max-held-calls and --question-timeout: unanswered questions hold no --max-calls slot, and have a cap of their own', async () => {
+    const served = serveCli([
+      '--stateless',
+      '--max-calls',
+      '1',
+      '--max-held-calls',
+      '2',
+      '--question-timeout',
+      '600000',
+    ]);
+    try {
+      const url = await served.url;
+      const ask = () =>
+        postModern(
+          url,
+          'tools/call',
+          { name: 'ask_user', arguments: { question: 'Go?' } },
+          {},
+          ASKABLE,
+        );
+      for (let i = 0; i < 2; i++)
+        expect((await ask()).body.result).to.deep.include({ resultType: 'input_required' });
+      const refused = await ask();
+      expect(refused.status).to.equal(503);
+      expect(refused.headers.get('retry-after')).to.equal('1');
+      // The one call slot is free: a plain call runs, and the instance is ready.
+      expect(await (await slowCount(url, 1, 0)).text()).to.include('counted to 1');
+      expect((await fetch(new URL('/readyz', url))).status).to.equal(200);
     } finally {
       served.child.kill('SIGINT');
       await served.done;

@@ -19,6 +19,8 @@ import { exampleSite, findNginx, freePort, startNginx, type Balancer } from './s
 
 let effects = 0;
 let cancelled = 0;
+/** Told each time a deploy call is cancelled (its teardown before its end). */
+let onCancel: () => void = () => undefined;
 /** Does something once (counted), asks, then answers with what it was told. */
 const deploy = rawTool({
   name: 'deploy',
@@ -52,7 +54,9 @@ const deploy = rawTool({
           subscriber.complete();
         });
       return () => {
-        if (!done) cancelled++;
+        if (done) return;
+        cancelled++;
+        onCancel();
       };
     }),
 });
@@ -78,16 +82,30 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
   this.timeout(20_000);
   let http: McpHttpServer;
 
-  async function serve(retryTimeout?: number, maxConcurrentCalls?: number): Promise<void> {
+  async function serve(
+    retryTimeout?: number,
+    maxConcurrentCalls?: number,
+    more: { questionTimeoutMs?: number; maxHeldCalls?: number } = {},
+  ): Promise<void> {
     http = await serveHttp({
       port: 0,
       ...(maxConcurrentCalls === undefined ? {} : { maxConcurrentCalls }),
+      ...(more.maxHeldCalls === undefined ? {} : { maxHeldCalls: more.maxHeldCalls }),
       factory: () =>
         createMcpServer({ name: 's', version: '1' }, TOOLS, {
+          // The deprecated name still works.
           ...(retryTimeout === undefined ? {} : { retryTimeout }),
+          ...(more.questionTimeoutMs === undefined
+            ? {}
+            : { questionTimeoutMs: more.questionTimeoutMs }),
         }),
     });
   }
+
+  const ask = () =>
+    postModern(http.url, 'tools/call', { name: 'deploy', arguments: {} }, {}, ASKABLE);
+  const plain = () => postModern(http.url, 'tools/call', { name: 'plain', arguments: {} });
+  const readyz = async () => (await fetch(new URL('/readyz', http.url))).status;
 
   beforeEach(() => {
     effects = 0;
@@ -259,19 +277,15 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
     );
   });
 
-  it('a held call keeps its slot of maxConcurrentCalls while its client answers; its retries take none', async () => {
-    await serve(undefined, 1);
-    const plain = () => postModern(http.url, 'tools/call', { name: 'plain', arguments: {} });
-    const first = resultOf(
-      (await postModern(http.url, 'tools/call', { name: 'deploy', arguments: {} }, {}, ASKABLE))
-        .body,
-    );
-    expect(first.resultType).to.equal('input_required');
-    // The one slot is the held call's: another call is answered busy.
-    const busy = await plain();
-    expect(busy.status).to.equal(503);
-    expect((busy.body.error as { message: string }).message).to.match(/Server busy: 1 calls/);
-    // The retries carry the call on without a slot of their own.
+  it('a held call takes no slot of maxConcurrentCalls while its client answers: N+k unanswered questions do not lock N slots', async () => {
+    await serve(undefined, 2);
+    const held: Json[] = [];
+    for (let i = 0; i < 5; i++) held.push(resultOf((await ask()).body));
+    expect(held.map((r) => r.resultType)).to.deep.equal(Array(5).fill('input_required'));
+    // Every slot is free: a plain call runs, and the instance says it is ready.
+    expect((await plain()).status).to.equal(200);
+    expect(await readyz()).to.equal(200);
+    // A retry takes a slot while it speaks for the call, and carries it on to its end.
     const retry = (state: unknown, responses: Json) =>
       postModern(
         http.url,
@@ -281,25 +295,63 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
         ASKABLE,
       );
     const second = resultOf(
-      (await retry(first.requestState, { go: { action: 'accept', content: { go: true } } })).body,
+      (await retry(held[0]!.requestState, { go: { action: 'accept', content: { go: true } } }))
+        .body,
     );
     expect(second.resultType).to.equal('input_required');
-    expect((await plain()).status).to.equal(503);
     const third = resultOf(
       (await retry(second.requestState, { q2: { action: 'accept', content: {} } })).body,
     );
     expect(third.resultType).to.equal('complete');
-    // Ended: the slot is free again.
-    expect((await plain()).status).to.equal(200);
+    expect(http.activeCalls).to.equal(0);
   });
 
-  it('a held call whose retry does not come gives its slot back when it is cancelled', async () => {
-    await serve(50, 1);
-    await postModern(http.url, 'tools/call', { name: 'deploy', arguments: {} }, {}, ASKABLE);
-    for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(cancelled).to.equal(1);
-    const after = await postModern(http.url, 'tools/call', { name: 'plain', arguments: {} });
-    expect(after.status).to.equal(200);
+  it('answers a new call that may ask busy (503, Retry-After) once maxHeldCalls wait; other calls run', async () => {
+    await serve(undefined, undefined, { maxHeldCalls: 2 });
+    const first = resultOf((await ask()).body);
+    expect(resultOf((await ask()).body).resultType).to.equal('input_required');
+    const refused = await ask();
+    expect(refused.status).to.equal(503);
+    expect(refused.headers.get('retry-after')).to.equal('1');
+    expect(refused.body.error).to.deep.include({
+      code: -32000,
+      message: "Server busy: 2 calls waiting for their clients' answers; retry later",
+    });
+    expect(effects).to.equal(2);
+    // A client that cannot be asked needs no room of held calls.
+    expect((await plain()).status).to.equal(200);
+    // One held call ends (its question declined): there is room again.
+    const ended = await postModern(
+      http.url,
+      'tools/call',
+      {
+        name: 'deploy',
+        arguments: {},
+        inputResponses: { go: { action: 'decline' } },
+        requestState: first.requestState,
+      },
+      {},
+      ASKABLE,
+    );
+    expect(resultOf(ended.body).resultType).to.equal('complete');
+    expect(resultOf((await ask()).body).resultType).to.equal('input_required');
+  });
+
+  it('frees a held call whose question is not answered within questionTimeoutMs', async () => {
+    await serve(undefined, 1, { questionTimeoutMs: 20, maxHeldCalls: 1 });
+    const freed = new Promise<void>((resolve) => (onCancel = resolve));
+    expect(resultOf((await ask()).body).resultType).to.equal('input_required');
+    await freed;
+    onCancel = () => undefined;
+    // Its room is free again: a new call that asks is held, not refused.
+    expect(resultOf((await ask()).body).resultType).to.equal('input_required');
+  });
+
+  it('refuses a questionTimeoutMs that is no whole number of ms', () => {
+    for (const questionTimeoutMs of [0, -1, 1.5, Number.NaN])
+      expect(() =>
+        createMcpServer({ name: 's', version: '1' }, TOOLS, { questionTimeoutMs }),
+      ).to.throw(RangeError, 'questionTimeoutMs must be a whole number of ms, at least 1');
   });
 
   it('the SDK v2 client answers through its elicitation handler and gets the result', async () => {

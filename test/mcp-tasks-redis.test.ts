@@ -7,6 +7,7 @@
  * Debian's redis-server (started here; skipped with a line where it is missing).
  */
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
   createMcpServer,
@@ -148,6 +149,65 @@ describe('MCP tasks shared through Redis by several instances', function () {
       );
     } finally {
       cli.child.kill('SIGKILL');
+    }
+  });
+
+  it('reads a task record another writer damaged as a failed task naming the bad field, and goes on serving', async () => {
+    const writer = new Redis(redis.url);
+    try {
+      const sound = {
+        tool: 'gate',
+        status: 'working',
+        createdAt: Date.now(),
+        lastUpdatedAt: Date.now(),
+        ttlMs: 60_000,
+        owner: 'elsewhere',
+      };
+      const record = (taskId: string, fields: object): string =>
+        JSON.stringify({ ...sound, taskId, ...fields });
+      const cases: [string, string, string][] = [
+        [
+          'junk-created',
+          record('junk-created', { createdAt: 'junk' }),
+          'its createdAt is "junk", not a time in ms since the epoch',
+        ],
+        [
+          'huge-created',
+          record('huge-created', { createdAt: 1e300 }),
+          'its createdAt is 1e+300, not a time in ms since the epoch',
+        ],
+        [
+          'bad-status',
+          record('bad-status', { status: 'evil' }),
+          'its status is "evil", not one of working, input_required, completed, failed, cancelled',
+        ],
+        ['not-json', '{"taskId":', 'it is not JSON'],
+        ['an-array', '[1,2]', 'it is [1,2], not a task object'],
+      ];
+      for (const [taskId, text, problem] of cases) {
+        await writer.set(`agenttool:tasks:${taskId}`, text);
+        await writer.set(`agenttool:tasks:${taskId}:lease`, 'elsewhere');
+        const message = `the stored task is damaged (${problem}): call the tool again`;
+        const task = await request(b, 'tasks/get', { taskId });
+        expect(task, taskId).to.deep.include({
+          taskId,
+          status: 'failed',
+          statusMessage: message,
+          error: { code: -32603, message },
+        });
+        // An update or a cancel of it is acknowledged (the task is final), and nothing throws.
+        await request(a, 'tasks/cancel', { taskId });
+        await request(a, 'tasks/update', { taskId, inputResponses: {} });
+      }
+      // Every other task is served as before.
+      const { taskId } = await request(a, 'tools/call', {
+        name: 'slow_count',
+        arguments: { to: 1, step_ms: 0 },
+      });
+      const done = await pollUntil(b, taskId as string, ended);
+      expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'counted to 1' }] });
+    } finally {
+      writer.disconnect();
     }
   });
 

@@ -17,6 +17,7 @@ import {
   memoryTaskStore,
   serveHttp,
   type McpHttpServer,
+  type StoredTask,
   type TaskOptions,
   type TaskStore,
 } from '../adapters/mcp-server/index.js';
@@ -338,6 +339,98 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
       );
     }
     await request(url, 'tasks/cancel', { taskId });
+  });
+
+  it('refuses tasks/update whose inputResponses is no object (an array, a string, null) with -32602 naming the field', async () => {
+    const { taskId } = await request(url, 'tools/call', { name: 'ask', arguments: {} });
+    const cases: [unknown, string][] = [
+      [[{ action: 'accept', content: { name: 'Lin' } }], 'an array'],
+      ['who', 'a string'],
+      [7, 'a number'],
+      [null, 'null'],
+    ];
+    for (const [inputResponses, kind] of cases) {
+      const error = await refusal(url, 'tasks/update', { taskId, inputResponses });
+      expect(error, kind).to.deep.equal({
+        code: -32602,
+        message: `tasks/update: inputResponses must be an object of answers by question key, got ${kind}`,
+      });
+    }
+    // The task still waits for its answer, which an object of answers gives.
+    await request(url, 'tasks/update', {
+      taskId,
+      inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } },
+    });
+    const done = await pollUntil(url, taskId as string, ended);
+    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Lin!' }] });
+  });
+
+  it('reads a stored task with a hostile field (createdAt not a time) as a failed task naming the field', async () => {
+    const store = memoryTaskStore();
+    const own = await serve({ store });
+    try {
+      const now = Date.now();
+      const hostile = {
+        taskId: 'hostile-created',
+        tool: 'gate',
+        status: 'working',
+        createdAt: 'yesterday',
+        lastUpdatedAt: now,
+        ttlMs: null,
+        owner: 'elsewhere',
+      } as unknown as StoredTask;
+      await store.create(hostile, 60_000);
+      const message =
+        'the stored task is damaged (its createdAt is "yesterday", not a time in ms since the epoch): call the tool again';
+      const task = await request(own.url, 'tasks/get', { taskId: 'hostile-created' });
+      expect(task).to.deep.include({
+        taskId: 'hostile-created',
+        status: 'failed',
+        statusMessage: message,
+        error: { code: -32603, message },
+      });
+      const { taskId } = await request(own.url, 'tools/call', {
+        name: 'gate',
+        arguments: { label: 'beside-hostile' },
+      });
+      expect((await request(own.url, 'tasks/get', { taskId })).status).to.equal('working');
+      await request(own.url, 'tasks/cancel', { taskId });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('answers a call that would start a task busy (503, Retry-After) once maxTasks run; other calls run', async () => {
+    const options: TaskOptions = { store: memoryTaskStore() };
+    const own = await serveHttp({
+      tasks: options,
+      maxTasks: 1,
+      factory: () => createMcpServer({ name: 'tasks', version: '1' }, tools, { tasks: options }),
+    });
+    try {
+      const gate = { name: 'gate', arguments: { label: 'only-room' } };
+      const { taskId } = await request(own.url, 'tools/call', gate);
+      const refused = await postModern(own.url, 'tools/call', gate, {}, TASKING);
+      expect(refused.status).to.equal(503);
+      expect(refused.headers.get('retry-after')).to.equal('1');
+      expect(refused.body.error).to.deep.include({
+        code: -32000,
+        message: 'Server busy: 1 tasks running; retry later',
+      });
+      // A tool that is no task tool needs no room of tasks.
+      const plain = await request(own.url, 'tools/call', { name: 'plain', arguments: {} });
+      expect(plain.content).to.deep.equal([{ type: 'text', text: 'plain answer' }]);
+      await request(own.url, 'tasks/cancel', { taskId });
+      await pollUntil(own.url, taskId as string, ended);
+      const next = await request(own.url, 'tools/call', {
+        name: 'gate',
+        arguments: { label: 'next-in' },
+      });
+      expect(next.resultType).to.equal('task');
+      await request(own.url, 'tasks/cancel', { taskId: next.taskId });
+    } finally {
+      await own.close();
+    }
   });
 
   it('answers an id it never makes (huge, or not an id) with -32602 in one short line, touching no store', async () => {

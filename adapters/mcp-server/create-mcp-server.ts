@@ -17,6 +17,7 @@ import {
   type Result,
   type ServerContext,
   type Tool as McpTool,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type { Session, Tool } from '../../lib/contract.js';
 import type { Recorder } from '../../lib/records.js';
@@ -42,10 +43,11 @@ import { asksForRecords } from '../mcp-shared/mcp-records.js';
 import { traceOf } from '../../lib/trace-context.js';
 import { answerSetLevel, sendCallLog } from './call-log.js';
 import { clientElicitor, elicitationModes } from './client-elicitor.js';
-import { DEFAULT_RETRY_TIMEOUT, HeldCall, heldCall } from './held-calls.js';
+import { HeldCall, heldCall, questionTimeoutOf } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
+import { RawInputResponses } from './raw-input-responses.js';
 import { OpeningCall, openingOf } from './opening-questions.js';
 import { wireTask } from './task-host.js';
 import { DETACH_META_KEY } from '../mcp-shared/mcp-detach.js';
@@ -57,6 +59,7 @@ import {
   TASKS_EXTENSION,
   type TaskOptions,
 } from './task-host.js';
+import type { TaskStore } from './task-store.js';
 import {
   CancelTaskRequestV2Schema,
   GetTaskRequestV2Schema,
@@ -120,10 +123,14 @@ export interface McpServerOptions {
     cacheScope?: 'public' | 'private';
   };
   /**
-   * How long (ms) a call of MCP 2026-07-28 that asked its client a question is held, running, for
-   * the client's retry with the answer (default {@link DEFAULT_RETRY_TIMEOUT}, 5 minutes); past it
-   * the call is cancelled and a late retry is told to call the tool again. See docs/mcp.md.
+   * How long (ms) a served call's question may wait for its client's answer (default
+   * {@link DEFAULT_QUESTION_TIMEOUT}, 5 minutes): a call of MCP 2026-07-28 that asked is held,
+   * running, for the client's retry with the answer this long; past it the call is cancelled (its
+   * question ends with `cancel`) and a late retry is told to call the tool again. A held call
+   * takes no admission slot while it waits (see `maxHeldCalls` of `serveHttp`). See docs/mcp.md.
    */
+  questionTimeoutMs?: number | undefined;
+  /** @deprecated The old name of {@link McpServerOptions.questionTimeoutMs}, which wins when both are given. */
   retryTimeout?: number | undefined;
   /**
    * The client capabilities a tool's calls need, by tool name (`{ ask_user: { elicitation: {} } }`):
@@ -153,6 +160,14 @@ export interface McpServerOptions {
  * result, on `tasks/get`).
  */
 class TaskServer extends Server {
+  /** The `inputResponses` of `tasks/update` requests as sent (see raw-input-responses.ts). */
+  readonly rawInput = new RawInputResponses();
+
+  override async connect(transport: Transport): Promise<void> {
+    this.rawInput.watch(transport);
+    await super.connect(transport);
+  }
+
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
@@ -268,11 +283,22 @@ const heldCalls = new WeakMap<Server, HeldCall>();
 
 /**
  * The call `server` started for its 2026-07-28 request, when it is held for its client's retry
- * (see held-calls.ts); the HTTP handler gives it the request's admission slot to keep.
+ * (see held-calls.ts): the HTTP handler counts it against its `maxHeldCalls`.
  */
 export function heldCallOf(server: Server): HeldCall | undefined {
   const call = heldCalls.get(server);
   return call?.isHeld === true ? call : undefined;
+}
+
+/** Per server of tasks: the store it serves a tool's calls as tasks with, if it does. */
+const taskStores = new WeakMap<Server, (tool: string) => TaskStore | undefined>();
+
+/**
+ * The store `server` serves calls of `tool` as tasks with (to a client that declares the tasks
+ * extension), or undefined when it serves them as plain calls: the HTTP handler's `maxTasks`.
+ */
+export function taskStoreOf(server: Server, tool: string): TaskStore | undefined {
+  return taskStores.get(server)?.(tool);
 }
 
 /** The task each server (one per request in MCP 2026-07-28) started, if its call made one. */
@@ -615,6 +641,7 @@ export function createMcpServer(
   options: McpServerOptions = {},
 ): Server {
   const onError = options.onError ?? reportOnStderr;
+  const questionTimeout = questionTimeoutOf(options);
   const report = (error: Error): void => {
     try {
       onError(error);
@@ -718,6 +745,11 @@ export function createMcpServer(
     }),
   });
   if (tasks !== undefined) {
+    taskStores.set(server, (tool) => {
+      const task = current().entries.get(tool)?.tool;
+      const served = task === undefined ? undefined : taskOf(task);
+      return served === true || served === 'required' ? tasks.store : undefined;
+    });
     const host = () => taskHostOf(tasks.store, report);
     const gate = (ctx: { mcpReq: unknown }, method: string): void => {
       if (!declaresTasks(clientCapabilitiesOf(server, ctx)))
@@ -738,6 +770,12 @@ export function createMcpServer(
       { params: UpdateTaskRequestV2Schema.shape.params.omit({ inputResponses: true }) },
       async (params, ctx) => {
         gate(ctx, 'tasks/update');
+        const sent = (server as TaskServer).rawInput.take(ctx.mcpReq.id);
+        if (sent !== undefined)
+          throw protocolError(
+            ProtocolErrorCode.InvalidParams,
+            `tasks/update: inputResponses must be an object of answers by question key, got ${sent}`,
+          );
         // An answer to a key not open is ignored (the extension's rule), whatever it holds: only
         // the answers the task waits for are read, each as an elicitation result.
         const responses = ctx.mcpReq.inputResponses as unknown;
@@ -804,13 +842,8 @@ export function createMcpServer(
         if (modes.form || modes.url) {
           // A client that answers questions: the tool's opening questions are asked in the request,
           // and the call becomes a task once it goes on past them (opening-questions.ts).
-          const held = new HeldCall(
-            name,
-            options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT,
-            ctx.mcpReq.inputResponses,
-            token,
-            modes,
-          );
+          const held = new HeldCall(name, questionTimeout, ctx.mcpReq.inputResponses, token, modes);
+          heldCalls.set(server, held);
           const opening = new OpeningCall(held, () =>
             taskHostOf(tasks.store, report).create(name, tasks, modes, token),
           );
@@ -823,7 +856,6 @@ export function createMcpServer(
             log: undefined,
             sendRecords,
           });
-          heldCalls.set(server, held);
           void Promise.resolve(runServedCall({ ...served, onFailure: opening.onFailure })).then(
             (result) => opening.finish(result),
           );
@@ -891,7 +923,7 @@ export function createMcpServer(
       }
       const call = new HeldCall(
         name,
-        options.retryTimeout ?? DEFAULT_RETRY_TIMEOUT,
+        questionTimeout,
         ctx.mcpReq.inputResponses,
         callTokenOf(request.params._meta),
         modes,

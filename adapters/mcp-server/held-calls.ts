@@ -22,8 +22,29 @@ import { sendCallLog } from './call-log.js';
 import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
 import { signState, type StateSigning } from './request-state.js';
 
-/** The default {@link McpServerOptions.retryTimeout}: 5 minutes, in ms. */
-export const DEFAULT_RETRY_TIMEOUT = 5 * 60_000;
+/** The default `questionTimeoutMs` of `createMcpServer`: 5 minutes, in ms. */
+export const DEFAULT_QUESTION_TIMEOUT = 5 * 60_000;
+
+/** @deprecated The old name of {@link DEFAULT_QUESTION_TIMEOUT}. */
+export const DEFAULT_RETRY_TIMEOUT = DEFAULT_QUESTION_TIMEOUT;
+
+/**
+ * How long (ms) a served call's question may wait for its client's answer: `questionTimeoutMs`,
+ * else the deprecated `retryTimeout`, else {@link DEFAULT_QUESTION_TIMEOUT}.
+ * @throws RangeError for a value that is not a whole number of ms, at least 1.
+ */
+export function questionTimeoutOf(options: {
+  questionTimeoutMs?: number | undefined;
+  retryTimeout?: number | undefined;
+}): number {
+  const given = options.questionTimeoutMs ?? options.retryTimeout;
+  if (given === undefined) return DEFAULT_QUESTION_TIMEOUT;
+  if (!Number.isSafeInteger(given) || given < 1) {
+    const name = options.questionTimeoutMs === undefined ? 'retryTimeout' : 'questionTimeoutMs';
+    throw new RangeError(`${name} must be a whole number of ms, at least 1, got ${given}`);
+  }
+  return given;
+}
 
 /** The calls held in this process, by id: each waits for its client's retry. */
 const held = new Map<string, HeldCall>();
@@ -31,11 +52,6 @@ const held = new Map<string, HeldCall>();
 /** The held call a verified state names, if it is still held here. */
 export function heldCall(id: string): HeldCall | undefined {
   return held.get(id);
-}
-
-/** How many calls are held in this process now. */
-export function heldCallCount(): number {
-  return held.size;
 }
 
 interface Question {
@@ -161,20 +177,6 @@ export class HeldCall {
       ? Promise.resolve()
       : sendCallLog(this.ctx, this.token, undefined, params);
 
-  /** The admission slot the call holds between its client's requests (see `keepSlot`). */
-  private slot: (() => void) | undefined = undefined;
-  private ended = false;
-
-  /**
-   * Keeps the admission slot of the request that answered `input_required` (see
-   * `maxConcurrentCalls`) until the call ends: the call runs on while its client answers, and its
-   * retries take no slot of their own. Given back at once when the call has ended already.
-   */
-  keepSlot(release: () => void): void {
-    if (this.ended) release();
-    else this.slot = release;
-  }
-
   /** Whether one of the call's questions is open, waiting for its client's answer. */
   get asking(): boolean {
     return this.open.size > 0;
@@ -182,16 +184,19 @@ export class HeldCall {
 
   /**
    * Lets the call go on without waiting for a retry any more (it became a task): it is no longer
-   * held, nor cancelled for want of a retry, and the admission slot it kept is handed back to the
-   * caller to keep (undefined when it keeps none).
+   * held, nor cancelled for want of a retry.
    */
-  release(): (() => void) | undefined {
+  release(): void {
     clearTimeout(this.timer);
     held.delete(this.id);
-    const slot = this.slot;
-    this.slot = undefined;
-    this.ended = true;
-    return slot;
+    this.released = true;
+  }
+
+  private released = false;
+
+  /** Whether the call is over here: it ended (its result, or cancelled), or became a task. */
+  get over(): boolean {
+    return this.released || this.result !== undefined || this.signal.aborted;
   }
 
   /** Whether the call waits, running, for its client's retry. */
@@ -199,18 +204,9 @@ export class HeldCall {
     return held.get(this.id) === this;
   }
 
-  /** The call has ended (its result, or cancelled): its slot, if it keeps one, is given back. */
-  private end(): void {
-    this.ended = true;
-    const slot = this.slot;
-    this.slot = undefined;
-    slot?.();
-  }
-
   /** The served call's result (cancelled ones included). */
   finish(result: CallToolResult): void {
     this.result = result;
-    this.end();
     this.wake?.();
   }
 
@@ -274,10 +270,9 @@ export class HeldCall {
   }
 
   /** Cancels the call: its tool's signal aborts, and it is unsubscribed. */
-  private cancel(): void {
+  cancel(): void {
     clearTimeout(this.timer);
     held.delete(this.id);
     if (!this.signal.aborted) this.controller.abort(new CancelledError());
-    this.end();
   }
 }

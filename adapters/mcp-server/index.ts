@@ -4,7 +4,8 @@
  * @module agenttool/mcp/server
  */
 export { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
-export { DEFAULT_RETRY_TIMEOUT } from './held-calls.js';
+export { DEFAULT_QUESTION_TIMEOUT, DEFAULT_RETRY_TIMEOUT } from './held-calls.js';
+export { DEFAULT_MAX_HELD_CALLS, DEFAULT_MAX_TASKS } from './held-call-room.js';
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_INIT_TIMEOUT,

@@ -24,7 +24,9 @@ import {
   onToolListChange,
   paramHeaderRules,
   startedTaskOf,
+  taskStoreOf,
 } from './create-mcp-server.js';
+import { CallRooms } from './held-call-room.js';
 import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
 import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
 import {
@@ -154,6 +156,21 @@ export interface McpHttpHandlerOptions {
    */
   maxQueuedCalls?: number | undefined;
   /**
+   * Calls of MCP 2026-07-28 this handler holds at once, at most, waiting for their clients'
+   * answers to their questions (default 1000; see docs/mcp.md); closing the handler cancels them. A held call takes no slot of
+   * `maxConcurrentCalls` while it waits (a retry with the answers takes one while it speaks for the
+   * call), so unanswered questions never lock the instance; its question waits at most the
+   * server's `questionTimeoutMs`. Past the cap, a new call from a client that answers questions is
+   * answered busy before it runs: HTTP 503 with `Retry-After: 1` and a JSON-RPC error.
+   */
+  maxHeldCalls?: number | undefined;
+  /**
+   * Tasks (see `createMcpServer`'s `tasks`) running on this instance at once, at most, those
+   * waiting for an answer included (default 1000). Past it, a call that would start a task is
+   * answered busy before it runs, as past `maxHeldCalls`.
+   */
+  maxTasks?: number | undefined;
+  /**
    * This instance's name among several behind a load balancer: the session ids it mints read
    * `<instance>.<random UUID>`, so that the balancer can send each session's requests to the
    * instance that holds it (an nginx `map` on `$http_mcp_session_id`; see docs/scaling-out.md).
@@ -223,6 +240,8 @@ export class McpHttpHandler {
   private readonly newSessionId: () => string;
   /** The SDK's handler of MCP 2026-07-28 requests: each one on its own, by a Server of its own. */
   private readonly modern: ReturnType<typeof createMcpHandler>;
+  /** The caps of held calls and tasks (see `maxHeldCalls`, `maxTasks`). */
+  private readonly rooms: CallRooms;
   /** The Server made for a modern call's Request, before the SDK's handler asks for one. */
   private readonly made = new WeakMap<Request, Server>();
   /** How this endpoint's Servers sign held calls' states, and where they say the calls are. */
@@ -246,6 +265,7 @@ export class McpHttpHandler {
     const maxQueued = options.maxQueuedCalls ?? 0;
     if (!(maxQueued >= 0)) throw new RangeError('maxQueuedCalls must be at least 0');
     this.admission = new CallAdmission(maxCalls, maxQueued);
+    this.rooms = new CallRooms(options.maxHeldCalls, options.maxTasks, taskStoreOf);
     const instance = options.instance;
     if (instance !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(instance))
       throw new RangeError(
@@ -369,6 +389,7 @@ export class McpHttpHandler {
     for (const stop of this.followed.values()) stop();
     this.followed.clear();
     await this.modern.close();
+    this.rooms.cancelAll();
     const entries = [...this.sessions.takeAll(), ...this.requestEntries];
     this.requestEntries.clear();
     // Each request still running is answered first (a call: `server shutting down: call "<name>"
@@ -600,15 +621,21 @@ export class McpHttpHandler {
         return;
       }
     }
-    // A retry carries on a call that holds its slot already (see HeldCall.keepSlot); a state that
-    // names no call held here runs nothing.
+    // A held call and a task run on past their request, each in a room of its own: a new call
+    // that may need a full one is answered busy before it runs (see held-call-room.ts).
     const retry = calls === 1 && hasRequestState(body);
-    const admitted = await admitPost(this.admission, res, retry ? 0 : calls, ids, (release) => {
+    const full = server === undefined || retry ? undefined : this.rooms.refusal(server, body);
+    if (full !== undefined) {
+      sendError(res, 503, -32000, full, { 'retry-after': '1' }, ids[0] ?? null);
+      return;
+    }
+    // A call held for its client's answer gives its slot back while it waits; a retry takes one
+    // while it speaks for the call. A call that became a task keeps its slot while it runs.
+    const admitted = await admitPost(this.admission, res, calls, ids, (release) => {
       const held = server === undefined ? undefined : heldCallOf(server);
-      // A call that became a task runs on past its request, and keeps the slot while it does.
+      if (held !== undefined) this.rooms.hold(held);
       const task = server === undefined ? undefined : startedTaskOf(server);
-      if (held !== undefined) held.keepSlot(release);
-      else if (task !== undefined) task.keepSlot(release);
+      if (task !== undefined) task.keepSlot(release);
       else release();
     });
     if (!admitted) return;

@@ -121,7 +121,7 @@ export class OpeningCall {
     await turnEnded();
     if (this.task !== undefined || this.held.asking || !declared)
       return this.held.answer(ctx, signing);
-    const slot = this.held.release();
+    this.held.release();
     let made: Awaited<ReturnType<OpeningCall['makeTask']>>;
     const making = this.makeTask();
     this.making = making.then(({ task }) => task);
@@ -131,12 +131,10 @@ export class OpeningCall {
       made = await making;
     } catch (err) {
       // No task could be made (the store is away): the call stops, and the request says why.
-      slot?.();
       this.controller.abort(err);
       throw err;
     }
     const { task } = made;
-    if (slot !== undefined) task.keepSlot(slot);
     this.task = task;
     task.speaker.signal.addEventListener(
       'abort',

@@ -22,6 +22,7 @@ import { McpCallError } from '../mcp-shared/mcp-errors.js';
 import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
 import { answerOf } from './held-calls.js';
+import { damagedTask, readStoredTask, storedTaskProblem } from './stored-task-check.js';
 import { isTerminal, type StoredTask, type TaskMessage, type TaskStore } from './task-store.js';
 
 import { TASKS_EXTENSION } from '../mcp-shared/tasks-extension.js';
@@ -481,6 +482,10 @@ export class TaskHost {
     if (own !== undefined) return own.view;
     const found = await this.store.get(taskId);
     if (found === undefined) throw unknownTask(taskId);
+    // Whatever wrote the record (another instance, anything else with the same Redis), it reads as
+    // a task: a damaged one as failed, saying which field is wrong (stored-task-check.ts).
+    const problem = storedTaskProblem(taskId, found.task);
+    if (problem !== undefined) return damagedTask(taskId, problem, found.task);
     if (found.leased || isTerminal(found.task.status)) return found.task;
     // Its instance is gone: the task will never finish. Reported failed, once.
     const failed: StoredTask = {
@@ -493,7 +498,7 @@ export class TaskHost {
     if (await this.store.abandon(failed)) return failed;
     const again = await this.store.get(taskId);
     if (again === undefined) throw unknownTask(taskId);
-    return again.task;
+    return readStoredTask(taskId, again.task);
   }
 
   /** Delivers answers to the task's open questions, wherever it runs. */

@@ -7,6 +7,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { Observable } from 'rxjs';
 import { describeThrown } from '../../lib/errors.js';
+import { damagedTask, readStoredTask } from '../mcp-server/stored-task-check.js';
 import type { StoredTask, TaskMessage, TaskStore, TaskView } from '../mcp-server/task-store.js';
 
 /** Options of {@link redisTaskStore}. */
@@ -163,16 +164,16 @@ export function redisTaskStore(url: string, options: RedisTaskStoreOptions = {})
       throw failed(what, err);
     }
   };
+  // What another writer put under a task's key reads as a failed task saying what is wrong with
+  // it (stored-task-check.ts), never as an error out of the request that read it.
   const parse = (taskId: string, text: string): StoredTask => {
+    let record: unknown;
     try {
-      const task = JSON.parse(text) as StoredTask;
-      if (typeof task === 'object' && task !== null && task.taskId === taskId) return task;
+      record = JSON.parse(text);
     } catch {
-      // Reported below.
+      return damagedTask(taskId, 'it is not JSON');
     }
-    throw new Error(
-      `task store: the task ${JSON.stringify(taskId)} in Redis is not one this store wrote`,
-    );
+    return readStoredTask(taskId, record);
   };
 
   /** Per channel: the readers of its task's inbox in this process. */

@@ -26,7 +26,7 @@ export async function postModern(
   params: Record<string, unknown>,
   headers: Record<string, string> = {},
   meta: Record<string, unknown> = ENVELOPE,
-): Promise<{ status: number; body: Record<string, unknown> }> {
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const name: Record<string, string> =
     typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const response = await fetch(url, {
@@ -55,5 +55,9 @@ export async function postModern(
         .filter((line) => line.startsWith('data: '))
         .map((line) => line.slice(6))
         .at(-1)!;
-  return { status: response.status, body: JSON.parse(data) as Record<string, unknown> };
+  return {
+    status: response.status,
+    body: JSON.parse(data) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
