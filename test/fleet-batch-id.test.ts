@@ -10,6 +10,16 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { lastValueFrom, toArray } from 'rxjs';
+import { z } from 'zod';
+import {
+  queueTools,
+  runWorker,
+  type FleetWorker,
+  type QueuedTools,
+} from '../adapters/redis/index.js';
+import { executeBatch, tool } from '../index.js';
 import { finished, runCli, startCli, type CliResult } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until } from './support/until.js';
@@ -108,5 +118,82 @@ describe('agenttool run --redis --batch-id, and --secret-file', function () {
     expect(refused.stderr).to.contain(
       `the fleet secret in ${short} is 4 bytes; it must be at least 32`,
     );
+  });
+});
+
+describe('queueTools with the batchId of a run that was cancelled', function () {
+  this.timeout(30_000);
+  let redis: TestRedis;
+  let worker: FleetWorker;
+  const runs = new Map<string, number>();
+  /** Its first run per label waits until cancelled; a later one ends at once. */
+  const firstHangs = (replay: 'safe' | 'unsafe') =>
+    tool({
+      name: `hang_${replay}`,
+      description: 'x',
+      replay,
+      parameters: z.object({ label: z.string() }),
+      execute: ({ label }, context) => {
+        const n = (runs.get(label) ?? 0) + 1;
+        runs.set(label, n);
+        if (n > 1) return `ran ${label} (${n})`;
+        return new Promise<string>((_resolve, reject) =>
+          context.signal.addEventListener('abort', () => reject(context.signal.reason as Error)),
+        );
+      },
+    });
+  const tools = [firstHangs('safe'), firstHangs('unsafe')];
+  const jobs = (fleet: QueuedTools) =>
+    (['safe', 'unsafe'] as const).map((replay) => ({
+      tool: fleet.tools.find((t) => t.name === `hang_${replay}`)!,
+      call: { id: replay, args: JSON.stringify({ label: replay }) },
+    }));
+
+  before(async function () {
+    skipWithoutRedis(this, 'the fleet batch id tests');
+    redis = await startRedis();
+    worker = await runWorker(tools, {
+      connection: redis.url,
+      concurrency: 2,
+      onWarning: () => undefined,
+    });
+  });
+  after(async () => {
+    await worker?.close(true);
+    await redis?.stop();
+  });
+
+  it('runs a safe call that was cancelled mid-run again, and fails an unsafe one unrun (not_replayed)', async () => {
+    const first = queueTools(tools, { connection: redis.url, batchId: 'cancelled-run' });
+    const stopped = executeBatch(jobs(first)).subscribe();
+    await until(() => runs.get('safe') === 1 && runs.get('unsafe') === 1, 'both calls running');
+    stopped.unsubscribe();
+    const queue = new Queue('agenttool', { connection: { host: '127.0.0.1', port: redis.port } });
+    const failed = async () =>
+      (await queue.getJobCounts('failed')).failed === 2 ? true : undefined;
+    let both = false;
+    await until(
+      () => (void failed().then((yes) => (both = yes === true)), both),
+      'both cancelled',
+      10_000,
+      50,
+    );
+    await queue.close();
+    await first.close();
+    const again = queueTools(tools, { connection: redis.url, batchId: 'cancelled-run' });
+    try {
+      const events = await lastValueFrom(executeBatch(jobs(again)).pipe(toArray()));
+      const ends = events
+        .filter((e) => e.final)
+        .sort((a, b) => a.index - b.index)
+        .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
+      expect(ends).to.deep.equal([
+        'ran safe (2)',
+        'error: call "unsafe" was interrupted and not replayed: an earlier run of its batch cancelled it after it started, and tool "hang_unsafe" is not safe to run twice',
+      ]);
+      expect(runs.get('unsafe')).to.equal(1);
+    } finally {
+      await again.close();
+    }
   });
 });

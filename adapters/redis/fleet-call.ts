@@ -30,6 +30,7 @@ import {
   readProgress,
   type CallData,
   type CallPayload,
+  type Failure,
   type Finished,
 } from './fleet-message.js';
 import type { Dispatcher } from './fleet-dispatcher.js';
@@ -172,7 +173,40 @@ export class FleetCall {
     const done = await this.dispatcher.queue.getJob(this.jobId);
     await this.#recorded;
     if (state === 'completed') this.#finish(done?.returnvalue ?? null);
-    else this.#failWith(done?.failedReason);
+    else if (!(await this.#resumeCancelled(done?.failedReason))) this.#failWith(done?.failedReason);
+  }
+
+  /**
+   * A job found failed because an earlier dispatcher of its batch cancelled it (a run stopped and
+   * resumed): a call safe to run twice is sent again, any other fails unrun (not_replayed), since
+   * it may have done part of its work. False when the job failed otherwise.
+   */
+  async #resumeCancelled(reason: unknown): Promise<boolean> {
+    let failure: Failure;
+    try {
+      failure = readFailure(reason, this.jobId);
+    } catch {
+      return false;
+    }
+    const { signer } = this.dispatcher;
+    if (
+      failure.code !== 'cancelled' ||
+      (signer !== undefined && !signer.verifyFailure(this.jobId, failure))
+    )
+      return false;
+    if (replayOf(this.tool) !== 'unsafe') {
+      await this.dispatcher.queue.remove(this.jobId);
+      await this.#place();
+      return true;
+    }
+    this.fail(
+      new NotReplayedError(
+        this.call.id,
+        this.tool.name,
+        `an earlier run of its batch cancelled it after it started, and tool "${this.tool.name}" is not safe to run twice`,
+      ),
+    );
+    return true;
   }
 
   #finish(value: unknown): void {
