@@ -75,10 +75,8 @@ export async function workerCommand(args: WorkerArgs): Promise<number> {
         `agenttool: the worker did not close within ${CLOSE_WAIT / 1000} s (is Redis reachable?): exiting\n`,
       );
     }
+    return 0;
   } finally {
     await closeServers(remotes);
   }
-  // Closed: connections that lost Redis end only at their next try (up to 2 s away), and there is
-  // nothing left for them to do, so the worker does not wait for them.
-  process.exit(0);
 }
