@@ -7,11 +7,16 @@
  */
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { jobIdOf, queueTools, runWorker, type FleetWorker } from '../adapters/redis/index.js';
 import { FleetSigner } from '../adapters/redis/fleet-signing.js';
+import { fleetSecret } from '../cli/fleet-secret.js';
+import { UsageError } from '../cli/usage-error.js';
 import { executeBatch, tool, type ExecutionEvent, type Tool } from '../index.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until } from './support/until.js';
@@ -164,5 +169,37 @@ describe('a fleet with a secret', function () {
     await open.close();
     expect(told).to.have.length(1);
     expect(told[0]).to.contain('it runs any job written to its queue');
+  });
+});
+
+describe('the command line’s fleet secret (--secret-file, AGENTTOOL_FLEET_SECRET)', () => {
+  const saved = process.env.AGENTTOOL_FLEET_SECRET;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.AGENTTOOL_FLEET_SECRET;
+    else process.env.AGENTTOOL_FLEET_SECRET = saved;
+  });
+
+  it('reads the file, its line end dropped, before the variable; none without either', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'agenttool-secret-')), 'fleet.key');
+    writeFileSync(file, `${'f'.repeat(32)}\n`);
+    process.env.AGENTTOOL_FLEET_SECRET = 'v'.repeat(32);
+    expect(await fleetSecret(file)).to.equal('f'.repeat(32));
+    expect(await fleetSecret(undefined)).to.equal('v'.repeat(32));
+    delete process.env.AGENTTOOL_FLEET_SECRET;
+    expect(await fleetSecret(undefined)).to.equal(undefined);
+  });
+
+  it('refuses a short secret and a file it cannot read, as usage errors', async () => {
+    process.env.AGENTTOOL_FLEET_SECRET = 'short';
+    let error: unknown;
+    await fleetSecret(undefined).catch((err) => (error = err));
+    expect(error).to.be.instanceOf(UsageError);
+    expect((error as Error).message).to.equal(
+      'the fleet secret in AGENTTOOL_FLEET_SECRET is 5 bytes; it must be at least 32 (openssl rand -hex 32 makes one)',
+    );
+    await fleetSecret('/nonexistent/fleet.key').catch((err) => (error = err));
+    expect((error as Error).message).to.equal(
+      '--secret-file: cannot read /nonexistent/fleet.key: ENOENT',
+    );
   });
 });
