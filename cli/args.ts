@@ -52,6 +52,10 @@ export interface RunArgs {
   redis?: string;
   /** With `--redis`: the fleet's queue (`--queue`; default `agenttool`). */
   queue?: string;
+  /** With `--redis`: the file that holds the fleet's secret (`--secret-file`). */
+  secretFile?: string;
+  /** With `--redis`: the batch this run is, or resumes (`--batch-id`). */
+  batchId?: string;
   /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
   otlp?: string;
 }
@@ -63,6 +67,8 @@ export interface WorkerArgs {
   redis?: string;
   /** The queue (`--queue`; default `agenttool`). */
   queue?: string;
+  /** The file that holds the fleet's secret (`--secret-file`). */
+  secretFile?: string;
   /** Calls run at once (`--concurrency`; default 1). */
   concurrency?: number;
   /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
@@ -140,6 +146,8 @@ export interface UiArgs {
   redis?: string;
   /** With `--redis`: the fleet's queue (`--queue`). */
   queue?: string;
+  /** With `--redis`: the file that holds the fleet's secret (`--secret-file`). */
+  secretFile?: string;
   /** Export traces over OTLP/HTTP to this collector (`--otlp`). */
   otlp?: string;
   /** Where the page links a call's trace: a URL with `{traceId}` (`--trace-url`). */
@@ -302,6 +310,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('agenttool worker needs --redis redis://HOST:PORT');
   if (p.batch.queue !== undefined && p.batch.redis === undefined)
     throw new UsageError('--queue applies with --redis only');
+  if (p.batch.secretFile !== undefined && p.batch.redis === undefined)
+    throw new UsageError('--secret-file applies with --redis only');
+  if (p.run.batchId !== undefined && p.run.redis === undefined)
+    throw new UsageError('--batch-id applies with --redis only');
   if (command === 'worker') return worker;
   return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

@@ -65,6 +65,10 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'worker':
       return traced(args.otlp, async () =>
         (await import('./worker-command.js')).workerCommand(args),
+      ).then((status) =>
+        // Closed, spans sent: connections that lost Redis end only at their next try (up to 2 s
+        // away), and nothing is left for them to do, so the process does not wait for them.
+        process.exit(status),
       );
   }
 }

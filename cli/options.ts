@@ -472,6 +472,32 @@ export const OPTIONS: readonly Option[] = [
     },
   },
   {
+    name: 'secret-file',
+    value: '<path>',
+    commands: ['run', 'ui', 'worker'],
+    help:
+      "with --redis: the fleet's shared secret (at least 32 bytes) is in this file (default: $AGENTTOOL_FLEET_SECRET); " +
+      'calls and their ends are signed with it, and a worker runs only signed calls',
+    apply: (p, path) => {
+      if (path === undefined || path === '')
+        throw new UsageError('--secret-file takes the path of a file that holds the secret');
+      (p.command === 'worker' ? p.worker : p.batch).secretFile = path;
+    },
+  },
+  {
+    name: 'batch-id',
+    value: '<id>',
+    commands: ['run'],
+    help: 'with --redis: the batch this run is (default: a new one, said on stderr); the id of an earlier run resumes it: calls that finished give their results, none runs twice',
+    apply: (p, id) => {
+      if (id === undefined || !/^[A-Za-z0-9_.:-]{1,128}$/.test(id))
+        throw new UsageError(
+          `--batch-id takes 1 to 128 letters, digits, _ . : or -, got ${JSON.stringify(id ?? '')}`,
+        );
+      p.run.batchId = id;
+    },
+  },
+  {
     name: 'concurrency',
     value: '<n>',
     commands: ['worker'],

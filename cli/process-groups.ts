@@ -6,6 +6,8 @@
  * @module
  */
 
+import { spawn } from 'node:child_process';
+
 /** Process group ids of commands still running. */
 const running = new Set<number>();
 
@@ -38,4 +40,29 @@ export function reapShells(): number {
   for (const pgid of running) killGroup(pgid, 'SIGKILL');
   running.clear();
   return count;
+}
+
+/**
+ * Kills group `pgid` (SIGKILL) if this process dies first, however it dies (SIGKILL included, where
+ * no handler of its own runs): a small `sh` in a group of its own waits on a pipe from this
+ * process, which the kernel closes when it dies. Call the returned function once the command has
+ * ended: the watchdog goes, leaving the group alone.
+ */
+export function watchGroup(pgid: number): () => void {
+  const watchdog = spawn(
+    '/bin/sh',
+    ['-c', 'read _; kill -s KILL -- -"$1" 2>/dev/null', 'agenttool-watchdog', String(pgid)],
+    {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
+  watchdog.on('error', () => undefined);
+  // Neither the watchdog nor its pipe keeps this process alive.
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  watchdog.stdin?.on('error', () => undefined);
+  return () => {
+    watchdog.kill('SIGKILL');
+  };
 }

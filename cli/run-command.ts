@@ -15,11 +15,13 @@ import {
   type Elicitor,
   type ExecuteOptions,
   type SettledResult,
+  type Tool,
 } from '../index.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { scriptedElicitor } from './answers.js';
 import type { RunArgs } from './args.js';
 import { initialState, reduceBatch, type BatchAction } from './call-state.js';
+import { fleetSecret } from './fleet-secret.js';
 import { closeServers, connectServers, modelTools } from './mcp-servers.js';
 import { loadFleet } from './worker-command.js';
 import { readTurn } from './read-turn.js';
@@ -50,12 +52,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
   const fleet =
     args.redis === undefined
       ? undefined
-      : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
-          connection: args.redis,
-          queue: args.queue ?? 'agenttool',
-          // Each run is a batch of its own: the same turn run again runs again.
-          batch: randomUUID(),
-        });
+      : await fleetTools(args, [...bundledTools, ...modelTools(remotes)]);
   try {
     const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);
     tools.validate();
@@ -68,6 +65,27 @@ export async function runCommand(args: RunArgs): Promise<number> {
     await fleet?.close();
     await closeServers(remotes);
   }
+}
+
+/**
+ * `tools` sent to the fleet on `args.redis`. Each run is a batch of its own (the same turn run
+ * again runs again) unless `--batch-id` names an earlier one, which it resumes; a new batch's id
+ * is said on stderr, so that the run can be resumed.
+ */
+async function fleetTools(args: RunArgs, tools: Tool[]) {
+  const secret = await fleetSecret(args.secretFile);
+  const batchId = args.batchId ?? randomUUID();
+  const fleet = (await loadFleet()).queueTools(tools, {
+    connection: args.redis!,
+    queue: args.queue ?? 'agenttool',
+    batchId,
+    secret,
+  });
+  if (args.batchId === undefined && !args.list)
+    process.stderr.write(
+      `agenttool: fleet batch ${batchId} (resume it with --batch-id ${batchId})\n`,
+    );
+  return fleet;
 }
 
 async function runTurn(

@@ -4,6 +4,7 @@
  * until SIGTERM (running calls finish) or SIGINT (they are cancelled).
  */
 import type { WorkerArgs } from './args.js';
+import { fleetSecret } from './fleet-secret.js';
 import { closeServers, connectServers, modelTools } from './mcp-servers.js';
 import { reapShells } from './process-groups.js';
 import { bundledTools } from './tools/index.js';
@@ -37,6 +38,7 @@ const CLOSE_WAIT = 10_000;
 
 export async function workerCommand(args: WorkerArgs): Promise<number> {
   const { runWorker } = await loadFleet();
+  const secret = await fleetSecret(args.secretFile);
   const remotes = await connectServers(args.mcp, args.roots);
   const queue = args.queue ?? 'agenttool';
   try {
@@ -44,9 +46,11 @@ export async function workerCommand(args: WorkerArgs): Promise<number> {
       connection: args.redis!,
       queue,
       concurrency: args.concurrency ?? 1,
+      secret,
+      onWarning: (message) => process.stderr.write(`agenttool: warning: ${message}\n`),
     });
     process.stderr.write(
-      `agenttool: worker taking calls from queue "${queue}" at ${shownUrl(args.redis!)}, ${args.concurrency ?? 1} at a time\n`,
+      `agenttool: worker taking calls from queue "${queue}" at ${shownUrl(args.redis!)}, ${args.concurrency ?? 1} at a time${secret === undefined ? '' : ', signed calls only'}\n`,
     );
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
@@ -70,7 +74,6 @@ export async function workerCommand(args: WorkerArgs): Promise<number> {
       process.stderr.write(
         `agenttool: the worker did not close within ${CLOSE_WAIT / 1000} s (is Redis reachable?): exiting\n`,
       );
-      process.exit(0);
     }
     return 0;
   } finally {

@@ -41,6 +41,8 @@ const SAMPLES: Record<string, string> = {
   tasks: 'redis://127.0.0.1:6379',
   redis: 'redis://127.0.0.1:6379',
   queue: 'q',
+  'secret-file': 'fleet.key',
+  'batch-id': 'b1',
   otlp: 'http://127.0.0.1:4318',
   'trace-url': 'http://127.0.0.1:16686/trace/{traceId}',
   concurrency: '2',
@@ -65,7 +67,8 @@ function needs(name: string, command: Command): string[] {
   if (name === 'max-queued') return ['--http', '0', '--max-calls', '2'];
   if (name === 'task-lease' || name === 'max-tasks') return ['--http', '0', '--tasks'];
   if (name === 'trace-url') return ['--otlp', 'http://127.0.0.1:4318'];
-  if (name === 'queue' && command !== 'worker') return ['--redis', 'redis://127.0.0.1:6379'];
+  if (['queue', 'secret-file', 'batch-id'].includes(name) && command !== 'worker')
+    return ['--redis', 'redis://127.0.0.1:6379'];
   if (command === 'serve' && !['mcp', 'mcp-url', 'root', 'http', 'host'].includes(name))
     return ['--http', '0'];
   return [];

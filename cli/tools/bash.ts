@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { tool, type Recordable } from '../../index.js';
-import { forgetGroup, killGroup, trackGroup } from '../process-groups.js';
+import { forgetGroup, killGroup, trackGroup, watchGroup } from '../process-groups.js';
 
 export { reapShells } from '../process-groups.js';
 
@@ -43,6 +43,9 @@ export const bash = tool({
       throw await new Promise<Error>((resolve) => child.once('error', resolve));
     }
     trackGroup(pid);
+    // A process killed outright (a fleet worker, SIGKILL) runs no handler: its watchdog kills the
+    // group instead.
+    const unwatch = watchGroup(pid);
     const kill = (signal: NodeJS.Signals): void => killGroup(pid, signal);
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
@@ -79,7 +82,7 @@ export const bash = tool({
         child.once('error', reject);
         child.once('close', (c, s) => resolve([c, s]));
       },
-    );
+    ).finally(unwatch);
     forgetGroup(pid);
     context.signal.removeEventListener('abort', onAbort);
     if (killTimer !== undefined) clearTimeout(killTimer);

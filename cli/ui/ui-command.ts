@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { ToolSet, type Tool } from '../../index.js';
 import { bundledTools, reapShells } from '../tools/index.js';
 import type { UiArgs } from '../args.js';
+import { fleetSecret } from '../fleet-secret.js';
 import { closeServers, connectServers, modelTools } from '../mcp-servers.js';
 import { loadFleet } from '../worker-command.js';
 import { readTurn } from '../read-turn.js';
@@ -95,6 +96,7 @@ export async function uiCommand(args: UiArgs): Promise<number> {
         : (await loadFleet()).queueTools([...bundledTools, ...modelTools(remotes)], {
             connection: args.redis,
             queue: args.queue ?? 'agenttool',
+            secret: await fleetSecret(args.secretFile),
           });
     const tools = new ToolSet(fleet?.tools ?? [...bundledTools, ...modelTools(remotes)]);
     tools.validate();
