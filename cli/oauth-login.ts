@@ -4,11 +4,15 @@
  * started with it), the authorization server sends the browser back to a loopback address this
  * process listens on, and the code it brings finishes the flow. The client registration and the
  * tokens are kept, per server URL, in a file only its user can read, so a later run goes on
- * without a browser until the tokens cannot be refreshed.
+ * without a browser until the tokens cannot be refreshed. Each authorization URL carries a fresh
+ * random `state`, and the loopback address takes only a redirect that brings it back: any other
+ * page (another program on the machine, a stale or forged link) is answered 400 and the login
+ * goes on waiting.
  *
  * @module
  */
 import { spawn } from 'node:child_process';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,6 +55,14 @@ function keep(file: string, server: string, entry: Kept): void {
   renameSync(temporary, file);
 }
 
+/** Whether `given` is the `state` sent (compared in constant time: it is a secret). */
+function sameState(given: string | null, sent: string | undefined): boolean {
+  if (given === null || sent === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(sent);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /** Listens on loopback (`port`, or any free one when it is taken); resolves once listening. */
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -81,6 +93,7 @@ export async function loginProvider(
   const file = oauthFile();
   let kept: Kept = readAll(file)[serverUrl] ?? {};
   let verifier: string | undefined;
+  let state: string | undefined;
   let answer: ((response: AuthorizationResponse) => void) | undefined;
   let refuse: ((error: Error) => void) | undefined;
   let response: Promise<AuthorizationResponse> | undefined;
@@ -90,18 +103,24 @@ export async function loginProvider(
       res.writeHead(404).end();
       return;
     }
+    const text = (status: number, body: string): void =>
+      void res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+    if (!sameState(url.searchParams.get('state'), state)) {
+      // Not the redirect of the authorization this process started: ignored, still waiting.
+      text(400, 'not the authorization agenttool is waiting for (wrong or missing state)\n');
+      return;
+    }
+    state = undefined; // a state is good for one redirect
     const code = url.searchParams.get('code');
     const iss = url.searchParams.get('iss');
     const error = url.searchParams.get('error');
-    res.writeHead(code === null ? 400 : 200, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(
-      code === null
-        ? `authorization failed: ${error ?? 'no code'}\n`
-        : 'agenttool is authorized; you can close this page.\n',
-    );
-    if (code !== null) answer?.(iss === null ? { code } : { code, iss });
-    else
+    if (code === null) {
+      text(400, `authorization failed: ${error ?? 'no code'}\n`);
       refuse?.(new Error(`oauth: the authorization server answered ${error ?? 'without a code'}`));
+      return;
+    }
+    text(200, 'agenttool is authorized; you can close this page.\n');
+    answer?.(iss === null ? { code } : { code, iss });
   });
   server.unref();
   const port = await listen(server, kept.port ?? 0);
@@ -132,6 +151,7 @@ export async function loginProvider(
     saveClientInformation: (client) => save({ client }),
     tokens: () => kept.tokens as never,
     saveTokens: (tokens) => save({ tokens }),
+    state: () => (state = randomBytes(32).toString('base64url')),
     saveCodeVerifier: (saved) => void (verifier = saved),
     codeVerifier: () => {
       if (verifier === undefined) throw new Error('oauth: no PKCE code verifier was saved');

@@ -5,12 +5,80 @@
  *
  * @module
  */
+import type { Agent } from 'node:http';
+import {
+  catchError,
+  defaultIfEmpty,
+  firstValueFrom,
+  from,
+  map,
+  of,
+  race,
+  timer,
+  type Observable,
+} from 'rxjs';
 import type { OpenTelemetryApi } from '../lib/telemetry.js';
 import { registerOpenTelemetry } from '../operators/telemetry.js';
 import { UsageError } from './usage-error.js';
 
-/** The longest the spans still queued at the end may take to leave. */
-const FLUSH_LIMIT = 5_000;
+/**
+ * The longest the end of the export may hold the command's exit (docs/telemetry.md): each export
+ * to the collector, its retries included, gives up after it, and the command's last flush is
+ * abandoned at it, its connections cut, whatever the collector does.
+ */
+export const FLUSH_LIMIT_MS = 5_000;
+
+/** How the last flush ended: sent, or not (why, in words), the spans then dropped. */
+export type FlushEnd = { sent: true } | { sent: false; why: string };
+
+/**
+ * The end of `flush` (the tracer provider's shutdown), bounded: what it ended with, or, when it
+ * has not ended `limit` ms after the subscription, `no answer within … s` (the caller abandons it).
+ */
+export function boundedFlush(
+  flush: Observable<unknown>,
+  limit = FLUSH_LIMIT_MS,
+): Observable<FlushEnd> {
+  const ended = flush.pipe(
+    defaultIfEmpty(undefined),
+    map((): FlushEnd => ({ sent: true })),
+    catchError((err: unknown) =>
+      of<FlushEnd>({ sent: false, why: err instanceof Error ? err.message : String(err) }),
+    ),
+  );
+  const abandoned = timer(limit).pipe(
+    map((): FlushEnd => ({ sent: false, why: `no answer within ${limit / 1000} s` })),
+  );
+  return race(ended, abandoned);
+}
+
+/**
+ * The exporter's connections (its `httpAgentOptions` factory): once {@link abandon}ed, the open
+ * ones are cut and no new one opens, so a collector that hangs or answers a byte at a time holds
+ * the process no longer (the exporter's own timeout is an idle one, which a trickle resets).
+ */
+class Connections {
+  private abandoned = false;
+  private readonly agents: Agent[] = [];
+
+  readonly factory = async (protocol: string): Promise<Agent> => {
+    const { Agent } = protocol === 'http:' ? await import('node:http') : await import('node:https');
+    const agent = new Agent({ keepAlive: true });
+    const open = agent.createConnection.bind(agent);
+    agent.createConnection = (options, callback) => {
+      if (!this.abandoned) return open(options, callback);
+      callback?.(new Error('the export was abandoned'), undefined as never);
+      return undefined;
+    };
+    this.agents.push(agent);
+    return agent;
+  };
+
+  abandon(): void {
+    this.abandoned = true;
+    for (const agent of this.agents) agent.destroy();
+  }
+}
 
 /**
  * The collector's traces endpoint: a URL whose path is `/` (the collector itself, as
@@ -26,7 +94,7 @@ export function tracesEndpoint(url: string): string {
 export interface Otlp {
   /** Runs `work` in an active span `name`: a run's calls are then one trace. */
   within<T>(name: string, work: () => Promise<T>): Promise<T>;
-  /** Sends what is still queued (at most 5 s) and stops. */
+  /** Sends what is still queued (at most {@link FLUSH_LIMIT_MS}, then abandoned) and stops. */
   stop(): Promise<void>;
 }
 
@@ -43,7 +111,13 @@ interface Sdk {
   /** The tracer provider with a batching processor into `exporter`, whichever SDK line it is. */
   provider(exporter: object, resource: object): { shutdown(): Promise<void> };
   hooks: { AsyncLocalStorageContextManager: new () => { enable(): object } };
-  exporter: { OTLPTraceExporter: new (options: { url: string }) => object };
+  exporter: {
+    OTLPTraceExporter: new (options: {
+      url: string;
+      timeoutMillis: number;
+      httpAgentOptions: (protocol: string) => Promise<Agent>;
+    }) => object;
+  };
   resources: { resourceFromAttributes(attributes: Record<string, string>): object };
 }
 
@@ -111,12 +185,24 @@ async function loadSdk(): Promise<Sdk> {
 
 /**
  * Registers a tracer provider that exports to `url` (see {@link tracesEndpoint}) under the
- * service name `service`; the command awaits `stop` at its end (at most 5 s: a collector that is
- * away costs the exit no more).
+ * service name `service`; the command awaits `stop` at its end (at most {@link FLUSH_LIMIT_MS}: a
+ * collector that is away, refuses, hangs or is slow costs the exit no more; one line on `warn`
+ * says the last spans were dropped).
  */
-export async function startOtlp(url: string, service: string): Promise<Otlp> {
+export async function startOtlp(
+  url: string,
+  service: string,
+  warn: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): Promise<Otlp> {
   const sdk = await loadSdk();
-  const exporter = new sdk.exporter.OTLPTraceExporter({ url: tracesEndpoint(url) });
+  const endpoint = tracesEndpoint(url);
+  const connections = new Connections();
+  const exporter = new sdk.exporter.OTLPTraceExporter({
+    url: endpoint,
+    // Retries stop at this deadline too, so none is left waiting past the limit.
+    timeoutMillis: FLUSH_LIMIT_MS,
+    httpAgentOptions: connections.factory,
+  });
   const provider = sdk.provider(
     exporter,
     sdk.resources.resourceFromAttributes({ 'service.name': service }),
@@ -129,12 +215,12 @@ export async function startOtlp(url: string, service: string): Promise<Otlp> {
     within: (name, work) =>
       tracer.startActiveSpan(name, (span) => work().finally(() => span.end())),
     async stop() {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        provider.shutdown().catch(() => undefined),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_LIMIT))),
-      ]);
-      clearTimeout(timer);
+      const end = await firstValueFrom(boundedFlush(from(provider.shutdown())));
+      if (end.sent) return;
+      connections.abandon();
+      warn(
+        `agenttool: --otlp: the last spans were not sent to ${endpoint} (${end.why}); exiting without them`,
+      );
     },
   };
 }

@@ -59,6 +59,30 @@ describe('agenttool run --auth: OAuth with a loopback redirect (the suite’s sc
       expect(latest.client?.client_id).to.be.a('string');
     });
 
+  it('ignores a callback with a forged state (400) and completes with the redirect it started', async () => {
+    const args = cliArgs().map((a) => (a === 'tsx' ? require.resolve('tsx') : a));
+    const command = [process.execPath, ...args, 'run', '--list', '--auth', '--mcp-url'];
+    const log = join(dir, 'forged.log');
+    process.env.BROWSER = join(root, 'test', 'fixtures', 'open-url-forged-first.mjs');
+    process.env.AGENTTOOL_FORGED_LOG = log;
+    process.env.AGENTTOOL_OAUTH_FILE = join(dir, 'forged', 'oauth.json');
+    try {
+      const run = await conformance(
+        node22(),
+        ['client', '--command', command.join(' '), '--scenario', 'auth/metadata-default'],
+        dir,
+      );
+      expect(readFileSync(log, 'utf8').trim().split('\n')).to.deep.equal(['400']);
+      // Had the forged code been taken, exchanging it for tokens would have failed the scenario.
+      expect(run.output, run.output.slice(-3000)).to.match(/\b0 failed\b/);
+      expect(run.status, run.output.slice(-2000)).to.equal(0);
+    } finally {
+      process.env.BROWSER = join(root, 'test', 'fixtures', 'open-url.mjs');
+      process.env.AGENTTOOL_OAUTH_FILE = file;
+      delete process.env.AGENTTOOL_FORGED_LOG;
+    }
+  });
+
   it('refuses --auth without an --mcp-url server', async () => {
     const { runCli } = await import('./support/cli.js');
     const { status, stderr } = await runCli(['run', '--list', '--auth']);

@@ -6,11 +6,12 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { executeBatch } from '../index.js';
-import { tracesEndpoint } from '../cli/otlp.js';
+import { boundedFlush, FLUSH_LIMIT_MS, tracesEndpoint } from '../cli/otlp.js';
 import { finished, runCli, serveCli, startCli } from './support/cli.js';
 import { skipWithoutRedis, startRedis } from './support/redis.js';
 
@@ -165,5 +166,131 @@ describe('agenttool --otlp', function () {
     expect(tracesEndpoint('https://otel.example/api/traces')).to.equal(
       'https://otel.example/api/traces',
     );
+  });
+});
+
+/** A collector that takes the connection and never answers, cut off when the test is over. */
+async function hangingCollector(): Promise<{ url: string; close(): void }> {
+  const sockets: Socket[] = [];
+  const server = createTcpServer((socket) => void sockets.push(socket.resume()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => (sockets.forEach((s) => s.destroy()), server.close()) };
+}
+
+/** A collector that answers 200 a byte at a time, every 100 ms, for ever. */
+async function tricklingCollector(): Promise<{ url: string; close(): void }> {
+  const timers: NodeJS.Timeout[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    timers.push(setInterval(() => res.write(' '), 100));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    close: () => (timers.forEach(clearInterval), server.closeAllConnections(), server.close()),
+  };
+}
+
+/** A loopback address nothing listens on: connecting is refused. */
+async function refusingCollector(): Promise<{ url: string; close(): void }> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise((resolve) => server.close(resolve));
+  return { url, close: () => undefined };
+}
+
+const dropped =
+  /^agenttool: --otlp: the last spans were not sent to http:\/\/127\.0\.0\.1:\d+\/v1\/traces \(.+\); exiting without them$/gm;
+
+describe('agenttool --otlp: a collector that does not take the spans costs the exit at most 5 s', function () {
+  this.timeout(60_000);
+  // Generous over the 5 s limit (a loaded machine), well under the exporter's own 10 s.
+  const ceiling = FLUSH_LIMIT_MS + 2_500;
+
+  for (const [kind, start] of [
+    ['never answers', hangingCollector],
+    ['refuses the connection', refusingCollector],
+    ['answers a byte at a time', tricklingCollector],
+  ] as const)
+    it(`run: exits once the limit is up when the collector ${kind}, saying the spans were dropped`, async () => {
+      const collector = await start();
+      try {
+        const child = startCli(['run', '-', '--json', '--otlp', collector.url], {
+          stdin: call('a', 'slow_count', { to: 1, step_ms: 1 }),
+        });
+        // The run's work is done once its result is on stdout; the rest is the export's end.
+        const answered = new Promise<number>((resolve) =>
+          child.stdout!.once('data', () => resolve(performance.now())),
+        );
+        const done = await finished(child);
+        const took = performance.now() - (await answered);
+        expect(done.status, done.stderr).to.equal(0);
+        expect(done.stdout).to.contain('"call_id":"a"');
+        expect(done.stderr.match(dropped), done.stderr).to.have.length(1);
+        expect(took, done.stderr).to.be.below(ceiling);
+      } finally {
+        collector.close();
+      }
+    });
+
+  it('serve: exits on SIGTERM once the limit is up when the collector never answers', async () => {
+    const collector = await hangingCollector();
+    try {
+      const serving = serveCli(['--otlp', collector.url]);
+      const remote = await connectMcp(httpTransport(await serving.url));
+      const count = remote.tools.find((t) => t.name === 'slow_count')!;
+      await lastValueFrom(
+        executeBatch([{ tool: count, call: { id: 'x', args: '{"to":1,"step_ms":1}' } }]).pipe(
+          toArray(),
+        ),
+      );
+      await remote.close();
+      const stopped = performance.now();
+      serving.child.kill('SIGTERM');
+      const done = await serving.done;
+      expect(done.status, done.stderr).to.equal(0);
+      expect(done.stderr.match(dropped), done.stderr).to.have.length(1);
+      expect(performance.now() - stopped, done.stderr).to.be.below(ceiling);
+    } finally {
+      collector.close();
+    }
+  });
+});
+
+describe('--otlp: the last flush, bounded (virtual time)', () => {
+  const scheduler = () =>
+    new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    });
+  const sent = { s: { sent: true } };
+
+  it('ends with the flush when it ends in time, sent or failed', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(boundedFlush(cold('2000ms (a|)'))).toBe('2000ms (s|)', sent);
+      expectObservable(boundedFlush(cold('4999ms |'))).toBe('4999ms (s|)', sent);
+      expectObservable(boundedFlush(cold('1000ms #', {}, new Error('Request timed out')))).toBe(
+        '1000ms (f|)',
+        { f: { sent: false, why: 'Request timed out' } },
+      );
+    });
+  });
+
+  it('abandons a flush still going at the limit, and unsubscribes from it', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const flush = cold('-');
+      expectObservable(boundedFlush(flush)).toBe(`${FLUSH_LIMIT_MS}ms (x|)`, {
+        x: { sent: false, why: 'no answer within 5 s' },
+      });
+      expectSubscriptions(flush.subscriptions).toBe(`^ ${FLUSH_LIMIT_MS - 1}ms !`);
+      const late = cold('6000ms (a|)');
+      expectObservable(boundedFlush(late)).toBe('5000ms (x|)', {
+        x: { sent: false, why: 'no answer within 5 s' },
+      });
+    });
+    expect(FLUSH_LIMIT_MS).to.equal(5_000); // docs/telemetry.md promises 5 s
   });
 });

@@ -171,6 +171,70 @@ describe('web front: approvals and questions over HTTP', function () {
     ]);
   });
 
+  it('records what the person did: approved, with the note and the corrected arguments', async () => {
+    const server = await serve(
+      [
+        call('noted', 'bash', { command: 'echo one' }),
+        call('edited', 'bash', { command: 'echo two' }),
+        call('no', 'bash', { command: 'echo three' }),
+      ],
+      true,
+    );
+    const reader = events(server);
+    await post(server, 'run');
+    for (const index of [0, 1, 2]) await reader.waitFor(approval(index, 'asked'));
+    expect((await post(server, 'calls/0/approve', { note: 'fine, once' })).status).to.equal(202);
+    const edit = { note: 'say edited', args: { command: 'echo edited' } };
+    expect((await post(server, 'calls/1/approve', edit)).status).to.equal(202);
+    expect((await post(server, 'calls/2/refuse', { note: 'not now' })).status).to.equal(202);
+    await reader.waitFor(isOutput);
+    const decided = reader.records.filter((r) => r.type === 'approval' && r.state !== 'asked');
+    expect(decided.map((r) => ({ ...r, at: 0 }))).to.have.deep.members([
+      { type: 'approval', index: 0, at: 0, state: 'approved', note: 'fine, once' },
+      {
+        type: 'approval',
+        index: 1,
+        at: 0,
+        state: 'approved',
+        note: 'say edited',
+        args: '{"command":"echo edited"}',
+      },
+      { type: 'approval', index: 2, at: 0, state: 'refused', note: 'not now' },
+    ]);
+    const ran = (index: number) =>
+      reader.records.find(
+        (r): r is EventRecord => r.type === 'event' && r.index === index && r.final,
+      )!;
+    expect(ran(1).result?.output).to.equal('edited\n[exit code 0]');
+  });
+
+  it('answers corrected arguments that do not fit the tool 400 with why; the call waits for good ones', async () => {
+    const server = await serve([call('edit', 'bash', { command: 'echo before' })], true);
+    const reader = events(server);
+    await post(server, 'run');
+    await reader.waitFor(approval(0, 'asked'));
+    const bad = await post(server, 'calls/0/approve', { args: { command: 42 } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error).to.equal(
+      "its edited arguments do not fit the tool's schema: invalid arguments: command: expected string, got 42",
+    );
+    expect((await post(server, 'calls/0/approve', { args: {} })).status).to.equal(400);
+    // Still waiting: nothing decided, nothing started, and a good correction is taken.
+    expect(reader.records.filter((r) => r.type === 'approval').map((r) => r.state)).to.deep.equal([
+      'asked',
+    ]);
+    expect(reader.records.some((r) => r.type === 'start')).to.equal(false);
+    expect(
+      await post(server, 'calls/0/approve', { args: { command: 'echo after' } }),
+    ).to.deep.equal({ status: 202, body: { ok: true } });
+    const output = (await reader.waitFor(isOutput)) as Extract<RunRecord, { type: 'output' }>;
+    expect(output.items[0]!.output).to.equal(
+      'after\n[exit code 0]\n\n[The person who approved this call edited its arguments; it ran with {"command":"echo after"}]',
+    );
+    expect(reader.records.some(approval(0, 'approved'))).to.equal(true);
+    expect(reader.records.some(approval(0, 'refused'))).to.equal(false);
+  });
+
   it('shows a tool’s question on its call and gives the tool the answer POSTed for it', async () => {
     const server = await serve([
       call('ask', 'confirm_step', { step: 'deploy' }),

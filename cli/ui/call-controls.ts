@@ -31,13 +31,19 @@ interface Pending<T> {
   readonly answer: (value: T) => void;
 }
 
+/** Why arguments a person corrected do not fit the call (in words), or undefined when they do. */
+export type ArgsCheck = (args: unknown) => string | undefined;
+
+/** An approval still to come, and the check of arguments a person corrects on approving. */
+type PendingApproval = Pending<Approval> & { readonly check: ArgsCheck | undefined };
+
 /** An open question: what was asked, which of the call's questions it is (1 for the first). */
 type OpenQuestion = Pending<ElicitResult> & ElicitRequest & { readonly ordinal: number };
 
 /** The per-call controls of one run, by job index. */
 export class CallControls {
   private readonly controllers: AbortController[];
-  private readonly approvals = new Map<number, Pending<Approval>>();
+  private readonly approvals = new Map<number, PendingApproval>();
   private readonly questions = new Map<number, OpenQuestion>();
   /** The approvals a person gave (true) or refused (false), by index. */
   private readonly decided = new Map<number, boolean>();
@@ -73,11 +79,13 @@ export class CallControls {
 
   /**
    * The engine's `approve` answer for call `index`: pending until {@link decide} is called for it,
-   * forgotten when the engine unsubscribes (the call or the batch was cancelled).
+   * forgotten when the engine unsubscribes (the call or the batch was cancelled). `check` vets
+   * the arguments an approval corrects before the engine has them (see {@link decide}).
    */
-  approval(index: number): Observable<Approval> {
+  approval(index: number, check?: ArgsCheck): Observable<Approval> {
     return new Observable<Approval>((subscriber) => {
       this.approvals.set(index, {
+        check,
         answer: (approved) => {
           subscriber.next(approved);
           subscriber.complete();
@@ -95,13 +103,19 @@ export class CallControls {
   /**
    * Approves or refuses call `index` with `approval` (true, false, or with the person's note and
    * corrected arguments: see `Approval`); `not-asked` when it awaits no approval, and `already`
-   * when a person decided it before (the first decision counts).
+   * when a person decided it before (the first decision counts). Corrected arguments that the
+   * approval's check turns down are `invalid`: the call goes on waiting for a decision, which the
+   * engine would otherwise have made a refusal.
    */
   decide(index: number, approval: Approval): Decision {
     const pending = this.approvals.get(index);
     if (pending === undefined) {
       const earlier = this.decided.get(index);
       return earlier === undefined ? 'not-asked' : { already: earlier ? 'approved' : 'refused' };
+    }
+    if (typeof approval === 'object' && approval.approved && approval.args !== undefined) {
+      const invalid = pending.check?.(approval.args);
+      if (invalid !== undefined) return { invalid };
     }
     this.approvals.delete(index);
     this.decided.set(index, typeof approval === 'boolean' ? approval : approval.approved);

@@ -13,12 +13,14 @@ import {
   jobsFromItems,
   settledOf,
   toOutputItems,
+  type Approval,
   type ExecuteOptions,
   type Job,
   type OutputItem,
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
+import { checkEditedArgs } from '../../operators/internal/job-approval.js';
 import {
   eventRecord,
   type ApprovalRecord,
@@ -26,6 +28,23 @@ import {
   type RunRecord,
 } from './run-records.js';
 import type { RunControl, RunSource } from './run-source.js';
+
+/** Why `args`, corrected by the person approving `job`, would not run (the engine's check). */
+function editProblem(args: unknown, job: Job): string | undefined {
+  const checked = checkEditedArgs(args, job);
+  return 'why' in checked ? checked.why : undefined;
+}
+
+/** What a person's decision added to the call, as its approval record carries it. */
+function reviewOf(given: Approval): Pick<ApprovalRecord, 'note' | 'args'> {
+  if (typeof given === 'boolean') return {};
+  const { note } = given;
+  const args = given.approved ? given.args : undefined;
+  return {
+    ...(note !== undefined && note !== '' && { note }),
+    ...(args !== undefined && { args: typeof args === 'string' ? args : JSON.stringify(args) }),
+  };
+}
 
 /** How the batch runs: the options of `agenttool run`, and the page's title. */
 export interface LiveTurnOptions extends Pick<
@@ -81,8 +100,14 @@ export function liveTurn(
     new Observable<RunRecord>((subscriber) => {
       const began = Date.now();
       const settled = new Array<SettledResult>(jobs.length);
-      const approval = (index: number, state: ApprovalRecord['state']): void =>
-        subscriber.next({ type: 'approval', index, state, at: Date.now() - began });
+      const approval = (index: number, state: ApprovalRecord['state'], given?: Approval): void =>
+        subscriber.next({
+          type: 'approval',
+          index,
+          state,
+          at: Date.now() - began,
+          ...(given !== undefined && reviewOf(given)),
+        });
       subscriber.next(batch);
       const runId = randomUUID();
       const keyed =
@@ -102,9 +127,12 @@ export function liveTurn(
             defer(() => {
               approval(index, 'asked');
               return calls
-                .approval(index)
+                .approval(index, (args) => editProblem(args, job))
                 .pipe(
-                  tap((approved) => approval(index, approved === true ? 'approved' : 'refused')),
+                  tap((given) => {
+                    const approved = typeof given === 'boolean' ? given : given.approved;
+                    approval(index, approved ? 'approved' : 'refused', given);
+                  }),
                 );
             }),
         }),

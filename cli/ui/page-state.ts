@@ -41,6 +41,12 @@ export interface PageInput {
 /** Where the batch is: nothing ran yet, calls are running, or the output is in. */
 export type BatchPhase = 'idle' | 'running' | 'finished';
 
+/** What a person wrote beside a decision, and the arguments (JSON text) they corrected. */
+export interface Review {
+  note?: string;
+  args?: string;
+}
+
 /** Everything the page draws from. */
 export interface PageState {
   mode: 'live' | 'replay';
@@ -68,6 +74,8 @@ export interface PageState {
   asked: Map<number, number>;
   /** Each call's span, when the command traces (`--otlp`): the page links the call to it. */
   traces: Map<number, { traceId: string; spanId: string }>;
+  /** What a person's decision added to a call (its note, the arguments they corrected), by index. */
+  reviews: Map<number, Review>;
   /** Where a trace is shown (`--trace-url`), if anywhere. */
   traceUrl: string | undefined;
 }
@@ -88,6 +96,7 @@ export function emptyPageState(): PageState {
     questions: new Map(),
     asked: new Map(),
     traces: new Map(),
+    reviews: new Map(),
     traceUrl: undefined,
   };
 }
@@ -115,6 +124,7 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
       state.questions = new Map();
       state.asked = new Map();
       state.traces = new Map();
+      state.reviews = new Map();
       return state;
     case 'trace':
       state.traces.set(record.index, { traceId: record.traceId, spanId: record.spanId });
@@ -146,6 +156,12 @@ function askedOf(state: PageState, record: StartRecord | ApprovalRecord | EventR
   if (record.type === 'approval') {
     if (record.state === 'asked') state.approvals.add(index);
     else state.approvals.delete(index);
+    const { note, args } = record;
+    if (note !== undefined || args !== undefined)
+      state.reviews.set(index, {
+        ...(note !== undefined && { note }),
+        ...(args !== undefined && { args }),
+      });
   } else if (record.type === 'start') state.approvals.delete(index);
   else if (record.final) {
     state.approvals.delete(index);

@@ -53,12 +53,17 @@ export interface ErrorRecord {
   message: string;
 }
 
-/** A call waits for a person's approval (`asked`), or has had the answer. */
+/**
+ * A call waits for a person's approval (`asked`), or has had the answer: with what the person
+ * wrote beside it (`note`) and, approving, the arguments they corrected (`args`, JSON text).
+ */
 export interface ApprovalRecord {
   type: 'approval';
   index: number;
   at: number;
   state: 'asked' | 'approved' | 'refused';
+  note?: string;
+  args?: string;
 }
 
 /**

@@ -81,28 +81,27 @@ const validators = new WeakMap<Tool, ArgumentValidator>();
 
 /**
  * Edited arguments as JSON text once they pass what the model's pass (the tool's `parameters`,
- * through the validator `tool()` uses) and name the resource the model's did; otherwise the
- * NotApprovedError that says why.
+ * through the validator `tool()` uses) and name the resource the model's did; otherwise why not,
+ * in words (`its edited arguments ...`). The engine refuses a call whose approval brings ones that
+ * do not pass; an application can check them first and let the person correct them (the web
+ * front answers 400 with the reason, and the call goes on waiting).
  */
-function editedArgs(args: unknown, job: Job): string | NotApprovedError {
-  const callId = job.call.id;
-  const refuse = (why: string) =>
-    new NotApprovedError(callId, `call "${callId}" was not approved: ${why}`);
+export function checkEditedArgs(args: unknown, job: Job): { text: string } | { why: string } {
   let text: string | undefined;
   if (typeof args === 'string') text = args;
   else if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
     try {
       text = JSON.stringify(args);
     } catch (err) {
-      return refuse(`its edited arguments are not JSON (${describeThrown(err)})`);
+      return { why: `its edited arguments are not JSON (${describeThrown(err)})` };
     }
   }
   if (text === undefined)
-    return refuse(
-      `its edited arguments must be an object or JSON text, got ${describeValue(args)}`,
-    );
+    return {
+      why: `its edited arguments must be an object or JSON text, got ${describeValue(args)}`,
+    };
   const tool = job.tool;
-  if (tool === undefined || tool === null) return text; // fails as a missing tool when it runs
+  if (tool === undefined || tool === null) return { text }; // fails as a missing tool when it runs
   try {
     let validator = validators.get(tool);
     if (validator === undefined) {
@@ -113,15 +112,23 @@ function editedArgs(args: unknown, job: Job): string | NotApprovedError {
     }
     validator.parse(text);
   } catch (err) {
-    return refuse(`its edited arguments do not fit the tool's schema: ${describeThrown(err)}`);
+    return { why: `its edited arguments do not fit the tool's schema: ${describeThrown(err)}` };
   }
   const waits = jobResource(job);
   const names = jobResource({ ...job, call: { ...job.call, args: text } });
   if (names !== waits)
-    return refuse(
-      `its edited arguments name resource ${JSON.stringify(names)}, not ${JSON.stringify(waits)}, whose turn the call waits for`,
-    );
-  return text;
+    return {
+      why: `its edited arguments name resource ${JSON.stringify(names)}, not ${JSON.stringify(waits)}, whose turn the call waits for`,
+    };
+  return { text };
+}
+
+/** {@link checkEditedArgs}, its reason as the NotApprovedError that refuses the call. */
+function editedArgs(args: unknown, job: Job): string | NotApprovedError {
+  const checked = checkEditedArgs(args, job);
+  if ('text' in checked) return checked.text;
+  const callId = job.call.id;
+  return new NotApprovedError(callId, `call "${callId}" was not approved: ${checked.why}`);
 }
 
 /** A failure of `approve` (a throw, a rejection, an error) as the refusal it is. */

@@ -11,6 +11,7 @@
  * @module
  */
 import type { CallRow } from '../../call-state.js';
+import type { Review } from '../page-state.js';
 import { elapsed } from '../../views/format.js';
 import type { ElicitRequest, ToolOutput } from '../../../index.js';
 import { element, setAttr, setStyle, setText, setTitle } from './dom.js';
@@ -38,6 +39,9 @@ interface RowView {
   /** Where the call's trace link goes, once it has one, and the trace it shows. */
   trace: HTMLElement;
   traced: string | undefined;
+  /** What the person's decision added (note, corrected arguments), and the review it shows. */
+  review: HTMLElement;
+  reviewed: Review | undefined;
 }
 
 /** What a person is asked about the calls, by index, and where their traces are. */
@@ -46,6 +50,8 @@ export interface Asked {
   questions: ReadonlyMap<number, ElicitRequest>;
   /** Each call's span, when the command traces (`--otlp`). */
   traces: ReadonlyMap<number, { traceId: string; spanId: string }>;
+  /** What a person's decision added to each call: a note, corrected arguments. */
+  reviews: ReadonlyMap<number, Review>;
   /** Where a trace is shown: a URL with `{traceId}` and `{spanId}`; undefined for none. */
   traceUrl: string | undefined;
 }
@@ -104,7 +110,8 @@ function buildRow(row: CallRow): RowView {
   const args = element('td', 'args');
   const code = element('code', '', row.args === '' ? '{}' : row.args);
   setTitle(code, row.args);
-  args.append(code);
+  const review = element('div', 'review');
+  args.append(code, review);
   const badge = element('span', 'badge');
   const bar = element('div', 'bar');
   const fill = element('div', 'fill');
@@ -154,7 +161,31 @@ function buildRow(row: CallRow): RowView {
     question: undefined,
     trace,
     traced: undefined,
+    review,
+    reviewed: undefined,
   };
+}
+
+/**
+ * A decision's review under the call's arguments: the arguments it ran with, when the person
+ * corrected them (`[data-edited-args]`), and their note (`[data-review-note]`).
+ */
+function reviewParts(review: Review): HTMLElement[] {
+  const parts: HTMLElement[] = [];
+  if (review.args !== undefined) {
+    const edited = element('div', 'edited', 'edited: ');
+    const code = element('code', '', review.args);
+    setTitle(code, review.args);
+    edited.append(code);
+    edited.dataset.editedArgs = review.args;
+    parts.push(edited);
+  }
+  if (review.note !== undefined) {
+    const note = element('div', 'review-note', `note: ${review.note}`);
+    note.dataset.reviewNote = review.note;
+    parts.push(note);
+  }
+  return parts;
 }
 
 function updateRow(
@@ -183,6 +214,11 @@ function updateRow(
     );
   }
   view.approve.hidden = view.refuse.hidden = view.note.hidden = !approval || !live;
+  const review = asked.reviews.get(row.index);
+  if (review !== view.reviewed) {
+    view.reviewed = review;
+    view.review.replaceChildren(...(review === undefined ? [] : reviewParts(review)));
+  }
   const span = asked.traces.get(row.index);
   if (span !== undefined && span.traceId !== view.traced) {
     view.traced = span.traceId;
