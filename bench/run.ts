@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every scenario, each side by side with its baseline, then the table.
  *
- *   npm run bench                          all eleven scenarios, the table on stdout
+ *   npm run bench                          all twelve scenarios, the table on stdout
  *   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
  *   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
  *   npm run bench -- --only=1,2            some scenarios only
@@ -38,6 +38,7 @@ import { scaleOutScenario } from './scenarios/scale-out.js';
 import { tasksScenario } from './scenarios/tasks.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { telemetryScenario } from './scenarios/telemetry.js';
+import { runCommandScenario } from './scenarios/run-command.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -51,6 +52,7 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['MCP tasks', tasksScenario],
   ['worker fleet', fleetScenario],
   ['telemetry', telemetryScenario],
+  ['agenttool run at scale', runCommandScenario],
 ];
 
 function option(name: string): string | undefined {
