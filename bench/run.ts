@@ -32,6 +32,7 @@ import { tasksScenario } from './scenarios/tasks.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { telemetryScenario } from './scenarios/telemetry.js';
 import { modelLoopScenario } from './scenarios/model-loop.js';
+import { runCommandScenario } from './scenarios/run-command.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -45,13 +46,14 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['MCP tasks', tasksScenario],
   ['worker fleet', fleetScenario],
   ['telemetry', telemetryScenario],
+  ['agenttool run at scale', runCommandScenario],
   ['model loop', modelLoopScenario],
 ];
 
 /** What `npm run bench -- --help` prints. */
 const USAGE = `usage: npm run bench [-- options]
 
-  npm run bench                          all eleven scenarios, the table on stdout
+  npm run bench                          all thirteen scenarios, the table on stdout
   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
   npm run bench -- --only=1,2            some scenarios only

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
-import { CancelledError, type Job, type Tool } from '../index.js';
-import { initialState, reduceBatch } from '../cli/call-state.js';
+import { CancelledError, type ExecutionEvent, type Job, type Tool } from '../index.js';
+import {
+  countPhases,
+  foldCall,
+  initialState,
+  reduceBatch,
+  type BatchAction,
+} from '../cli/call-state.js';
 import stringWidth from 'string-width';
 import { LiveView } from '../cli/views/live-view.js';
 import { PlainView } from '../cli/views/plain-view.js';
@@ -124,6 +130,57 @@ describe('the state a view shows, over a large batch', () => {
     expect(touchedPerEvent(20_000)).to.equal(small);
   });
 
+  it('keeps the count of calls in each phase right through every kind of change', () => {
+    const n = 3000;
+    const many = Array.from({ length: n }, (_, i) => job(tool('ls'), `c${i}`));
+    const state = initialState(many);
+    expect(state.counts).to.deep.equal(countPhases(state.rows));
+    expect(state.counts.waiting).to.equal(n);
+    // Each call takes a path of its own, by its index: approved first or not, asked a question,
+    // cancelled before it starts, failed, or done; then events that change nothing (a second
+    // start, an event after the final, an index out of range).
+    const event = (i: number, at: number, rest: object): BatchAction => ({
+      type: 'event',
+      at,
+      event: { index: i, callId: `c${i}`, final: false, ...rest } as ExecutionEvent,
+    });
+    const question = {
+      mode: 'form' as const,
+      message: 'sure?',
+      requestedSchema: { type: 'object' as const, properties: {} },
+    };
+    for (let i = 0; i < n; i++) {
+      const path = i % 6;
+      if (path === 5) {
+        reduceBatch(state, event(i, i, { final: true, error: new CancelledError() }));
+        continue;
+      }
+      if (path === 1) foldCall(state, { index: i, callId: `c${i}`, approving: true }, i);
+      if (path === 1 && i % 12 === 1) continue; // left waiting for its approval
+      if (path === 1) foldCall(state, { index: i, callId: `c${i}`, approving: false }, i);
+      reduceBatch(state, { type: 'start', index: i, at: i });
+      reduceBatch(state, { type: 'start', index: i, at: i });
+      if (path === 2) reduceBatch(state, event(i, i, { question }));
+      if (path === 2 && i % 12 === 2) continue; // left asking
+      if (path === 2) reduceBatch(state, event(i, i, { question, answer: { action: 'decline' } }));
+      if (path === 3) continue; // left running
+      if (path === 4) reduceBatch(state, event(i, i, { final: true, error: new Error('no') }));
+      else reduceBatch(state, event(i, i, { final: true, result: { output: 'ok' } }));
+      reduceBatch(state, event(i, i, { result: { output: 'late' } }));
+    }
+    reduceBatch(state, { type: 'start', index: n, at: n });
+    expect(state.counts).to.deep.equal(countPhases(state.rows));
+    expect(state.counts).to.deep.equal({
+      waiting: 0,
+      approving: n / 12,
+      running: n / 6,
+      asking: n / 12,
+      done: n / 6 + n / 12 + n / 12,
+      failed: n / 6,
+      cancelled: n / 6,
+    });
+  });
+
   it('the live view draws a screenful: the calls from the first that has not ended, and a count of the rest', () => {
     const n = 5000;
     const many = Array.from({ length: n }, (_, i) => job(tool('ls'), `c${i}`));
@@ -152,6 +209,45 @@ describe('the state a view shows, over a large batch', () => {
     expect(rows[1]).to.match(/^✓ #101 +ls +done/);
     expect(rows[2]).to.match(/^· #102 +ls +waiting/);
     expect(rows[10]).to.equal('  … 4,990 more calls: 100 done, 4,890 waiting');
+  });
+
+  it('the live view reads a screenful of rows per frame, however large the batch', () => {
+    const rowsReadPerFrame = (n: number): number => {
+      const many = Array.from({ length: n }, (_, i) => job(tool('ls'), `c${i}`));
+      const state = initialState(many);
+      for (let i = 0; i < 50; i++) {
+        reduceBatch(state, { type: 'start', index: i, at: i });
+        if (i % 2 === 0)
+          reduceBatch(state, {
+            type: 'event',
+            at: i + 1,
+            event: { index: i, callId: `c${i}`, final: true, result: { output: 'ok' } },
+          });
+      }
+      let read = 0;
+      state.rows = new Proxy(state.rows, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) read++;
+          return Reflect.get(target, key, receiver) as unknown;
+        },
+      });
+      let text = '';
+      const out = { columns: 80, rows: 12, write: (chunk: string) => (text += chunk) };
+      const view = new LiveView(out as unknown as NodeJS.WriteStream);
+      view.update(state);
+      view.notice('first frame'); // the first frame also finds the first call still running
+      read = 0;
+      text = '';
+      view.notice('second frame');
+      view.finish(state);
+      expect(new Screen().write(text).text()).to.include(
+        `… ${(n - 10).toLocaleString('en-US')} more calls: 20 done, 20 running, ${(n - 50).toLocaleString('en-US')} waiting`,
+      );
+      return read / 2;
+    };
+    const small = rowsReadPerFrame(1000);
+    expect(small).to.be.at.most(30);
+    expect(rowsReadPerFrame(50_000)).to.equal(small);
   });
 
   it('keeps each row within the terminal’s width when names and messages hold CJK text or emoji', () => {

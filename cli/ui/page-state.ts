@@ -10,11 +10,12 @@
  * @module
  */
 import {
+  countPhases,
   foldCall,
   initialState,
   reduceBatch,
   type BatchState,
-  type CallPhase,
+  type PhaseCounts,
 } from '../call-state.js';
 import type { ElicitRequest, FunctionCallOutputItem } from '../../index.js';
 import {
@@ -185,17 +186,7 @@ export function batchNow(state: PageState, now: number): number {
   return Math.max(lastEnd, now - state.clockBase);
 }
 
-/** How many calls are in each phase. */
-export function phaseCounts(state: PageState): Record<CallPhase, number> {
-  const counts = {
-    waiting: 0,
-    approving: 0,
-    running: 0,
-    asking: 0,
-    done: 0,
-    failed: 0,
-    cancelled: 0,
-  };
-  for (const row of state.batch?.rows ?? []) counts[row.phase]++;
-  return counts;
+/** How many calls are in each phase: the batch's own counts, kept as its rows change. */
+export function phaseCounts(state: PageState): PhaseCounts {
+  return { ...(state.batch?.counts ?? countPhases([])) };
 }

@@ -4,7 +4,7 @@
  * than the terminal has lines shows a screenful: the calls from the first one that has not ended,
  * and a line counting the others by phase (a frame's work is the screen's, not the batch's).
  */
-import type { BatchState, CallPhase, CallRow } from '../call-state.js';
+import type { BatchState, CallPhase } from '../call-state.js';
 import { renderRow } from './format.js';
 import { visible } from './visible.js';
 import type { BatchView } from './view.js';
@@ -22,16 +22,18 @@ const PHASES: readonly CallPhase[] = [
   'waiting',
 ];
 
-/** `  … 4,990 more calls: 100 done, 4,890 waiting`: the calls of `rows` outside `from`..`to`. */
-function others(rows: readonly CallRow[], from: number, to: number): string {
-  const count = new Map<CallPhase, number>();
-  for (let i = 0; i < rows.length; i++)
-    if (i < from || i >= to) count.set(rows[i]!.phase, (count.get(rows[i]!.phase) ?? 0) + 1);
+/**
+ * `  … 4,990 more calls: 100 done, 4,890 waiting`: the calls of `state` outside `from`..`to`, from
+ * the batch's phase counts less the rows on screen (a frame's work is the screen's).
+ */
+function others(state: BatchState, from: number, to: number): string {
+  const count = { ...state.counts };
+  for (let i = from; i < to; i++) count[state.rows[i]!.phase]--;
   const n = (value: number): string => value.toLocaleString('en-US');
-  const phases = PHASES.filter((phase) => count.has(phase))
-    .map((phase) => `${n(count.get(phase)!)} ${phase}`)
+  const phases = PHASES.filter((phase) => count[phase] > 0)
+    .map((phase) => `${n(count[phase])} ${phase}`)
     .join(', ');
-  return `  … ${n(rows.length - (to - from))} more calls: ${phases}`;
+  return `  … ${n(state.rows.length - (to - from))} more calls: ${phases}`;
 }
 
 export class LiveView implements BatchView {
@@ -103,7 +105,7 @@ export class LiveView implements BatchView {
     let nameWidth = 0;
     for (const row of shown) nameWidth = Math.max(nameWidth, stringWidth(visible(row.name)));
     const lines = shown.map((row) => renderRow(row, now, Math.min(32, nameWidth), width));
-    if (to - from < all.length) lines.push(others(all, from, to));
+    if (to - from < all.length) lines.push(others(state, from, to));
     this.out.write(`${this.erase()}${lines.join('\n')}\n`);
     this.drawn = lines.length;
   }
