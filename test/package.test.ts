@@ -91,6 +91,9 @@ describe('the package', function () {
       'uiMessageStreamResponse',
       'pipeUIMessageStream',
       'approvalResponses',
+      'toAgUiEvents',
+      'agUiResponse',
+      'pipeAgUiEvents',
     ]);
   });
 

@@ -21,6 +21,21 @@ export {
   type UIMessageChunk,
 } from './ui-message-chunk.js';
 export { approvalResponses } from './approval-responses.js';
+// AG-UI 1.0 (`@ag-ui/client`'s HttpAgent, CopilotKit).
+export { toAgUiEvents, type AgUiRunOptions } from './ag-ui.js';
+export {
+  agUiResponse,
+  pipeAgUiEvents,
+  AG_UI_HEADERS,
+  type AgUiResponseOptions,
+} from './ag-ui-http.js';
+export {
+  APPROVAL_EVENT,
+  PROGRESS_ACTIVITY,
+  QUESTION_EVENT,
+  type AgUiEvent,
+  type ProgressContent,
+} from './ag-ui-event.js';
 // What both carry of a call's question, and the Node response the pipes write to.
 export type { ApprovalAnswer, WireQuestion } from './loop-encoder.js';
 export type { ServerResponseLike } from './sse.js';
