@@ -31,45 +31,123 @@ export type ProgressContent = {
 /** One AG-UI 1.0 event, as `toAgUiEvents` writes it. */
 export type AgUiEvent =
   | {
+      /** The event's kind. */
       readonly type: 'RUN_STARTED';
+      /** The conversation: `RunAgentInput.threadId`. */
       readonly threadId: string;
+      /** This run: `RunAgentInput.runId`. */
       readonly runId: string;
+      /** The protocol version this producer speaks: `1.0`. */
       readonly protocolVersion?: string;
     }
   | {
+      /** The event's kind. */
       readonly type: 'RUN_FINISHED';
+      /** The conversation: `RunAgentInput.threadId`. */
       readonly threadId: string;
+      /** This run: `RunAgentInput.runId`. */
       readonly runId: string;
-      readonly outcome?: { readonly type: 'success' };
+      /** Always a success: a loop that fails ends with `RUN_ERROR`. */
+      readonly outcome?: {
+        /** The run completed. */
+        readonly type: 'success';
+      };
       /** How the loop ended: `{ reason, turns }`. */
       readonly result?: unknown;
     }
-  | { readonly type: 'RUN_ERROR'; readonly message: string; readonly code?: string }
-  | { readonly type: 'STEP_STARTED'; readonly stepName: string }
-  | { readonly type: 'STEP_FINISHED'; readonly stepName: string }
-  | { readonly type: 'TEXT_MESSAGE_START'; readonly messageId: string; readonly role: 'assistant' }
-  | { readonly type: 'TEXT_MESSAGE_CONTENT'; readonly messageId: string; readonly delta: string }
-  | { readonly type: 'TEXT_MESSAGE_END'; readonly messageId: string }
   | {
+      /** The event's kind. */
+      readonly type: 'RUN_ERROR';
+      /** The loop's error, for a person. */
+      readonly message: string;
+      /** The error's `code`, when it has one. */
+      readonly code?: string;
+    }
+  | {
+      /** The event's kind. */
+      readonly type: 'STEP_STARTED';
+      /** `turn <n>`. */
+      readonly stepName: string;
+    }
+  | {
+      /** The event's kind. */
+      readonly type: 'STEP_FINISHED';
+      /** `turn <n>`. */
+      readonly stepName: string;
+    }
+  | {
+      /** The event's kind. */
+      readonly type: 'TEXT_MESSAGE_START';
+      /** The text's id, as the model named it. */
+      readonly messageId: string;
+      /** Always the assistant. */
+      readonly role: 'assistant';
+    }
+  | {
+      /** The event's kind. */
+      readonly type: 'TEXT_MESSAGE_CONTENT';
+      /** The text's id, as the model named it. */
+      readonly messageId: string;
+      /** A piece of the text; never empty. */
+      readonly delta: string;
+    }
+  | {
+      /** The event's kind. */
+      readonly type: 'TEXT_MESSAGE_END';
+      /** The text's id, as the model named it. */
+      readonly messageId: string;
+    }
+  | {
+      /** The event's kind. */
       readonly type: 'TOOL_CALL_START';
+      /** The call's id (`call_id`). */
       readonly toolCallId: string;
+      /** The call's tool. */
       readonly toolCallName: string;
+      /** The turn's assistant message: its first text, else `<runId>-turn-<n>`. */
       readonly parentMessageId?: string;
     }
-  | { readonly type: 'TOOL_CALL_ARGS'; readonly toolCallId: string; readonly delta: string }
-  | { readonly type: 'TOOL_CALL_END'; readonly toolCallId: string }
   | {
+      /** The event's kind. */
+      readonly type: 'TOOL_CALL_ARGS';
+      /** The call's id (`call_id`). */
+      readonly toolCallId: string;
+      /** A piece of the arguments' JSON text. */
+      readonly delta: string;
+    }
+  | {
+      /** The event's kind. */
+      readonly type: 'TOOL_CALL_END';
+      /** The call's id (`call_id`). */
+      readonly toolCallId: string;
+    }
+  | {
+      /** The event's kind. */
       readonly type: 'TOOL_CALL_RESULT';
+      /** The result's message: `<callId>-result`. */
       readonly messageId: string;
+      /** The call's id (`call_id`). */
       readonly toolCallId: string;
       /** What the model reads, as text. */
       readonly content: string;
+      /** Always `tool`. */
       readonly role: 'tool';
     }
   | {
+      /** The event's kind. */
       readonly type: 'ACTIVITY_SNAPSHOT';
+      /** The call's progress message: `<callId>-progress`. */
       readonly messageId: string;
+      /** Always `agenttool.progress`. */
       readonly activityType: typeof PROGRESS_ACTIVITY;
+      /** The update. */
       readonly content: ProgressContent;
     }
-  | { readonly type: 'CUSTOM'; readonly name: string; readonly value: unknown };
+  | {
+      /** The event's kind. */
+      readonly type: 'CUSTOM';
+      /** `agenttool.approval`, `agenttool.question` or `agenttool.error`. */
+      readonly name: string;
+      /** The approval, the question, or what could not be sent. */
+      readonly value: unknown;
+    };
