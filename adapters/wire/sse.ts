@@ -80,7 +80,8 @@ export function sseResponse<T>(
 
 /**
  * Writes the events to a Node response as server-sent events: the protocol's headers, a frame
- * per event, the closing frame, the end. The response's `close` before the end (the client
+ * per event as it comes (a loop's events are small and come at the model's pace, so the writes
+ * do not wait for the socket to drain), the closing frame, the end. The response's `close` before the end (the client
  * disconnected) unsubscribes the events. An error of the events ends the response where it is.
  *
  * @return The subscription, to stop early from the server's side.
