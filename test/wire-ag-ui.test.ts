@@ -16,6 +16,7 @@ import {
   throwError,
   toArray,
 } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import { ValidationError } from '../lib/errors.js';
 import type { LoopEvent } from '../operators/loop-events.js';
 import {
@@ -170,6 +171,30 @@ describe('toAgUiEvents: a loop as an AG-UI 1.0 run', () => {
       code: 'invalid_arguments',
     });
     expect(await verified(list)).to.have.length(list.length);
+  });
+
+  it('subscribes the loop once per subscription, and unsubscribes it with the run', () => {
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const loop = cold<LoopEvent>('a---b----', {
+        a: { type: 'turn-start', turn: 1, input: [] },
+        b: { type: 'call-start', turn: 1, callId: 'r1', name: 'read_file' },
+      });
+      const unsub = '               ^------!  ';
+      expectObservable(toAgUiEvents(loop, run), unsub).toBe('(rs)c', {
+        r: { type: 'RUN_STARTED', ...run, protocolVersion: '1.0' },
+        s: { type: 'STEP_STARTED', stepName: 'turn 1' },
+        c: {
+          type: 'TOOL_CALL_START',
+          toolCallId: 'r1',
+          toolCallName: 'read_file',
+          parentMessageId: 'run-1-turn-1',
+        },
+      });
+      expectSubscriptions(loop.subscriptions).toBe('^------!  ');
+    });
   });
 
   it('closes what a loop that completes early left open, so the run still verifies', async () => {

@@ -23,6 +23,7 @@ import {
   throwError,
   toArray,
 } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import type { LoopEvent } from '../operators/loop-events.js';
 import {
   approvalResponses,
@@ -219,6 +220,26 @@ describe('toUIMessageStream: a loop as the AI SDK reads it', () => {
       output: { text: 'buy milk', call: 'r1', final: true },
     });
     expect(partOf(last, 'r2')).to.deep.include({ type: 'dynamic-tool', state: 'output-denied' });
+  });
+
+  it('subscribes the loop once per subscription, and unsubscribes it with the stream', () => {
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const loop = cold<LoopEvent>('a----b----', {
+        a: { type: 'turn-start', turn: 1, input: [] },
+        b: { type: 'text-delta', turn: 1, id: 'm', delta: 'hi' },
+      });
+      const unsub = '               ^-------!  ';
+      expectObservable(toUIMessageStream(loop), unsub).toBe('(st)-(uv)', {
+        s: { type: 'start' },
+        t: { type: 'start-step' },
+        u: { type: 'text-start', id: 'm' },
+        v: { type: 'text-delta', id: 'm', delta: 'hi' },
+      });
+      expectSubscriptions(loop.subscriptions).toBe('^-------!  ');
+    });
   });
 
   it('starts text again after a call the model writes between two pieces of one text', async () => {
