@@ -32,7 +32,7 @@ import {
   uiMessageStreamResponse,
   type UIMessageChunk,
 } from '../adapters/wire/index.js';
-import { conversation, deploy, question } from './support/loop-conversation.js';
+import { conversation, deploy, functionCall, question } from './support/loop-conversation.js';
 import { until } from './support/until.js';
 
 /** An Observable as the ReadableStream the AI SDK's readers take; cancelling unsubscribes. */
@@ -313,16 +313,38 @@ describe('uiMessageStreamResponse and pipeUIMessageStream: the stream over HTTP'
     expect(ended).to.equal(true);
   });
 
-  it('replaces a chunk that is not JSON by an error chunk and goes on', async () => {
+  it('fails on the wire only the call whose input or output is not JSON; the stream goes on', async () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    const events = conversation().slice(0, 10);
-    const response = uiMessageStreamResponse(from(events), { toolOutput: () => cyclic });
-    const text = await response.text();
-    expect(text).to.include(
-      '"type":"error","errorText":"a tool-output-available chunk is not JSON',
+    const depth = 200_000; // parses, but is too deep to write back as JSON
+    const deep = functionCall('r6', 'read_file', '['.repeat(depth) + ']'.repeat(depth));
+    const events = conversation();
+    events.splice(
+      events.findIndex((e) => e.type === 'turn-end'),
+      0,
+      { type: 'call', turn: 1, call: deep },
     );
-    expect(text.endsWith('data: [DONE]\n\n')).to.equal(true);
+    const response = uiMessageStreamResponse(from(events), {
+      toolOutput: (result, call, final) =>
+        call.call_id === 'r1' && final ? cyclic : result.output,
+    });
+    const parsed = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema });
+    const chunks = (await readAll(parsed)).map((result) => {
+      if (!result.success) throw result.error;
+      return result.value as UIMessageChunk;
+    });
+    const last = (await snapshots(from(chunks))).at(-1)!;
+    const r1 = partOf(last, 'r1') as ToolPartView & { errorText: string };
+    expect(r1.state).to.equal('output-error');
+    expect(r1.errorText).to.match(
+      /^a tool-output-available chunk is not JSON \(Converting circular structure to JSON .*\); it was left out$/,
+    );
+    const r6 = partOf(last, 'r6') as ToolPartView & { errorText: string };
+    expect(r6.state).to.equal('output-error');
+    expect(r6.errorText).to.match(
+      /^a tool-input-available chunk is not JSON \(.+\); it was left out$/,
+    );
+    expect(last.parts.at(-1)).to.deep.equal(expected.parts.at(-1));
   });
 
   it('serves useChat’s transport from a node:http server, and reads back the approval its client gives', async () => {

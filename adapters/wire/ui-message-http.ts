@@ -25,11 +25,26 @@ export interface UIMessageResponseOptions extends UIMessageStreamOptions {
 const framing: SseFraming<UIMessageChunk> = {
   headers: UI_MESSAGE_STREAM_HEADERS,
   done: 'data: [DONE]\n\n',
-  unencodable: (chunk, reason) => ({
-    type: 'error',
-    errorText: `a ${chunk.type} chunk is not JSON (${reason}); it was left out`,
-  }),
+  unencodable: standIn,
 };
+
+/**
+ * What is sent for a chunk that is not JSON: a call's input or final output becomes that call's
+ * error, so the fault stays in its tool part (and the part exists for what comes after it);
+ * anything else an `error` chunk.
+ */
+function standIn(chunk: UIMessageChunk, reason: string): UIMessageChunk {
+  const errorText = `a ${chunk.type} chunk is not JSON (${reason}); it was left out`;
+  const dynamic =
+    chunk.type.startsWith('tool-') && 'dynamic' in chunk ? { dynamic: chunk.dynamic } : {};
+  if (chunk.type === 'tool-input-available') {
+    const { toolCallId, toolName } = chunk;
+    return { type: 'tool-input-error', toolCallId, toolName, input: null, errorText, ...dynamic };
+  }
+  if (chunk.type === 'tool-output-available' && chunk.preliminary !== true)
+    return { type: 'tool-output-error', toolCallId: chunk.toolCallId, errorText, ...dynamic };
+  return { type: 'error', errorText };
+}
 
 /**
  * A model loop as the web `Response` `useChat` reads: its {@link toUIMessageStream} chunks as
@@ -37,7 +52,8 @@ const framing: SseFraming<UIMessageChunk> = {
  * the AI SDK's headers. For a route handler (Next.js, Hono, a worker): `return
  * uiMessageStreamResponse(agentLoop(...))`. The loop runs when the body is read; a client that
  * goes away cancels the body, which unsubscribes the loop and so cancels its calls. A chunk that
- * is not JSON (a tool output with a cycle) is replaced by an `error` chunk saying so.
+ * is not JSON (a tool output with a cycle, arguments nested too deep) is replaced by one saying
+ * so: the call's `tool-input-error` or `tool-output-error`, else an `error` chunk.
  */
 export function uiMessageStreamResponse(
   loop$: Observable<LoopEvent>,
