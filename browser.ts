@@ -9,3 +9,6 @@
  */
 export * from './lib/index.js';
 export * from './operators/index.js';
+// The front's wire (also `agenttool/wire`): plain functions that register nothing, so a bundle
+// that does not call them leaves them out.
+export * from './adapters/wire/index.js';

@@ -1,5 +1,5 @@
 /**
- * agenttool: the tool contract (lib/) and the execution engine (operators/).
+ * agenttool: the tool contract (lib/), the execution engine (operators/) and the front's wire (adapters/wire/).
  *
  * This is the entry Node and server bundles load; it registers zod 3 support (see
  * {@link registerZod3}), ajv for `tool()` where eval is allowed, RE2 for the patterns of schemas
@@ -41,3 +41,6 @@ registerSoloRun({ runsAlone, SoloRun });
 
 export * from './lib/index.js';
 export * from './operators/index.js';
+// The front's wire (also `agenttool/wire`): plain functions that register nothing, so a bundle
+// that does not call them leaves them out.
+export * from './adapters/wire/index.js';

@@ -133,18 +133,20 @@ export interface BatchStateOptions {
   scheduler?: SchedulerLike | undefined;
 }
 
+/** An output as text: a string as it is, parts one a line, non-text parts as `[image]`, `[file]`. */
+export function outputText(output: ToolOutput): string {
+  if (typeof output === 'string') return output;
+  return output
+    .map((part) =>
+      part.type === 'input_text' ? part.text : `[${part.type.replace('input_', '')}]`,
+    )
+    .join('\n');
+}
+
 /** An output on one line: whitespace folded, cut at 200 characters, non-text parts as `[image]`. */
 export function outputPreview(output: ToolOutput | undefined): string {
   if (output === undefined) return '';
-  const text =
-    typeof output === 'string'
-      ? output
-      : output
-          .map((part) =>
-            part.type === 'input_text' ? part.text : `[${part.type.replace('input_', '')}]`,
-          )
-          .join(' ');
-  const folded = text.replace(/\s+/g, ' ').trim();
+  const folded = outputText(output).replace(/\s+/g, ' ').trim();
   return folded.length > 200 ? `${folded.slice(0, 199)}…` : folded;
 }
 

@@ -57,6 +57,15 @@ describe('package boundaries', () => {
     expect(violations('testing', isSdk)).to.deep.equal([]);
   });
 
+  it('adapters/wire/ imports no SDK nor Node module: the protocols are its own types (test/types/wire.test-d.ts)', () => {
+    const allowed = (s: string): boolean =>
+      s === 'rxjs' ||
+      s.startsWith('lib/') ||
+      s.startsWith('adapters/wire/') ||
+      (s.startsWith('operators/') && !s.startsWith('operators/internal/'));
+    expect(violations('adapters/wire', (s) => !allowed(s))).to.deep.equal([]);
+  });
+
   it('cli/ imports nothing from operators/internal/: the engine as its users see it', () => {
     expect(violations('cli', (s) => s.startsWith('operators/internal'))).to.deep.equal([]);
   });

@@ -36,7 +36,7 @@ describe('the package', function () {
   it('every entry point resolves by its package name, with its public names', () => {
     const script = `
       const names = {};
-      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/redis', 'agenttool/testing', 'agenttool/angular']) {
+      for (const entry of ['agenttool', 'agenttool/operators', 'agenttool/schema', 'agenttool/mcp/client', 'agenttool/mcp/stdio', 'agenttool/mcp/server', 'agenttool/redis', 'agenttool/testing', 'agenttool/angular', 'agenttool/wire']) {
         names[entry] = Object.keys(await import(entry)).sort();
       }
       console.log(JSON.stringify(names));`;
@@ -86,6 +86,15 @@ describe('the package', function () {
     ]);
     expect(names['agenttool/testing']).to.include('stubTool');
     expect(names['agenttool/angular']).to.deep.equal(['toolBatchResource']);
+    expect(names['agenttool/wire']).to.include.members([
+      'toUIMessageStream',
+      'uiMessageStreamResponse',
+      'pipeUIMessageStream',
+      'approvalResponses',
+      'toAgUiEvents',
+      'agUiResponse',
+      'pipeAgUiEvents',
+    ]);
   });
 
   it('the built bin runs without a TypeScript loader', () => {
