@@ -87,6 +87,8 @@ const finishReasons: Record<LoopEnd<unknown>['reason'], UIFinishReason> = {
   // The last turn made calls the model never saw answered, as the AI SDK's own step limit.
   'max-turns': 'tool-calls',
   stopped: 'tool-calls',
+  // The loop's signal aborted it, the calls it had running cancelled.
+  cancelled: 'interrupted',
 };
 
 /** The AI SDK's chunks for each step of a loop. */
