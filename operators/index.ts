@@ -61,6 +61,18 @@ export {
   type AnthropicTool,
   type AnthropicToolResult,
 } from './anthropic-messages.js';
+// Calls from a provider's stream, each the moment its arguments are complete.
+export {
+  callsFromAnthropicStream,
+  callsFromChatCompletionsStream,
+  callsFromResponsesStream,
+  type AnthropicStreamEvent,
+  type ChatCompletionsChunk,
+  type ChatCompletionsChunkChoice,
+  type ChatCompletionsToolCallDelta,
+  type ProviderStream,
+  type ResponsesStreamEvent,
+} from './provider-streams/index.js';
 // Resuming an interrupted batch: the records a run leaves, read back.
 export {
   endedCall,
