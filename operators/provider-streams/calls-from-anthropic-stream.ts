@@ -22,9 +22,13 @@ export interface AnthropicStreamEvent {
   readonly index?: number;
   /** The block a `content_block_start` opens: a `tool_use` block is a call. */
   readonly content_block?: {
+    /** The block's kind: `tool_use` for a call. */
     readonly type: string;
+    /** A `tool_use` block's id, the call's id. */
     readonly id?: unknown;
+    /** A `tool_use` block's tool name. */
     readonly name?: unknown;
+    /** A `tool_use` block's input so far (`{}` in a stream: the pieces come as deltas). */
     readonly input?: unknown;
   };
   /** What a `content_block_delta` adds: an `input_json_delta`'s `partial_json` for a call. */

@@ -41,7 +41,9 @@ export interface ChatCompletionsToolCallDelta {
   readonly type?: string | null;
   /** The function's name (first piece) and a piece of its arguments' JSON text. */
   readonly function?: {
+    /** The function's name, on the call's first piece. */
     readonly name?: string | null;
+    /** A piece of the arguments' JSON text, appended to those before it. */
     readonly arguments?: string | null;
   } | null;
 }
