@@ -318,3 +318,79 @@ describe('callsFromAnthropicStream: the moment each call completes', () => {
     });
   });
 });
+
+describe('calls from a provider’s stream: events that cannot make a call', () => {
+  it('errors at a Responses error event or response.failed, after the calls before it', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const done: ResponsesStreamEvent = {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: { type: 'function_call', call_id: 'call_1', name: 'add', arguments: '{}' },
+      };
+      const events: Record<string, ResponsesStreamEvent> = {
+        d: done,
+        e: {
+          type: 'error',
+          code: 'server_error',
+          message: 'The server had an error',
+        } as ResponsesStreamEvent,
+        f: {
+          type: 'response.failed',
+          response: { error: { code: 'server_error', message: 'overloaded' } },
+        },
+      };
+      const call = { type: 'function_call', call_id: 'call_1', name: 'add', arguments: '{}' };
+      expectObservable(callsFromResponsesStream(cold('-d-e-d-|', events))).toBe(
+        '-1-#',
+        { 1: call },
+        new Error('Responses stream failed: The server had an error'),
+      );
+      expectObservable(callsFromResponsesStream(cold('-d-f-|', events))).toBe(
+        '-1-#',
+        { 1: call },
+        new Error('Responses stream failed: overloaded'),
+      );
+    });
+  });
+
+  it('errors, naming what is missing, for a call without its id', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const responses = cold<ResponsesStreamEvent>('-a-|', {
+        a: { type: 'response.output_item.added', item: { type: 'function_call', name: 'add' } },
+      });
+      expectObservable(callsFromResponsesStream(responses)).toBe(
+        '-#',
+        {},
+        new Error('Responses stream: a function_call item without call_id'),
+      );
+      const chunks = cold<ChatCompletionsChunk>('-a-|', {
+        a: {
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index: 0, function: { name: 'add', arguments: '{}' } }] },
+              finish_reason: 'tool_calls',
+            },
+          ],
+        },
+      });
+      expectObservable(callsFromChatCompletionsStream(chunks)).toBe(
+        '-#',
+        {},
+        new Error('Chat Completions stream: tool call 0 has no id'),
+      );
+      const blocks = cold<AnthropicStreamEvent>('-a-|', {
+        a: {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', name: 'add' },
+        },
+      });
+      expectObservable(callsFromAnthropicStream(blocks)).toBe(
+        '-#',
+        {},
+        new Error('Anthropic stream: a tool_use block without id'),
+      );
+    });
+  });
+});
