@@ -284,6 +284,6 @@ describe('agentLoop: turns of a model and its calls', () => {
     });
     let error: unknown;
     loop$.subscribe({ error: (e: unknown) => (error = e) });
-    expect(String(error)).to.equal('Error: model stream: error: rate limited');
+    expect(String(error)).to.equal('Error: Responses stream failed: rate limited');
   });
 });

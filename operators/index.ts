@@ -61,6 +61,12 @@ export {
   type AnthropicTool,
   type AnthropicToolResult,
 } from './anthropic-messages.js';
+// Calls from a provider's stream, each the moment its arguments are complete.
+export {
+  callsFromAnthropicStream,
+  callsFromChatCompletionsStream,
+  callsFromResponsesStream,
+} from './model-stream/calls-from.js';
 // Resuming an interrupted batch: the records a run leaves, read back.
 export {
   endedCall,
@@ -112,6 +118,7 @@ export type { ResponsesStreamEvent } from './model-stream/responses.js';
 export type {
   ChatCompletionsAssistantMessage,
   ChatCompletionsChunk,
+  ChatCompletionsChunkChoice,
   ChatCompletionsToolCallDelta,
 } from './model-stream/chat-completions.js';
 export type {

@@ -1,4 +1,4 @@
-import { from, isObservable, Observable, switchMap, type ObservableInput } from 'rxjs';
+import { from, isObservable, Observable, switchMap, type Subscriber } from 'rxjs';
 import type { FunctionCallItem } from '../../lib/open-responses.js';
 
 /**
@@ -55,22 +55,85 @@ export function readModelStream<E, I>(
       },
       error: (err: unknown) => subscriber.error(err),
       complete() {
-        for (const part of reader.end()) subscriber.next(part);
+        let parts: readonly ModelPart<I>[];
+        try {
+          parts = reader.end();
+        } catch (err) {
+          subscriber.error(err);
+          return;
+        }
+        for (const part of parts) subscriber.next(part);
         subscriber.complete();
       },
     }),
   );
 }
 
-/** A provider stream as an Observable of its events. */
+/**
+ * A provider stream as an Observable of its events. An Observable is used as it is; a Promise is
+ * awaited; an AsyncIterable is read one event at a time, and unsubscribing stops it: its
+ * iterator's `return()` is called and, for an SDK stream (one with a `controller`), the
+ * controller is aborted, which ends the HTTP request at once. `return()` alone would wait for the
+ * next event to arrive: an async generator runs a `return()` only once the `next()` it is
+ * awaiting has settled.
+ */
 export function eventsOf<E>(stream: ProviderStream<E>): Observable<E> {
   if (isObservable(stream)) return stream;
   if (isThenable(stream)) {
-    return from(stream as PromiseLike<ObservableInput<E>>).pipe(
-      switchMap((inner) => eventsOf(inner as ProviderStream<E>)),
+    return from(stream as PromiseLike<AsyncIterable<E> | Observable<E>>).pipe(
+      switchMap((inner) => eventsOf(inner)),
     );
   }
-  return from(stream);
+  const iterable = stream as AsyncIterable<E>;
+  return new Observable<E>((subscriber) => {
+    const reading = { ended: false };
+    let iterator: AsyncIterator<E>;
+    try {
+      iterator = iterable[Symbol.asyncIterator]();
+    } catch (err) {
+      subscriber.error(err);
+      return;
+    }
+    void pump(iterator, subscriber, reading);
+    return () => {
+      if (!reading.ended) stop(iterable, iterator);
+    };
+  });
+}
+
+/** Reads `iterator` into `subscriber` until it ends, fails, or the subscriber unsubscribes. */
+async function pump<E>(
+  iterator: AsyncIterator<E>,
+  subscriber: Subscriber<E>,
+  reading: { ended: boolean },
+): Promise<void> {
+  try {
+    while (!subscriber.closed) {
+      const step = await iterator.next();
+      if (subscriber.closed) return;
+      if (step.done === true) {
+        reading.ended = true;
+        subscriber.complete();
+        return;
+      }
+      subscriber.next(step.value);
+    }
+  } catch (err) {
+    reading.ended = true;
+    // After an unsubscribe the subscriber is closed, and this does nothing.
+    subscriber.error(err);
+  }
+}
+
+/** Stops a stream its reader no longer wants: `return()`, and an SDK stream's abort. */
+function stop<E>(source: AsyncIterable<E>, iterator: AsyncIterator<E>): void {
+  const controller = (source as { controller?: { abort?: unknown } }).controller;
+  if (typeof controller?.abort === 'function') (controller.abort as () => void).call(controller);
+  try {
+    Promise.resolve(iterator.return?.()).catch(() => undefined);
+  } catch {
+    // An iterator whose return() throws has stopped as far as this reader is concerned.
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -79,6 +142,24 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /** The event's `type` field when it is a string, for a clear message about one that is not. */
 export function eventType(event: unknown): string | undefined {
-  const type = (event as { type?: unknown } | null | undefined)?.type;
-  return typeof type === 'string' ? type : undefined;
+  return stringOf(objectOf(event)?.type);
+}
+
+/** `value` when it is a string, else undefined: stream events are read, never trusted. */
+export function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `value` when it is a non-null object, else undefined. */
+export function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** A provider's error event as an Error with its message: the stream broke. */
+export function streamBroke(provider: string, error: unknown): Error {
+  const detail = objectOf(error);
+  const message = stringOf(detail?.message) ?? stringOf(error) ?? 'no message';
+  return new Error(`${provider} stream failed: ${message}`, { cause: error });
 }
