@@ -118,7 +118,10 @@ describe('MCP tasks shared through Redis by several instances', function () {
       inputResponses: { who: { action: 'accept', content: { name: 'Grace' } } },
     });
     const done = await pollUntil(b, taskId as string, ended);
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Grace!' }] });
+    expect(done.result).to.deep.equal({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Hello, Grace!' }],
+    });
   });
 
   it('reports failed, saying so, a task whose instance was killed, within its lease', async () => {
@@ -253,7 +256,10 @@ describe('MCP tasks shared through Redis by several instances', function () {
       own.child.kill('SIGCONT');
       // The task ran on meanwhile; what it ended with is written once Redis answers again.
       const done = await pollUntil(http.url, taskId as string, ended, 15_000);
-      expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'counted to 3' }] });
+      expect(done.result).to.deep.equal({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'counted to 3' }],
+      });
       // Written to Redis too, once it answers (the writes it missed are tried again).
       for (let i = 0; i < 100; i++) {
         if ((await store.get(taskId as string))?.task.status === 'completed') break;

@@ -7,7 +7,9 @@
  */
 import { expect } from 'chai';
 import {
+  CallToolResultV2Schema,
   CreateTaskResultV2Schema,
+  DetailedTaskV2Schema,
   GetTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { EMPTY } from 'rxjs';
@@ -161,6 +163,7 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     expect(GetTaskResultV2Schema.safeParse(done).success).to.equal(true);
     expect(done.status).to.equal('completed');
     expect(done.result).to.deep.equal({
+      resultType: 'complete',
       content: [{ type: 'text', text: 'through the gate: progress' }],
     });
     // Kept: asked again, the same result.
@@ -178,7 +181,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
       return ended(t);
     });
     expect(done.statusMessage).to.equal('counted 3 of 3');
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'counted to 3' }] });
+    expect(done.result).to.deep.equal({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'counted to 3' }],
+    });
   });
 
   it('gives a client that did not declare the extension a plain result, and refuses it tasks/*', async () => {
@@ -208,7 +214,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     );
     const created = await request(url, 'tools/call', { name: 'only_task', arguments: {} });
     const done = await pollUntil(url, created.taskId as string, ended);
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'ran' }] });
+    expect(done.result).to.deep.equal({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'ran' }],
+    });
   });
 
   it('answers a tool that is not a task tool, and arguments that fail their schema, at once', async () => {
@@ -254,7 +263,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     expect(ack).to.deep.equal({ resultType: 'complete', _meta: ack._meta });
     const done = await pollUntil(url, taskId as string, ended);
     expect(done).to.not.have.property('inputRequests');
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+    expect(done.result).to.deep.equal({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Hello, Ada!' }],
+    });
   });
 
   it('asks through the task a question the tool asks while its task is being made (a slow store)', async () => {
@@ -282,7 +294,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
         inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } },
       });
       const done = await pollUntil(slow.url, taskId as string, ended);
-      expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Lin!' }] });
+      expect(done.result).to.deep.equal({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'Hello, Lin!' }],
+      });
     } finally {
       await slow.close();
     }
@@ -302,7 +317,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     expect(CreateTaskResultV2Schema.safeParse(second).success).to.equal(true);
     expect(second).to.not.have.any.keys('requestState', 'inputRequests');
     const done = await pollUntil(url, second.taskId as string, ended);
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'worked' }] });
+    expect(done.result).to.deep.equal({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'worked' }],
+    });
   });
 
   it('runs a tool’s opening question through the task for a client that answers no questions', async () => {
@@ -321,7 +339,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
       async (t) => (ended(t) ? t : pollUntil(url, created.taskId as string, ended)),
     );
     // Asked of a client that cannot answer, the question is declined at once.
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'stopped' }] });
+    expect(done.result).to.deep.equal({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'stopped' }],
+    });
   });
 
   it('refuses tasks/update without inputResponses, and an unknown task, with -32602', async () => {
@@ -461,6 +482,7 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     const completed = await pollUntil(url, failing.taskId as string, ended);
     expect(completed.status).to.equal('completed');
     expect(completed.result).to.deep.equal({
+      resultType: 'complete',
       content: [{ type: 'text', text: 'Error: no luck' }],
       isError: true,
     });
@@ -471,6 +493,39 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
     expect(failed).to.not.have.property('result');
     expect((failed.error as { code: number }).code).to.equal(-32603);
     expect((failed.error as { message: string }).message).to.match(/^tool "broken" panicked: /);
+  });
+
+  it('serves each task status in the form the extension’s client decodes, losing nothing', async () => {
+    /** `task` as the official schemas decode it: it must pass, and come out as it went in. */
+    const decoded = (task: Record<string, unknown>): void => {
+      const all = GetTaskResultV2Schema.safeParse(task);
+      expect(all.success, `${JSON.stringify(task)}: ${String(all.error)}`).to.equal(true);
+      const { resultType: _complete, _meta: _envelope, ...view } = task;
+      const detailed = DetailedTaskV2Schema.safeParse(view);
+      expect(detailed.success, String(detailed.error)).to.equal(true);
+      expect(JSON.parse(JSON.stringify(detailed.data))).to.deep.equal(view);
+      if (task.status !== 'completed') return;
+      // What the client hands its caller: the call's result, a 2026-07-28 CallToolResult.
+      const result = CallToolResultV2Schema.safeParse(task.result);
+      expect(result.success, `${JSON.stringify(task.result)}: ${String(result.error)}`).to.equal(
+        true,
+      );
+      expect(JSON.parse(JSON.stringify(result.data))).to.deep.equal(task.result);
+    };
+    const gated = await request(url, 'tools/call', { name: 'gate', arguments: { label: 'wire' } });
+    decoded(await pollUntil(url, gated.taskId as string, (t) => t.statusMessage !== undefined));
+    gates.get('wire')!();
+    decoded(await pollUntil(url, gated.taskId as string, ended));
+    const asked = await request(url, 'tools/call', { name: 'ask', arguments: {} });
+    decoded(await pollUntil(url, asked.taskId as string, (t) => t.status === 'input_required'));
+    for (const name of ['fails', 'broken']) {
+      const made = await request(url, 'tools/call', { name, arguments: {} });
+      decoded(await pollUntil(url, made.taskId as string, ended));
+    }
+    await request(url, 'tasks/cancel', { taskId: asked.taskId });
+    const cancelled = await pollUntil(url, asked.taskId as string, ended);
+    expect(cancelled.status).to.equal('cancelled');
+    decoded(cancelled);
   });
 
   it('keeps a task tool a task tool through wrap()', () => {

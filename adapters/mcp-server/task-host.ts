@@ -85,7 +85,9 @@ export function wireTask(task: StoredTask): WireTask {
   if (task.statusMessage !== undefined) wire.statusMessage = task.statusMessage;
   if (task.pollIntervalMs !== undefined) wire.pollIntervalMs = task.pollIntervalMs;
   if (task.status === 'input_required') wire.inputRequests = { ...task.inputRequests };
-  if (task.status === 'completed') wire.result = { ...task.result };
+  // The call's result as MCP 2026-07-28 answers a tools/call, `resultType` and all: the
+  // extension's clients read it as one (`@modelcontextprotocol/ext-tasks` refuses it without).
+  if (task.status === 'completed') wire.result = { ...task.result, resultType: 'complete' };
   if (task.status === 'failed')
     wire.error = task.error ?? { code: -32603, message: task.statusMessage ?? 'task failed' };
   return wire;
