@@ -127,17 +127,21 @@ export class RunController {
   /** Approves or refuses call `index` of the running batch (see {@link CallControls.decide}). */
   decideCall(index: number, approval: Approval): CallDecisionOutcome {
     if (!this.isCall(index)) return 'no-such-call';
-    return this.afterRun(this.active?.calls.decide(index, approval));
+    return this.afterRun((calls) => calls.decide(index, approval));
   }
 
   /**
-   * What a decision or an answer came to: as the run's calls say while it runs; once it has
+   * What a decision or an answer (`act`) came to: as the run's calls say while it runs; once it has
    * ended, that a person decided the call already (a second tab whose answer came after the
    * first one finished the batch), else that no run is going.
    */
-  private afterRun(outcome: CallDecisionOutcome | undefined): CallDecisionOutcome {
+  private afterRun(act: (calls: CallControls) => CallDecisionOutcome): CallDecisionOutcome {
+    // Whether the run was going when the request came: a refusal of its last waiting call ends
+    // it at once, and that refusal was taken all the same.
+    const wasRunning = this.running;
+    const outcome = this.active === undefined ? undefined : act(this.active.calls);
     if (outcome === undefined || this.source.mode !== 'live') return 'not-running';
-    if (this.running) return outcome;
+    if (wasRunning) return outcome;
     return typeof outcome === 'object' && 'already' in outcome ? outcome : 'not-running';
   }
 
@@ -148,7 +152,7 @@ export class RunController {
   answerCall(index: number, result: ElicitResult, question?: number): CallDecisionOutcome {
     if (!this.isCall(index)) return 'no-such-call';
     // A run that has ended has no open question: its calls say only whether one was answered.
-    return this.afterRun(this.active?.calls.answer(index, result, question));
+    return this.afterRun((calls) => calls.answer(index, result, question));
   }
 
   private isCall(index: number): boolean {
