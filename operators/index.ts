@@ -23,6 +23,8 @@ export { executeBatch } from './execute-batch.js';
 export { executeCalls } from './execute-calls.js';
 export { batchResults } from './batch-results.js';
 export { settledOf } from './settled-of.js';
+// Arguments a person corrected, checked as the engine will before the approval is given.
+export { checkEditedArgs } from './internal/job-approval.js';
 // What a batch will do before it runs: its resource chains.
 export { chains } from './chains.js';
 // From a model's turn to jobs, and from results to the items of its next request.

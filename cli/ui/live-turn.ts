@@ -13,6 +13,7 @@ import {
   jobsFromItems,
   settledOf,
   toOutputItems,
+  checkEditedArgs,
   type Approval,
   type ExecuteOptions,
   type Job,
@@ -20,7 +21,6 @@ import {
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
-import { checkEditedArgs } from '../../operators/internal/job-approval.js';
 import {
   eventRecord,
   type ApprovalRecord,
