@@ -208,7 +208,10 @@ describe('MCP tasks shared through Redis by several instances', function () {
         arguments: { to: 1, step_ms: 0 },
       });
       const done = await pollUntil(b, taskId as string, ended);
-      expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'counted to 1' }] });
+      expect(done.result).to.deep.equal({
+        content: [{ type: 'text', text: 'counted to 1' }],
+        resultType: 'complete',
+      });
     } finally {
       writer.disconnect();
     }

@@ -383,7 +383,10 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
       inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } },
     });
     const done = await pollUntil(url, taskId as string, ended);
-    expect(done.result).to.deep.equal({ content: [{ type: 'text', text: 'Hello, Lin!' }] });
+    expect(done.result).to.deep.equal({
+      content: [{ type: 'text', text: 'Hello, Lin!' }],
+      resultType: 'complete',
+    });
   });
 
   it('reads a stored task with a hostile field (createdAt not a time) as a failed task naming the field', async () => {
