@@ -5,7 +5,7 @@
  * @module
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import { describeThrown } from '../../lib/errors.js';
 import { damagedTask, readStoredTask } from '../mcp-server/stored-task-check.js';
 import type { StoredTask, TaskMessage, TaskStore, TaskView } from '../mcp-server/task-store.js';
@@ -90,6 +90,21 @@ function isMessage(value: unknown): value is TaskMessage {
   );
 }
 
+/** The lua scripts, by the name each is defined under (sent once, then run by digest). */
+const SCRIPTS = {
+  CREATE: [2, CREATE],
+  PUT: [1, PUT],
+  RENEW: [2, RENEW],
+  ABANDON: [2, ABANDON],
+  SEND: [2, SEND],
+} as const;
+
+/** The keys of one task: its record, its lease, its inbox (also the inbox's channel). */
+function keysOf(prefix: string, taskId: string): { task: string; lease: string; inbox: string } {
+  const task = `${prefix}${taskId}`;
+  return { task, lease: `${task}:lease`, inbox: `${task}:inbox` };
+}
+
 /**
  * A task store in Redis at `url` (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS):
  * tasks, their leases and the messages to their running instances, shared by every instance
@@ -104,197 +119,245 @@ export function redisTaskStore(url: string, options: RedisTaskStoreOptions = {})
     throw new TypeError(
       `redisTaskStore: expected a redis:// or rediss:// URL, got ${JSON.stringify(url)}`,
     );
-  const prefix = options.prefix ?? 'agenttool:tasks:';
-  const where = shown(url);
-  const onError =
-    options.onError ?? ((error: Error) => process.stderr.write(`agenttool: ${error.message}\n`));
-  const tell = (error: Error): void => {
+  return new RedisTaskStore(url, options);
+}
+
+/** The store {@link redisTaskStore} makes: a connection for commands, one that listens. */
+class RedisTaskStore implements TaskStore {
+  private readonly prefix: string;
+  private readonly where: string;
+  private readonly redis: Redis;
+  private readonly listener: Redis;
+  /** Per channel: the readers of its task's inbox in this process. */
+  private readonly readers = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly url: string,
+    private readonly options: RedisTaskStoreOptions,
+  ) {
+    this.prefix = options.prefix ?? 'agenttool:tasks:';
+    this.where = shown(url);
+    this.redis = this.connect('commands');
+    for (const [name, [numberOfKeys, lua]] of Object.entries(SCRIPTS))
+      this.redis.defineCommand(`agenttool${name}`, { numberOfKeys, lua });
+    this.listener = this.connect('messages');
+    this.listener.on('message', (channel: string) => {
+      for (const read of this.readers.get(channel) ?? []) read();
+    });
+    // After a reconnection ioredis subscribes again; what was sent meanwhile is read now.
+    this.listener.on('ready', () => {
+      for (const set of this.readers.values()) for (const read of set) read();
+    });
+  }
+
+  async create(task: StoredTask, leaseMs: number): Promise<void> {
+    const k = this.keys(task.taskId);
+    const px =
+      task.ttlMs === null ? '' : String(Math.max(1, task.createdAt + task.ttlMs - Date.now()));
+    const made = await this.run(`creating task ${task.taskId}`, () =>
+      this.script('CREATE', k.task, k.lease, JSON.stringify(task), px, task.owner, String(leaseMs)),
+    );
+    if (made !== 1) throw new Error(`task store: task ${JSON.stringify(task.taskId)} exists`);
+  }
+
+  async get(taskId: string): Promise<TaskView | undefined> {
+    const k = this.keys(taskId);
+    const replies = await this.run(`reading task ${taskId}`, () =>
+      this.redis.multi().get(k.task).exists(k.lease).exec(),
+    );
+    const [[, text], [, leased]] = replies as [
+      [Error | null, string | null],
+      [Error | null, number],
+    ];
+    if (text === null) return undefined;
+    return { task: parse(taskId, text), leased: leased === 1 };
+  }
+
+  async put(task: StoredTask): Promise<boolean> {
+    const wrote = await this.run(`writing task ${task.taskId}`, () =>
+      this.script('PUT', this.keys(task.taskId).task, JSON.stringify(task)),
+    );
+    return wrote === 1;
+  }
+
+  async renew(taskId: string, owner: string, leaseMs: number): Promise<boolean> {
+    const k = this.keys(taskId);
+    const held = await this.run(`renewing the lease of task ${taskId}`, () =>
+      this.script('RENEW', k.task, k.lease, owner, String(leaseMs)),
+    );
+    return held === 1;
+  }
+
+  async abandon(task: StoredTask): Promise<boolean> {
+    const k = this.keys(task.taskId);
+    const wrote = await this.run(`failing task ${task.taskId}`, () =>
+      this.script('ABANDON', k.task, k.lease, JSON.stringify(task)),
+    );
+    return wrote === 1;
+  }
+
+  async send(taskId: string, message: TaskMessage): Promise<void> {
+    const k = this.keys(taskId);
+    const sent = await this.run(`sending to task ${taskId}`, () =>
+      this.script('SEND', k.task, k.inbox, JSON.stringify(message), k.inbox),
+    );
+    if (sent === -1) throw new Error(`task store: no task ${JSON.stringify(taskId)}`);
+  }
+
+  messages(taskId: string): Observable<TaskMessage> {
+    return new Observable<TaskMessage>((subscriber) => {
+      const { inbox } = this.keys(taskId);
+      const reader = new InboxReader(this.redis, inbox, subscriber, (err) =>
+        // Read again at the next announcement or reconnection.
+        this.tell(this.failed(`reading the messages of task ${taskId}`, err)),
+      );
+      const read = (): void => reader.read();
+      let set = this.readers.get(inbox);
+      if (set === undefined) {
+        this.readers.set(inbox, (set = new Set()));
+        this.listener
+          .subscribe(inbox)
+          .then(read, (err: unknown) => this.tell(this.failed(`listening to task ${taskId}`, err)));
+      } else read();
+      set.add(read);
+      return () => {
+        reader.close();
+        set.delete(read);
+        if (set.size === 0) {
+          this.readers.delete(inbox);
+          this.listener.unsubscribe(inbox).catch(() => undefined);
+        }
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.readers.clear();
+    await Promise.all(
+      [this.redis.quit(), this.listener.quit()].map((p) => p.catch(() => undefined)),
+    );
+  }
+
+  private keys(taskId: string): { task: string; lease: string; inbox: string } {
+    return keysOf(this.prefix, taskId);
+  }
+
+  private script(name: keyof typeof SCRIPTS, ...args: string[]): Promise<unknown> {
+    const commands = this.redis as unknown as Record<string, (...a: string[]) => Promise<unknown>>;
+    return commands[`agenttool${name}`]!(...args);
+  }
+
+  private async run<T>(what: string, command: () => Promise<T>): Promise<T> {
     try {
-      onError(error);
+      return await command();
+    } catch (err) {
+      throw this.failed(what, err);
+    }
+  }
+
+  private failed(what: string, err: unknown): Error {
+    return new Error(`task store: Redis at ${this.where}: ${what}: ${describeThrown(err)}`);
+  }
+
+  /** Tells `onError` (default: a line on stderr); a reporter that throws is ignored. */
+  private tell(error: Error): void {
+    try {
+      if (this.options.onError === undefined) process.stderr.write(`agenttool: ${error.message}\n`);
+      else this.options.onError(error);
     } catch {
       // A reporter that throws must not take the process down.
     }
-  };
-  const connect = (role: string): Redis => {
-    const redis = new Redis(url, {
+  }
+
+  /** A connection that says once when it fails and once when it is back, not per retry. */
+  private connect(role: string): Redis {
+    const redis = new Redis(this.url, {
       // A request fails soon while Redis is away, rather than waiting on it.
       maxRetriesPerRequest: 1,
       connectTimeout: 5_000,
-      ...options.redis,
+      ...this.options.redis,
     });
     let down = false;
     redis.on('error', (err: Error) => {
       if (down) return;
       down = true;
-      tell(new Error(`task store: Redis at ${where} (${role}): ${err.message}`));
+      this.tell(new Error(`task store: Redis at ${this.where} (${role}): ${err.message}`));
     });
     redis.on('ready', () => {
       if (!down) return;
       down = false;
-      tell(new Error(`task store: Redis at ${where} (${role}) is back`));
+      this.tell(new Error(`task store: Redis at ${this.where} (${role}) is back`));
     });
     return redis;
-  };
-  const redis = connect('commands');
-  // The scripts are sent once and run by their digest after (EVALSHA).
-  const scripts = {
-    CREATE: [2, CREATE],
-    PUT: [1, PUT],
-    RENEW: [2, RENEW],
-    ABANDON: [2, ABANDON],
-    SEND: [2, SEND],
-  } as const;
-  for (const [name, [numberOfKeys, lua]] of Object.entries(scripts))
-    redis.defineCommand(`agenttool${name}`, { numberOfKeys, lua });
-  const script = (name: keyof typeof scripts, ...args: string[]): Promise<unknown> =>
-    (redis as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[`agenttool${name}`]!(
-      ...args,
+  }
+}
+
+/**
+ * What another writer put under a task's key reads as a failed task saying what is wrong with it
+ * (stored-task-check.ts), never as an error out of the request that read it.
+ */
+function parse(taskId: string, text: string): StoredTask {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return damagedTask(taskId, 'it is not JSON');
+  }
+  return readStoredTask(taskId, record);
+}
+
+/**
+ * One subscriber's reading of a task's inbox: each `read` takes the messages past its cursor,
+ * one read at a time (a read asked for meanwhile runs once the current one ends).
+ */
+class InboxReader {
+  private cursor = 0;
+  private reading = false;
+  private again = false;
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly inbox: string,
+    private readonly subscriber: Subscriber<TaskMessage>,
+    private readonly failed: (err: unknown) => void,
+  ) {}
+
+  read(): void {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    this.again = false;
+    this.redis.lrange(this.inbox, this.cursor, -1).then(
+      (items) => this.got(items),
+      (err: unknown) => {
+        this.reading = false;
+        if (!this.closed) this.failed(err);
+      },
     );
-  const listener = connect('messages');
-  const keys = (taskId: string) => {
-    const task = `${prefix}${taskId}`;
-    return { task, lease: `${task}:lease`, inbox: `${task}:inbox` };
-  };
-  const failed = (what: string, err: unknown): Error =>
-    new Error(`task store: Redis at ${where}: ${what}: ${describeThrown(err)}`);
-  const run = async <T>(what: string, command: () => Promise<T>): Promise<T> => {
-    try {
-      return await command();
-    } catch (err) {
-      throw failed(what, err);
-    }
-  };
-  // What another writer put under a task's key reads as a failed task saying what is wrong with
-  // it (stored-task-check.ts), never as an error out of the request that read it.
-  const parse = (taskId: string, text: string): StoredTask => {
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch {
-      return damagedTask(taskId, 'it is not JSON');
-    }
-    return readStoredTask(taskId, record);
-  };
+  }
 
-  /** Per channel: the readers of its task's inbox in this process. */
-  const readers = new Map<string, Set<() => void>>();
-  listener.on('message', (channel: string) => {
-    for (const read of readers.get(channel) ?? []) read();
-  });
-  // After a reconnection ioredis subscribes again; what was sent meanwhile is read now.
-  listener.on('ready', () => {
-    for (const set of readers.values()) for (const read of set) read();
-  });
+  close(): void {
+    this.closed = true;
+  }
 
-  return {
-    async create(task, leaseMs) {
-      const k = keys(task.taskId);
-      const px =
-        task.ttlMs === null ? '' : String(Math.max(1, task.createdAt + task.ttlMs - Date.now()));
-      const made = await run(`creating task ${task.taskId}`, () =>
-        script('CREATE', k.task, k.lease, JSON.stringify(task), px, task.owner, String(leaseMs)),
-      );
-      if (made !== 1) throw new Error(`task store: task ${JSON.stringify(task.taskId)} exists`);
-    },
-    async get(taskId): Promise<TaskView | undefined> {
-      const k = keys(taskId);
-      const replies = await run(`reading task ${taskId}`, () =>
-        redis.multi().get(k.task).exists(k.lease).exec(),
-      );
-      const [[, text], [, leased]] = replies as [
-        [Error | null, string | null],
-        [Error | null, number],
-      ];
-      if (text === null) return undefined;
-      return { task: parse(taskId, text), leased: leased === 1 };
-    },
-    async put(task) {
-      const wrote = await run(`writing task ${task.taskId}`, () =>
-        script('PUT', keys(task.taskId).task, JSON.stringify(task)),
-      );
-      return wrote === 1;
-    },
-    async renew(taskId, owner, leaseMs) {
-      const k = keys(taskId);
-      const held = await run(`renewing the lease of task ${taskId}`, () =>
-        script('RENEW', k.task, k.lease, owner, String(leaseMs)),
-      );
-      return held === 1;
-    },
-    async abandon(task) {
-      const k = keys(task.taskId);
-      const wrote = await run(`failing task ${task.taskId}`, () =>
-        script('ABANDON', k.task, k.lease, JSON.stringify(task)),
-      );
-      return wrote === 1;
-    },
-    async send(taskId, message) {
-      const k = keys(taskId);
-      const sent = await run(`sending to task ${taskId}`, () =>
-        script('SEND', k.task, k.inbox, JSON.stringify(message), k.inbox),
-      );
-      if (sent === -1) throw new Error(`task store: no task ${JSON.stringify(taskId)}`);
-    },
-    messages(taskId) {
-      return new Observable<TaskMessage>((subscriber) => {
-        const { inbox } = keys(taskId);
-        let cursor = 0;
-        let reading = false;
-        let again = false;
-        let closed = false;
-        const read = (): void => {
-          if (closed) return;
-          if (reading) {
-            again = true;
-            return;
-          }
-          reading = true;
-          again = false;
-          redis.lrange(inbox, cursor, -1).then(
-            (items) => {
-              reading = false;
-              if (closed) return;
-              cursor += items.length;
-              for (const item of items) {
-                let message: unknown;
-                try {
-                  message = JSON.parse(item);
-                } catch {
-                  message = undefined;
-                }
-                // Something else wrote to the list: skipped, never taken for an answer.
-                if (isMessage(message)) subscriber.next(message);
-              }
-              if (again) read();
-            },
-            (err: unknown) => {
-              reading = false;
-              // Read again at the next announcement or reconnection.
-              if (!closed) tell(failed(`reading the messages of task ${taskId}`, err));
-            },
-          );
-        };
-        let set = readers.get(inbox);
-        if (set === undefined) {
-          readers.set(inbox, (set = new Set()));
-          listener
-            .subscribe(inbox)
-            .then(read, (err: unknown) => tell(failed(`listening to task ${taskId}`, err)));
-        } else read();
-        set.add(read);
-        return () => {
-          closed = true;
-          set.delete(read);
-          if (set.size === 0) {
-            readers.delete(inbox);
-            listener.unsubscribe(inbox).catch(() => undefined);
-          }
-        };
-      });
-    },
-    async close() {
-      readers.clear();
-      await Promise.all([redis.quit(), listener.quit()].map((p) => p.catch(() => undefined)));
-    },
-  };
+  private got(items: string[]): void {
+    this.reading = false;
+    if (this.closed) return;
+    this.cursor += items.length;
+    for (const item of items) {
+      let message: unknown;
+      try {
+        message = JSON.parse(item);
+      } catch {
+        message = undefined;
+      }
+      // Something else wrote to the list: skipped, never taken for an answer.
+      if (isMessage(message)) this.subscriber.next(message);
+    }
+    if (this.again) this.read();
+  }
 }
