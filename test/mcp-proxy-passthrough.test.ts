@@ -6,9 +6,14 @@
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
 import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
-import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
+import {
+  createMcpServer,
+  serveHttp,
+  type McpHttpServer,
+  type McpServerOptions,
+} from '../adapters/mcp-server/index.js';
 import { rawTool, type Tool, type ToolEvent } from '../index.js';
-import { ASKABLE, postModern } from './support/modern.js';
+import { ASKABLE, ENVELOPE, postModern } from './support/modern.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +36,18 @@ const ask = rawTool({
     }),
 });
 
+/** `plain`: answers at once. */
+const plain = rawTool({
+  name: 'plain',
+  description: 'Answers at once.',
+  execute: () => ({ output: 'plain' }),
+});
+
 /** An upstream serving `tools`, and a proxy of it; both closed by `close`. */
-async function upstreamAndProxy(tools: Tool[]): Promise<{
+async function upstreamAndProxy(
+  tools: Tool[],
+  upstreamOptions: McpServerOptions = {},
+): Promise<{
   upstream: McpHttpServer;
   proxy: McpHttpServer;
   remote: McpRemote;
@@ -40,7 +55,7 @@ async function upstreamAndProxy(tools: Tool[]): Promise<{
 }> {
   const upstream = await serveHttp({
     port: 0,
-    factory: () => createMcpServer({ name: 'upstream', version: '1' }, tools),
+    factory: () => createMcpServer({ name: 'upstream', version: '1' }, tools, upstreamOptions),
   });
   const remote = await connectMcp(httpTransport(upstream.url));
   const proxy = await serveHttp({
@@ -84,4 +99,40 @@ describe('the proxy changes nothing: MCP 2026-07-28 questions', function () {
       await peers.close();
     }
   });
+});
+
+describe('the proxy changes nothing: an upstream refusal', function () {
+  this.timeout(20_000);
+
+  for (const [who, meta] of [
+    ['a client that declares nothing', ENVELOPE],
+    ['a client that answers questions', ASKABLE],
+  ] as const)
+    it(`passes -32021 (a client capability missing) on as HTTP 400, its code and data the same, to ${who}`, async () => {
+      const peers = await upstreamAndProxy([plain], {
+        requiredCapabilities: { plain: { sampling: {} } },
+      });
+      try {
+        const refusal = async (url: URL) => {
+          const { status, body } = await postModern(
+            url,
+            'tools/call',
+            { name: 'plain', arguments: {} },
+            {},
+            meta,
+          );
+          return { status, error: body.error as Json | undefined };
+        };
+        const direct = await refusal(peers.upstream.url);
+        expect(direct.status).to.equal(400);
+        expect(direct.error).to.deep.include({
+          code: -32021,
+          data: { requiredCapabilities: { sampling: {} } },
+        });
+        // Before, the proxy answered HTTP 200 with an isError result.
+        expect(await refusal(peers.proxy.url)).to.deep.equal(direct);
+      } finally {
+        await peers.close();
+      }
+    });
 });
