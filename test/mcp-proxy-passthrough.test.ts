@@ -13,7 +13,12 @@ import {
   type McpServerOptions,
 } from '../adapters/mcp-server/index.js';
 import { rawTool, type Tool, type ToolEvent } from '../index.js';
+import { serveCli } from './support/cli.js';
 import { ASKABLE, ENVELOPE, postModern } from './support/modern.js';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 
 type Json = Record<string, unknown>;
 
@@ -135,4 +140,45 @@ describe('the proxy changes nothing: an upstream refusal', function () {
         await peers.close();
       }
     });
+});
+
+describe('the proxy changes nothing: agenttool serve --mcp-url', function () {
+  this.timeout(60_000);
+
+  it("passes the upstream's instructions on to its clients, in both eras", async () => {
+    const upstream = await serveHttp({
+      port: 0,
+      factory: () =>
+        createMcpServer({ name: 'upstream', version: '1' }, [plain], {
+          instructions: 'Call plain before anything else.',
+        }),
+    });
+    const served = serveCli(['--mcp-url', upstream.url.href]);
+    try {
+      const proxy = await served.url;
+      for (const mode of ['legacy', 'auto'] as const) {
+        const instructionsAt = async (url: URL) => {
+          const client = new ModernClient(
+            { name: 'reader', version: '1' },
+            { versionNegotiation: { mode } },
+          );
+          await client.connect(new StreamableHTTPClientTransport(url));
+          try {
+            return client.getInstructions();
+          } finally {
+            await client.close();
+          }
+        };
+        expect(await instructionsAt(upstream.url), mode).to.equal(
+          'Call plain before anything else.',
+        );
+        // Before, agenttool serve gave none.
+        expect(await instructionsAt(proxy), mode).to.equal('Call plain before anything else.');
+      }
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.done;
+      await upstream.close();
+    }
+  });
 });
