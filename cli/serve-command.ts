@@ -19,6 +19,7 @@ import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet, type Tool } from '../index.js';
 import { combineLatest, map, type Observable } from 'rxjs';
 import type { ServeArgs } from './args.js';
+import type { McpRemote } from '../adapters/mcp-client/index.js';
 import { closeServers, connectServers } from './mcp-servers.js';
 import { UsageError } from './usage-error.js';
 import { shownUrl } from './worker-command.js';
@@ -64,6 +65,17 @@ async function taskStoreOf(tasks: string): Promise<TaskStore> {
 }
 
 /**
+ * The `--mcp` servers' instructions for the model, passed on to the clients: one server's as it
+ * gave them, several servers' one after another (a blank line between), in the order of the flags.
+ */
+function instructionsOf(remotes: readonly McpRemote[]): string | undefined {
+  const given = remotes.flatMap((remote) =>
+    remote.instructions === undefined || remote.instructions === '' ? [] : [remote.instructions],
+  );
+  return given.length === 0 ? undefined : given.join('\n\n');
+}
+
+/**
  * Serves until stdin ends (stdio) or until SIGINT, SIGTERM or SIGHUP; resolves to the exit status.
  * On the way out, the process groups its bash calls started are killed and the `--mcp` servers
  * closed.
@@ -78,11 +90,13 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       : combineLatest(remotes.map((remote) => remote.tools$)).pipe(
           map((lists) => [...bundledTools, ...lists.flat()]),
         );
+  const instructions = instructionsOf(remotes);
+  const passed = instructions === undefined ? {} : { instructions };
   // Names are checked by createMcpServer: MCP allows names (128 characters, `.`, `/`) that a
   // model's function list does not.
   if (args.http === undefined) {
     // The --mcp servers would keep the process alive if serving could not start.
-    const server = await serveStdio(INFO, served).catch(async (err: unknown) => {
+    const server = await serveStdio(INFO, served, passed).catch(async (err: unknown) => {
       await closeServers(remotes);
       throw err;
     });
@@ -128,6 +142,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     ...(tasks === undefined ? {} : { tasks }),
     factory: () =>
       createMcpServer(INFO, served, {
+        ...passed,
         ...(tasks === undefined ? {} : { tasks }),
         questionTimeoutMs: args.questionTimeout,
       }),

@@ -164,13 +164,17 @@ describe("the proxy changes nothing: a person's answer to an upstream question",
     await proxy.connect(serverSide);
     await client.connect(clientSide);
     try {
-      const result = await client.callTool({ name: 'ask', arguments: {} });
       // The upstream got the answer as given and judged it itself (the SDK's server checks it);
-      // before, the proxy checked it first and the upstream got `cancel`.
-      expect(result.isError).to.equal(true);
-      expect((result.content as { text: string }[])[0]!.text).to.match(
+      // before, the proxy checked it first and the upstream got `cancel`. Its refusal, a
+      // JSON-RPC error, reaches the client as that error, as it would directly.
+      const refused = await client.callTool({ name: 'ask', arguments: {} }).then(
+        () => undefined,
+        (err: unknown) => err as { code?: unknown; message: string },
+      );
+      expect(refused?.message).to.match(
         /Elicitation response content does not match requested schema: data\/count must be integer/,
       );
+      expect(refused?.code).to.equal(-32602);
     } finally {
       await client.close();
       await remote.close();

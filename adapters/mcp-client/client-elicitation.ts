@@ -112,7 +112,8 @@ async function askSession(elicitor: Elicitor, request: ElicitRequest): Promise<M
  * question belongs to. One that belongs to no call goes to `fallback`, or is declined without one.
  * A URL question (the client declared URL mode) is asked as `{ mode: 'url', message, url }`; one
  * whose URL `elicitUrlProblem` refuses (a `javascript:` URL, credentials in it) is declined
- * without being shown, and `report`ed.
+ * without being shown, and `report`ed. In MCP 2026-07-28 a question keeps the key the server gave
+ * it (`ElicitRequest.key`), so a proxy asks its own client under the upstream's key.
  */
 export function answerQuestions(
   client: Client,
@@ -120,7 +121,12 @@ export function answerQuestions(
   fallback: Elicitor | undefined,
   report: (error: Error) => void,
 ): void {
-  client.setRequestHandler('elicitation/create', async (request) => {
+  // In MCP 2026-07-28 a question arrives in a result's `inputRequests`, and the SDK hands it over
+  // with its key as the request id; a relaying server asks under the same key, so a proxy's client
+  // sees the upstream's key. Before, the id is a JSON-RPC id and names no question.
+  const keyOf = (id: unknown): { key?: string } =>
+    client.getProtocolEra() === 'modern' && typeof id === 'string' ? { key: id } : {};
+  client.setRequestHandler('elicitation/create', async (request, ctx) => {
     const params = request.params;
     let question: ElicitRequest;
     let schema: unknown;
@@ -130,10 +136,10 @@ export function answerQuestions(
         report(new Error(`mcp: a URL question was declined unseen: ${problem}`));
         return DECLINE;
       }
-      question = { mode: 'url', message: params.message, url: params.url };
+      question = { mode: 'url', message: params.message, url: params.url, ...keyOf(ctx.mcpReq.id) };
     } else {
       schema = params.requestedSchema;
-      question = { message: params.message, schema: schema as ElicitSchema };
+      question = { message: params.message, schema: schema as ElicitSchema, ...keyOf(ctx.mcpReq.id) };
     }
     const url = question.mode === 'url';
     const call = callOf(inFlight, callTokenOf(params._meta), relatedTaskOf(params._meta));

@@ -200,6 +200,16 @@ async function answerOpening(
   return result;
 }
 
+/**
+ * A served call's result, an upstream refusal (see `runServedCall`) as an `isError` result: a
+ * call that became a task has no request left to answer with the error.
+ */
+function refusalAsFailure(
+  result: CallToolResult | Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  return Promise.resolve(result).catch((refusal: unknown) => failure(refusal));
+}
+
 /** The -32021 refusal of a client that did not declare the tasks extension. */
 function tasksRequired(what: string): MissingRequiredClientCapabilityError {
   const requiredCapabilities = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
@@ -856,25 +866,27 @@ export function createMcpServer(
             log: undefined,
             sendRecords,
           });
-          void Promise.resolve(runServedCall({ ...served, onFailure: opening.onFailure })).then(
+          void refusalAsFailure(runServedCall({ ...served, onFailure: opening.onFailure })).then(
             (result) => opening.finish(result),
           );
           return answerOpening(server, opening, ctx, true) as unknown as CallToolResult;
         }
         return taskHostOf(tasks.store, report)
           .start(name, tasks, modes, token, (speaker) =>
-            runServedCall({
-              ...servedOf(entry, call, {
-                session: undefined,
-                signal: speaker.signal,
-                progressToken: speaker.progressToken,
-                notify: speaker.notify,
-                elicitor: speaker.elicitor,
-                log: undefined,
-                sendRecords,
+            refusalAsFailure(
+              runServedCall({
+                ...servedOf(entry, call, {
+                  session: undefined,
+                  signal: speaker.signal,
+                  progressToken: speaker.progressToken,
+                  notify: speaker.notify,
+                  elicitor: speaker.elicitor,
+                  log: undefined,
+                  sendRecords,
+                }),
+                onFailure: speaker.onFailure,
               }),
-              onFailure: speaker.onFailure,
-            }),
+            ),
           )
           .then(({ result, task }) => {
             startedTasks.set(server, task);
@@ -938,7 +950,10 @@ export function createMcpServer(
         sendRecords: asksForRecords(request.params._meta),
       });
       heldCalls.set(server, call);
-      void Promise.resolve(runServedCall(served)).then((result) => call.finish(result));
+      void Promise.resolve(runServedCall(served)).then(
+        (result) => call.finish(result),
+        (refusal: Error) => call.refuse(refusal),
+      );
       return call.answer(ctx, signing);
     }
     const served = servedOf(entry, callOf(String(ctx.mcpReq.id), text, request.params._meta), {

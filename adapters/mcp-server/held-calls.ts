@@ -91,6 +91,7 @@ export class HeldCall {
   private readonly open = new Map<string, Question>();
   private asked = 0;
   private result: CallToolResult | undefined = undefined;
+  private refusal: Error | undefined = undefined;
   private wake: (() => void) | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
   private readonly onAbort = (): void => this.cancel();
@@ -210,6 +211,12 @@ export class HeldCall {
     this.wake?.();
   }
 
+  /** The served call's upstream refusal (see `runServedCall`): the request answers with it. */
+  refuse(refusal: Error): void {
+    this.refusal = refusal;
+    this.wake?.();
+  }
+
   /** The answers a retry carries, to the questions they answer; others are asked again. */
   deliver(responses: Readonly<Record<string, unknown>> | undefined): void {
     if (responses === undefined) return;
@@ -238,6 +245,7 @@ export class HeldCall {
     try {
       for (;;) {
         if (this.result !== undefined) return this.result;
+        if (this.refusal !== undefined) throw this.refusal;
         if (this.open.size > 0) return this.hold(signing);
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;

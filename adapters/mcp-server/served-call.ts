@@ -9,6 +9,7 @@ import type {
   ProgressToken,
   ServerNotification,
 } from '@modelcontextprotocol/server';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { UnsubscriptionError } from 'rxjs';
 import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
@@ -25,7 +26,7 @@ import type { Recorder, ToolRecord } from '../../lib/records.js';
 import { errorResult } from '../../lib/result.js';
 import type { ArgumentValidator } from '../../lib/validation/validation.js';
 import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
-import { RemoteToolError } from '../mcp-shared/mcp-errors.js';
+import { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
 import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
@@ -114,6 +115,20 @@ function failureOf(served: ServedCall, err: Error): CallToolResult {
   return failure(err);
 }
 
+/**
+ * The upstream's JSON-RPC error, for a remote tool whose server refused the call with one (a
+ * client capability missing, `-32021`, ...): a proxy answers its client with the same error, code,
+ * message and data, as the upstream would have, rather than a tool-error result.
+ */
+function upstreamRefusalOf(served: ServedCall, err: Error): ProtocolError | undefined {
+  if (served.passThrough !== true || !(err instanceof McpCallError) || err.code !== 'protocol')
+    return undefined;
+  const { code, message, data } = err.cause as { code: number; message?: unknown; data?: unknown };
+  const text =
+    typeof message === 'string' ? message.replace(/^MCP error -?\d+: /, '') : err.message;
+  return ProtocolError.fromError(code, text, data);
+}
+
 /** The ToolPanicError for a teardown of `tool` that threw `thrown` (rxjs wraps it). */
 function teardownError(tool: string, thrown: unknown): ToolPanicError {
   const cause =
@@ -175,6 +190,9 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   private records: ToolRecord[] | undefined = undefined;
   private result: CallToolResult | undefined = undefined;
   private resolve: ((result: CallToolResult) => void) | undefined = undefined;
+  /** The upstream's refusal the call ends with instead of a result (see upstreamRefusalOf). */
+  private refusal: ProtocolError | undefined = undefined;
+  private reject: ((refusal: ProtocolError) => void) | undefined = undefined;
 
   constructor(private readonly served: ServedCall) {
     super();
@@ -211,7 +229,8 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       // that server to judge.
       checkAnswers: this.served.passThrough !== true,
     });
-    if (!this.consume(tool, call, context)) return this.result!;
+    if (!this.consume(tool, call, context))
+      return this.refusal === undefined ? this.result! : Promise.reject(this.refusal);
     // An abort while the tool started is taken now. The listener stays: once the request is
     // answered the SDK drops its signal, which never aborts after that, and a late abort finds
     // the call ended.
@@ -220,9 +239,13 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       return this.result!;
     }
     signal.addEventListener('abort', this);
-    return new Promise<CallToolResult>((resolve) => {
+    return new Promise<CallToolResult>((resolve, reject) => {
       if (this.result !== undefined) resolve(this.result);
-      else this.resolve = resolve;
+      else if (this.refusal !== undefined) reject(this.refusal);
+      else {
+        this.resolve = resolve;
+        this.reject = reject;
+      }
     });
   }
 
@@ -245,6 +268,13 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   protected onEnd(result: ToolResult | undefined, error: Error | undefined): void {
     if (error !== undefined) this.served.onFailure?.(error);
     this.served.span?.end(result, error);
+    const refusal = error === undefined ? undefined : upstreamRefusalOf(this.served, error);
+    if (refusal !== undefined) {
+      if (this.result !== undefined || this.refusal !== undefined) return;
+      this.refusal = refusal;
+      this.reject?.(refusal);
+      return;
+    }
     const mapped =
       error === undefined
         ? resultOf(this.served, result as ToolResult)
@@ -258,16 +288,17 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
   }
 
   private settle(result: CallToolResult): void {
-    if (this.result !== undefined) return;
+    if (this.result !== undefined || this.refusal !== undefined) return;
     this.result = result;
     this.resolve?.(result);
   }
 }
 
 /**
- * Runs one served call to its MCP result. Resolves, never rejects: a validation problem, a
- * failure, a contract break and a cancellation are all `isError` results (the SDK sends nothing
- * for a cancelled request). The tool is consumed by the rules of {@link CallConsumer}: it is
+ * Runs one served call to its MCP result. A validation problem, a failure, a contract break and a
+ * cancellation are all `isError` results (the SDK sends nothing for a cancelled request); it
+ * rejects only with a remote tool's upstream refusal (a JSON-RPC error, `-32021` ...; see
+ * `upstreamRefusalOf`), which the server answers as that error. The tool is consumed by the rules of {@link CallConsumer}: it is
  * unsubscribed as soon as its call ends (final, error, completion or cancellation); a teardown
  * that throws then is caught and passed to `served.report`, never thrown into the tool's timers
  * or the request's abort signal, and the call's result stands. A call that ends before this
@@ -307,7 +338,12 @@ function tracedRun(served: ServedCall, mcp: McpSpan): CallToolResult | Promise<C
     span === undefined
       ? runUntraced(served)
       : span.run(() => runUntraced({ ...served, call: span.call, span }));
-  return out instanceof Promise ? out.then(ended) : ended(out);
+  return out instanceof Promise
+    ? out.then(ended, (refusal: Error) => {
+        mcp.end({ error: refusal });
+        throw refusal;
+      })
+    : ended(out);
 }
 
 /** The text of an error result, as its span's status says it. */
