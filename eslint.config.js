@@ -9,6 +9,7 @@ export default tseslint.config(
       'docs/',
       'test-output/',
       '.bench-build/',
+      '.bench-test-build/',
       'test/support/*.cjs',
       '**/.angular/',
     ],

@@ -4,8 +4,12 @@
  * @module
  */
 
-/** The unit a measure is in; `ns/call`, `ms`, `B/call` and `KB` are costs (lower is better), the rest rates. */
-export type Unit = 'ns/call' | 'ns/event' | 'events/s' | 'calls/s' | 'ms' | 'B/call' | 'KB';
+/**
+ * The unit a measure is in; `ns/call`, `ms`, `B/call`, `KB` and `commands/call` (Redis commands)
+ * are costs (lower is better), the rest rates.
+ */
+export type Unit =
+  'ns/call' | 'ns/event' | 'events/s' | 'calls/s' | 'ms' | 'B/call' | 'KB' | 'commands/call';
 
 /** One number of one side. */
 export interface Measure {

@@ -204,8 +204,35 @@ export interface TaskListener {
   failed(error: Error): void;
 }
 
-/** How often a task is polled when its server suggests nothing, and the bounds of a suggestion. */
-const POLL = { default: 1_000, min: 10, max: 30_000 } as const;
+/**
+ * How often a task is polled: at once, then after `first` ms, each wait twice the last, until the
+ * waits reach the server's `pollIntervalMs` (`default` when it suggests nothing, its suggestion
+ * held within `min` and `max`), which they then stay at.
+ */
+export const POLL = Object.freeze({ first: 2, default: 1_000, min: 10, max: 30_000 });
+
+/**
+ * The wait (ms) before poll `n` of a task (0 the first, sent as soon as the task is made): 0, then
+ * 2, 4, 8, 16… ms (`POLL.first` doubled), never past the server's suggestion `suggested` (held
+ * within `POLL.min` and `POLL.max`; `POLL.default` when there is none). A task that ends in a few
+ * ms is seen ended a few ms later, and a long one is polled as its server asks within a few polls.
+ */
+export function pollDelay(n: number, suggested: number | undefined): number {
+  const ceiling = Math.min(POLL.max, Math.max(POLL.min, suggested ?? POLL.default));
+  if (n <= 0) return 0;
+  return Math.min(ceiling, POLL.first * 2 ** Math.min(n - 1, 30));
+}
+
+/** The timers a task's polls are scheduled on (the global ones; a test's virtual clock). */
+export interface PollTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: PollTimers = {
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** Polls after this many failed polls in a row give up. */
 const MAX_POLL_FAILURES = 3;
@@ -223,7 +250,11 @@ function wireAnswer(answer: ElicitResult, url: boolean): Record<string, unknown>
  */
 export class RemoteTask {
   private stopped = false;
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private timer: unknown = undefined;
+  /** Polls scheduled so far (see {@link pollDelay}). */
+  private polls = 0;
+  /** The server's last suggested interval (`pollIntervalMs`). */
+  private suggested: number | undefined = undefined;
   private said: string | undefined = undefined;
   /** Question keys asked already: each is asked once over the task's life. */
   private readonly asked = new Set<string>();
@@ -234,12 +265,13 @@ export class RemoteTask {
     readonly generation: TaskGeneration,
     readonly taskId: string,
     private readonly listener: TaskListener,
+    private readonly timers: PollTimers = GLOBAL_TIMERS,
   ) {}
 
-  /** Starts polling from `first` (the task as created). */
+  /** Starts polling from `first` (the task as created): its first poll is sent at once. */
   start(first?: Snapshot): void {
     if (first !== undefined) this.see(first);
-    else this.poll();
+    else this.later(undefined);
   }
 
   /** Stops polling and cancels the task on its server (best effort: its failure is dropped). */
@@ -252,17 +284,29 @@ export class RemoteTask {
   /** Stops polling, leaving the task be (its call ended otherwise: the connection closed). */
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
-  private later(ms: number | undefined): void {
+  /** The next poll, after its wait ({@link pollDelay}; `suggested` the server's interval). */
+  private later(suggested: number | undefined): void {
     if (this.stopped) return;
-    const wait = Math.min(POLL.max, Math.max(POLL.min, ms ?? POLL.default));
-    this.timer = setTimeout(() => this.poll(), wait);
+    if (suggested !== undefined) this.suggested = suggested;
+    const wait = pollDelay(this.polls++, this.suggested);
+    if (wait === 0) return this.poll();
+    this.timer = this.timers.setTimeout(() => this.poll(), wait);
+  }
+
+  /** A poll again after one that failed on the way: after the server's whole interval. */
+  private retry(): void {
+    if (this.stopped) return;
+    const wait = pollDelay(Number.MAX_SAFE_INTEGER, this.suggested);
+    this.timer = this.timers.setTimeout(() => this.poll(), wait);
   }
 
   private poll(): void {
     if (this.stopped) return;
+    this.timer = undefined;
     this.request('tasks/get', { taskId: this.taskId }).then(
       (raw) => {
         if (this.stopped) return;
@@ -276,7 +320,7 @@ export class RemoteTask {
         // A poll the server refused (an unknown task: past its TTL) ends the call; one that
         // failed on the way (the connection blinked) is tried again, a few times.
         const refused = typeof (err as { code?: unknown } | null)?.code === 'number';
-        if (!refused && ++this.failures < MAX_POLL_FAILURES) return this.later(undefined);
+        if (!refused && ++this.failures < MAX_POLL_FAILURES) return this.retry();
         this.end(new Error(`polling task ${this.taskId} failed: ${describeThrown(err)}`));
       },
     );

@@ -69,6 +69,19 @@ export class FleetCall {
     if (event.event === 'progress') this.#progress(event.data);
     else if (event.event === 'completed') this.completed(event.returnvalue);
     else if (event.event === 'failed') this.failed(event.failedReason);
+    // The call's job was in the queue already (the call sent again): it may have ended before
+    // this call listened, and then no end of it comes on the stream.
+    else if (event.event === 'duplicated') this.#found();
+  }
+
+  /** Looks at the call's job, found in the queue when it was added, for an end it had already. */
+  #found(): void {
+    this.dispatcher.queue
+      .getJob(this.jobId)
+      .then((job) => (job === undefined || this.#ended ? undefined : this.#settle(job)))
+      .catch((err: unknown) =>
+        this.fail(new Error(`fleet: queue "${this.dispatcher.name}": ${describeThrown(err)}`)),
+      );
   }
 
   /** The job's result, once the records before it are written. */
@@ -152,14 +165,15 @@ export class FleetCall {
       await dispatcher.ready;
       const payload = this.#payload();
       const data: CallData = dispatcher.signer?.signCall(jobId, payload) ?? payload;
-      const job = await dispatcher.queue.add(this.tool.name, data, {
+      // No read of the job after: a job added anew ends on the event stream, and one that was
+      // there already says so on it (`duplicated`, see onEvent).
+      await dispatcher.queue.add(this.tool.name, data, {
         jobId,
         attempts: 1,
         removeOnComplete: { age: 3600 },
         removeOnFail: { age: 3600 },
       });
       this.#placed = true;
-      if (!this.#ended) await this.#settle(job);
     } catch (err) {
       this.fail(new Error(`fleet: queue "${dispatcher.name}": ${describeThrown(err)}`));
     }

@@ -25,8 +25,13 @@ import { FleetSigner } from './fleet-signing.js';
 import { WorkerCall } from './fleet-worker-call.js';
 import type { WorkerOptions } from './fleet.js';
 
-/** BullMQ's default `lockDuration` (ms). */
-const LOCK_DURATION = 30_000;
+/**
+ * The fleet's defaults for BullMQ's `lockDuration` and `stalledInterval` (ms; BullMQ's own are
+ * 30 s each): a killed worker's calls are back in the queue within 7.5 s at most (its lock lapses
+ * within 5 s of its last renewal, renewed every 2.5 s; the next look for stalled jobs comes within
+ * 2.5 s of that), and another worker takes them then. See docs/scaling-out.md.
+ */
+export const FLEET_LOCKS = Object.freeze({ lockDuration: 5_000, stalledInterval: 2_500 });
 
 /** A fleet worker: takes jobs, runs each as a WorkerCall, hands them back when closed by force. */
 export class WorkerRunner {
@@ -50,20 +55,21 @@ export class WorkerRunner {
     this.name = options.queue ?? DEFAULT_QUEUE;
     this.signer = options.secret === undefined ? undefined : new FleetSigner(options.secret);
     for (const tool of tools) this.tools.set(tool.name, tool);
-    this.#lockDuration = options.lockDuration ?? LOCK_DURATION;
+    this.#lockDuration = options.lockDuration ?? FLEET_LOCKS.lockDuration;
     const redis = redisOptionsOf(options.connection, () => this.#stopping);
     this.#commands = new Redis(redis);
     this.#listener = new Redis(redis);
     this.#worker = new Worker(
       this.name,
-      (job, token, signal) => this.#process(job, token, signal),
+      // Two parameters, no signal: BullMQ then makes no AbortController of its own per job (it
+      // aborts one only on its cancelJob, which the fleet does not call); the call's own is
+      // aborted by the fleet's cancellations and lock watch.
+      (job, token) => this.#process(job, token),
       {
         connection: redis as ConnectionOptions,
         concurrency: options.concurrency ?? 1,
         lockDuration: this.#lockDuration,
-        ...(options.stalledInterval === undefined
-          ? {}
-          : { stalledInterval: options.stalledInterval }),
+        stalledInterval: options.stalledInterval ?? FLEET_LOCKS.stalledInterval,
       },
     );
     const emitters = [this.#worker, this.#listener, this.#commands] as Emitter[];
@@ -87,13 +93,8 @@ export class WorkerRunner {
     return this.#calls.size;
   }
 
-  async #process(
-    job: Job<CallData, Finished, string>,
-    token?: string,
-    signal?: AbortSignal,
-  ): Promise<Finished> {
+  async #process(job: Job<CallData, Finished, string>, token?: string): Promise<Finished> {
     const call = new WorkerCall(this, job, token);
-    signal?.addEventListener('abort', () => call.controller.abort(signal.reason), { once: true });
     this.#calls.set(call.jobId, call);
     this.#renewed.set(call.jobId, Date.now());
     try {

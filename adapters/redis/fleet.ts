@@ -56,15 +56,18 @@ export interface WorkerOptions extends FleetOptions {
   /** Calls this worker runs at once (default 1). */
   concurrency?: number | undefined;
   /**
-   * How long (ms) a worker holds a call without renewing its lock (BullMQ's `lockDuration`,
-   * default 30 s): a worker that dies leaves its calls to the others about two of these later. A
+   * How long (ms) a worker holds a call without renewing its lock (BullMQ's `lockDuration`;
+   * default 5 s, BullMQ's own is 30 s): a worker that dies leaves its calls to the others once
+   * its locks have lapsed and the next look for stalled calls ({@link stalledInterval}) has come,
+   * within 7.5 s by the defaults. A
    * call whose lock goes unrenewed for three quarters of it (Redis away, the worker cut off) is
    * stopped on this worker, its signal aborted, before another can take its job.
    */
   lockDuration?: number | undefined;
   /**
-   * How often (ms) this worker looks for calls whose worker died (BullMQ's `stalledInterval`,
-   * default 30 s), and gives them back to the queue.
+   * How often (ms) this worker looks for calls whose worker died (BullMQ's `stalledInterval`;
+   * default 2.5 s, BullMQ's own is 30 s), and gives them back to the queue. Each look is one
+   * Redis script per worker.
    */
   stalledInterval?: number | undefined;
 }

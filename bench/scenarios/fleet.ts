@@ -4,18 +4,22 @@
  * `queueTools` and `runWorker` over the same call sent with BullMQ by hand (`queue.add`, then
  * `job.waitUntilFinished`, a Worker running the same function), calls one after another in
  * interleaved rounds; and the throughput of one, two and three workers (one call at a time each)
- * for a tool that waits 100 ms, a batch of 30 calls at once.
+ * for a tool that waits 100 ms, a batch of 30 calls at once. Then against bare BullMQ (a Queue, a
+ * Worker and QueueEvents, the same concurrency): the throughput of a batch of calls at once, the
+ * median of one call alone, and the Redis commands a call costs (INFO commandstats, before and
+ * after, on a Redis that serves nothing else).
  *
  * @module
  */
 import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { queueTools, runWorker, type FleetWorker } from '../../adapters/redis/index.js';
 import { tool } from '../../lib/tool.js';
 import { executeBatch } from '../../operators/execute-batch.js';
 import { findRedis, startRedis } from '../../test/support/redis.js';
-import { interleave, type Variant } from '../harness.js';
+import { interleave, quantile, type Variant } from '../harness.js';
 import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
 
@@ -39,6 +43,154 @@ const wait = tool({
 });
 
 let batches = 0;
+
+/** Every command Redis has run so far, summed over INFO commandstats. */
+async function commandsRun(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  let total = 0;
+  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) total += Number(match[1]);
+  return total;
+}
+
+/**
+ * The fleet (`queueTools` + `runWorker`) against bare BullMQ (Queue + Worker + QueueEvents), the
+ * same function, the same concurrency, on one Redis: batch throughput, one call's median, and
+ * the Redis commands per call.
+ */
+async function againstBare(url: string, port: number, scale: Scale): Promise<Row[]> {
+  const scenario = '10 worker fleet';
+  const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null } as ConnectionOptions;
+  const concurrency = 8;
+  const worker = await runWorker([upper], { connection: url, queue: 'vs-ours', concurrency });
+  const fleet = queueTools([upper], { connection: url, queue: 'vs-ours' });
+  const queue = new Queue('vs-bare', { connection });
+  const events = new QueueEvents('vs-bare', { connection });
+  const bare = new Worker(
+    'vs-bare',
+    async (job) => (job.data as { text: string }).text.toUpperCase(),
+    { connection, concurrency },
+  );
+  await Promise.all([events.waitUntilReady(), bare.waitUntilReady()]);
+  const queued = fleet.tools[0]!;
+  let n = 0;
+  const oursCall = async () => {
+    await lastValueFrom(
+      executeBatch([{ tool: queued, call: { id: `v${++n}`, args: '{"text":"hello"}' } }]),
+    );
+  };
+  const bareCall = async () => {
+    const job = await queue.add('upper', { text: 'hello' }, { removeOnComplete: { age: 3600 } });
+    await job.waitUntilFinished(events);
+  };
+  const batch = Math.max(40, Math.round(400 * scale.size));
+  const rows: Row[] = [];
+  try {
+    const [ours, them] = await interleave(
+      [
+        {
+          name: 'fleet',
+          calls: batch,
+          clock: 'wall',
+          run: async () => {
+            const round = ++batches;
+            await lastValueFrom(
+              executeBatch(
+                Array.from({ length: batch }, (_, i) => ({
+                  tool: queued,
+                  call: { id: `b${round}-${i}`, args: '{"text":"hello"}' },
+                })),
+                { maxParallel: batch },
+              ),
+            );
+          },
+        },
+        {
+          name: 'bare',
+          calls: batch,
+          clock: 'wall',
+          run: async () => {
+            await Promise.all(Array.from({ length: batch }, bareCall));
+          },
+        },
+      ],
+      { rounds: scale.rounds(5) },
+    );
+    rows.push(
+      row({
+        scenario,
+        name: `against bare BullMQ, concurrency ${concurrency}: ${batch} calls at once, time per call (throughput)`,
+        ours: { label: 'queueTools + runWorker', value: ours!.median, unit: 'ns/call' },
+        baseline: { label: 'Queue + Worker + QueueEvents', value: them!.median, unit: 'ns/call' },
+        target: { on: 'ratio', max: 1.2, text: '<= 1.2x' },
+      }),
+    );
+    // One call alone, the sides taking turns call by call.
+    const single = Math.max(50, Math.round(300 * scale.size));
+    const times = { ours: [] as number[], bare: [] as number[] };
+    for (let i = 0; i < single; i++)
+      for (const [side, one] of [
+        ['ours', oursCall],
+        ['bare', bareCall],
+      ] as const) {
+        const started = performance.now();
+        await one();
+        times[side].push((performance.now() - started) * 1e6);
+      }
+    rows.push(
+      row({
+        scenario,
+        name: `against bare BullMQ: one call alone, p50 of ${single}`,
+        ours: {
+          label: 'queueTools + runWorker',
+          value: quantile(times.ours, 0.5),
+          unit: 'ns/call',
+        },
+        baseline: {
+          label: 'Queue + Worker + QueueEvents',
+          value: quantile(times.bare, 0.5),
+          unit: 'ns/call',
+        },
+        target: { on: 'ratio', max: 1.2, text: '<= 1.2x' },
+      }),
+    );
+    // Commands per call: each side alone, one call at a time.
+    const counter = new Redis(url);
+    try {
+      const perCall = async (one: () => Promise<void>, count: number) => {
+        const before = await commandsRun(counter);
+        for (let i = 0; i < count; i++) await one();
+        // The INFO of this count is one command of its own.
+        return ((await commandsRun(counter)) - before - 1) / count;
+      };
+      const count = Math.max(50, Math.round(200 * scale.size));
+      const oursCommands = await perCall(oursCall, count);
+      const bareCommands = await perCall(bareCall, count);
+      rows.push(
+        row({
+          scenario,
+          name: `against bare BullMQ: Redis commands per call (INFO commandstats), ${count} calls`,
+          ours: { label: 'queueTools + runWorker', value: oursCommands, unit: 'commands/call' },
+          baseline: {
+            label: 'Queue + Worker + QueueEvents',
+            value: bareCommands,
+            unit: 'commands/call',
+          },
+          target: {
+            on: 'ours',
+            max: bareCommands + 2,
+            text: `<= bare + 2 (${(bareCommands + 2).toFixed(1)})`,
+          },
+          note: "commands run inside BullMQ's scripts count, and so do the workers' own (lock renewals, stalled checks, blocking reads) while the calls run",
+        }),
+      );
+    } finally {
+      counter.disconnect();
+    }
+  } finally {
+    await Promise.all([worker.close(), fleet.close(), queue.close(), events.close(), bare.close()]);
+  }
+  return rows;
+}
 
 export async function fleetScenario(scale: Scale): Promise<Row[]> {
   const scenario = '10 worker fleet';
@@ -174,6 +326,7 @@ export async function fleetScenario(scale: Scale): Promise<Row[]> {
           },
         }),
       );
+    rows.push(...(await againstBare(url, redis.port, scale)));
   } finally {
     await redis.stop();
   }

@@ -3,12 +3,17 @@
  * (2026-07-28) over the same call answered in its request, on one `serveHttp` on loopback, by a
  * client that polls `tasks/get` at once until the task has ended; with tasks in memory
  * (`memoryTaskStore`) and in Redis (`redisTaskStore`, Debian's redis-server started for the run,
- * the row left out with a note where it is missing). Also the heap a finished task holds in the
- * memory store until its TTL.
+ * the row left out with a note where it is missing). Also what a task that ends in 5 ms costs
+ * through `connectMcp`, which polls on its own schedule (at once, then backing off to the server's
+ * `pollIntervalMs`, default 1 s: docs/mcp.md), over the same 5 ms call answered in its request,
+ * and the heap a finished task holds in the memory store until its TTL.
  *
  * @module
  */
 import { Agent, request } from 'node:http';
+import { connectMcp, httpTransport } from '../../adapters/mcp-client/index.js';
+import { CallContext } from '../../lib/context.js';
+import type { Tool } from '../../lib/contract.js';
 import { z } from 'zod';
 import {
   createMcpServer,
@@ -41,7 +46,37 @@ const work = (name: string, task: boolean) =>
     task,
     execute: ({ text }) => text.toUpperCase(),
   });
-const TOOLS = [work('plain', false), work('tasked', true)];
+/** A tool whose calls take `ms` ms. */
+const slow = (name: string, task: boolean, ms: number) =>
+  tool({
+    name,
+    description: `Upper-cases its text after ${ms} ms.`,
+    parameters: z.object({ text: z.string() }),
+    task,
+    execute: async ({ text }) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return text.toUpperCase();
+    },
+  });
+const TOOLS = [
+  work('plain', false),
+  work('tasked', true),
+  slow('plain5', false, 5),
+  slow('tasked5', true, 5),
+];
+
+/** One call of `remote` through its Observable, to its final event. */
+function callOnce(remote: Tool, i: number): Promise<void> {
+  const call = { id: `c${i}`, args: '{"text":"hello"}' };
+  return new Promise((resolve, reject) => {
+    remote.execute(call, new CallContext(call)).subscribe({
+      next: (event) => {
+        if (event.final) resolve();
+      },
+      error: reject,
+    });
+  });
+}
 
 /** A client of raw modern requests on one keep-alive connection. */
 class Poster {
@@ -145,6 +180,50 @@ async function overhead(store: TaskStore, calls: number, rounds: number) {
   }
 }
 
+/**
+ * Through `connectMcp`: a task that ends in 5 ms against the same 5 ms call answered in its
+ * request, the server's `pollIntervalMs` its default.
+ */
+async function throughClient(store: TaskStore, calls: number, rounds: number) {
+  const http = await serve(store);
+  const remote = await connectMcp(httpTransport(http.url.href));
+  try {
+    const named = (name: string) => remote.tools.find((t) => t.name === name)!;
+    const [plain5, tasked5] = [named('plain5'), named('tasked5')];
+    const sequence = (one: Tool) => async () => {
+      for (let i = 0; i < calls; i++) await callOnce(one, i);
+    };
+    const [plain, task] = await interleave(
+      [
+        { name: 'plain', calls, clock: 'wall', run: sequence(plain5) },
+        { name: 'task', calls, clock: 'wall', run: sequence(tasked5) },
+      ],
+      { rounds, warmup: 1 },
+    );
+    return { plain: plain!.median, task: task!.median };
+  } finally {
+    await remote.close();
+    await http.close();
+  }
+}
+
+/** The task of 5 ms through `connectMcp` over the plain call, as a row. */
+function clientRow(
+  scenario: string,
+  where: string,
+  calls: number,
+  measured: { plain: number; task: number },
+): Row {
+  return row({
+    scenario,
+    name: `connectMcp: a task that ends in 5 ms over the same call answered at once, tasks ${where}, ${calls} calls`,
+    ours: { label: 'task', value: measured.task, unit: 'ns/call' },
+    baseline: { label: 'plain call', value: measured.plain, unit: 'ns/call' },
+    target: { on: 'ratio', max: 2.5, text: '<= 2.5x' },
+    note: 'polled at once, then after 2, 4, 8… ms up to pollIntervalMs (default 1 s)',
+  });
+}
+
 /** The heap `count` finished tasks hold in a memory store, per task. */
 async function heldPerTask(count: number): Promise<number> {
   const store = memoryTaskStore();
@@ -176,6 +255,16 @@ export async function tasksScenario(scale: Scale): Promise<Row[]> {
       target: { on: 'ratio', max: 3, text: '<= 3x' },
       note: 'a task takes two requests at least (tools/call, tasks/get): 2x is the floor',
     }),
+  );
+  const clientCalls = Math.max(10, Math.round(50 * scale.size));
+  const clientRounds = scale.rounds(5);
+  rows.push(
+    clientRow(
+      scenario,
+      'in memory',
+      clientCalls,
+      await throughClient(memoryTaskStore(), clientCalls, clientRounds),
+    ),
   );
   const perTask = await heldPerTask(Math.max(500, Math.round(5_000 * scale.size)));
   rows.push(
@@ -210,6 +299,14 @@ export async function tasksScenario(scale: Scale): Promise<Row[]> {
         target: { on: 'ratio', max: 4, text: '<= 4x' },
         note: 'every change of a task is a Redis write, every poll a read',
       }),
+    );
+    rows.push(
+      clientRow(
+        scenario,
+        'in Redis on loopback',
+        clientCalls,
+        await throughClient(store, clientCalls, clientRounds),
+      ),
     );
   } finally {
     await store.close();

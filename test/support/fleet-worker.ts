@@ -3,13 +3,16 @@
  * (test/fleet.test.ts): the tools of `toolsOf` below, on the queue of the Redis at the given URL.
  * It prints `ready` once it takes calls, and `started <label>` as each call starts.
  *
- * Run: `node --import tsx test/support/fleet-worker.ts <redis url> <queue>`.
+ * Its locks are short (`lockDuration` 1 s, `stalledInterval` 0.5 s), or the fleet's defaults when
+ * a third argument `defaults` is given (test/fleet-recovery.test.ts).
+ *
+ * Run: `node --import tsx test/support/fleet-worker.ts <redis url> <queue> [defaults]`.
  */
 import { z } from 'zod';
 import { runWorker } from '../../adapters/redis/index.js';
 import { tool } from '../../index.js';
 
-const [url, queue] = process.argv.slice(2) as [string, string];
+const [url, queue, locks] = process.argv.slice(2) as [string, string, string | undefined];
 const slow = (name: string, replay: 'safe' | 'unsafe') =>
   tool({
     name,
@@ -25,7 +28,6 @@ const slow = (name: string, replay: 'safe' | 'unsafe') =>
 await runWorker([slow('slow_safe', 'safe'), slow('slow_unsafe', 'unsafe')], {
   connection: url,
   queue,
-  lockDuration: 1_000,
-  stalledInterval: 500,
+  ...(locks === 'defaults' ? {} : { lockDuration: 1_000, stalledInterval: 500 }),
 });
 process.stdout.write('ready\n');
