@@ -57,6 +57,18 @@ describe('command lines in the docs', function () {
           );
   });
 
+  it('npm start: two calls of the bundled turn fail on purpose, as README.md says, and it exits 0', async () => {
+    expect(readFileSync(new URL('README.md', root), 'utf8')).to.include(
+      'two of its calls fail on purpose',
+    );
+    const { stdout } = await run('npm', ['start', '--silent'], { cwd: root, maxBuffer: 64 << 20 });
+    const items = JSON.parse(stdout) as { output: unknown }[];
+    const failed = items.filter(
+      ({ output }) => typeof output === 'string' && output.startsWith('Error:'),
+    );
+    expect(failed).to.have.length(2);
+  });
+
   const runnable = docs.flatMap((doc) =>
     shellLines(readFileSync(new URL(doc, root), 'utf8'))
       .filter(({ runnable }) => runnable)
