@@ -131,6 +131,15 @@ async function optional(name: string): Promise<unknown> {
   }
 }
 
+/**
+ * The packages `--otlp` needs, at versions that install together on Node 20 and on Node 22: the
+ * SDK's 2.x line with the API below 1.10 (its 3.x line asks for Node 22.15 and the API 1.10;
+ * docs/telemetry.md gives both sets).
+ */
+export const OTLP_INSTALL =
+  '@opentelemetry/api@~1.9 @opentelemetry/sdk-trace@^2 @opentelemetry/context-async-hooks@^2 ' +
+  '@opentelemetry/resources@^2 @opentelemetry/exporter-trace-otlp-http@~0.223';
+
 /** How often the batching processor sends what it holds. */
 const EXPORT_EVERY = 1_000;
 
@@ -155,7 +164,7 @@ async function loadSdk(): Promise<Sdk> {
   ].filter((name) => name !== '');
   if (missing.length > 0)
     throw new UsageError(
-      `--otlp needs OpenTelemetry's SDK, optional peer dependencies of agenttool that are not installed: npm install ${missing.join(' ')}`,
+      `--otlp needs OpenTelemetry's SDK, optional peer dependencies of agenttool that are not installed (${missing.join(', ')}): npm install ${OTLP_INSTALL}`,
     );
   const provider =
     current !== undefined

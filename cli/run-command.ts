@@ -214,9 +214,15 @@ export function uiCommandLine(args: RunArgs): string {
       words.push('--header', `${name}: ${value}`);
     if (spec.prefix !== undefined) words.push('--prefix', spec.prefix);
   }
+  if (args.mcp.some((spec) => spec.auth === true)) words.push('--auth');
   for (const root of args.roots) words.push('--root', root);
   if (args.sequential) words.push('--sequential');
   if (args.maxParallel !== undefined) words.push('--max-parallel', String(args.maxParallel));
   if (args.timeout !== undefined) words.push('--timeout', String(args.timeout));
+  // Where the calls run (the fleet) and where their spans go, as in the run.
+  if (args.redis !== undefined) words.push('--redis', args.redis);
+  if (args.queue !== undefined) words.push('--queue', args.queue);
+  if (args.secretFile !== undefined) words.push('--secret-file', args.secretFile);
+  if (args.otlp !== undefined) words.push('--otlp', args.otlp);
   return words.map(shellWord).join(' ');
 }

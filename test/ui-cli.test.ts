@@ -197,6 +197,41 @@ describe('agenttool run: pointing at the web front', function () {
     expect(back).to.deep.include({ command: 'ui', input: 'my turn.json', maxParallel: 3 });
     expect((back as { mcp: unknown }).mcp).to.deep.equal(args.mcp);
   });
+
+  it('repeats the options that say where the calls run and where their spans go', () => {
+    const args = parseArgs([
+      'run',
+      'turn.json',
+      '--mcp-url',
+      'https://example.com/mcp',
+      '--auth',
+      '--redis',
+      'redis://127.0.0.1:6379',
+      '--queue',
+      'q',
+      '--secret-file',
+      'secret',
+      '--otlp',
+      'http://localhost:4318',
+      '--timeout',
+      '5000',
+    ]) as RunArgs;
+    const line = uiCommandLine(args);
+    const words = execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' })
+      .split('\0')
+      .slice(0, -1);
+    const back = parseArgs(words.slice(1));
+    expect(back).to.deep.include({
+      command: 'ui',
+      input: 'turn.json',
+      redis: 'redis://127.0.0.1:6379',
+      queue: 'q',
+      secretFile: 'secret',
+      otlp: 'http://localhost:4318',
+      timeout: 5000,
+    });
+    expect((back as { mcp: unknown }).mcp).to.deep.equal(args.mcp);
+  });
 });
 
 describe('npm run build:ui', function () {
