@@ -9,6 +9,7 @@ import { map, Observable } from 'rxjs';
 import { ToolSet, type FunctionCallOutputItem, type OutputItem } from 'agenttool';
 import type { McpRemote } from 'agenttool/mcp/client';
 import { PAGE_TURN, pageTools } from './page-tools';
+import { LoopChatComponent } from './loop-chat.component';
 import { ToolCallsComponent } from './tool-calls.component';
 
 /** Calls of the tools `agenttool serve` offers: one with progress, one the server refuses. */
@@ -56,7 +57,7 @@ function connection(url: string, token: string): Observable<McpRemote> {
 
 @Component({
   selector: 'app-root',
-  imports: [ToolCallsComponent],
+  imports: [LoopChatComponent, ToolCallsComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
     <h1>agenttool in Angular</h1>
@@ -96,6 +97,10 @@ function connection(url: string, token: string): Observable<McpRemote> {
       @if (phase() === 'connected') {
         <app-tool-calls [turn]="remoteTurn" [tools]="remote.value()!" />
       }
+    </section>
+    <section data-panel="loop">
+      <h2>A conversation over AG-UI</h2>
+      <app-loop-chat />
     </section>
   `,
   styles: `
