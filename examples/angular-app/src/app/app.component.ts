@@ -1,7 +1,8 @@
 /**
  * The page: a model turn run over tools in the page, and one run over the tools of an MCP server
- * reached over Streamable HTTP (another origin, a bearer token). Each panel hands a turn and a
- * ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back.
+ * reached over Streamable HTTP (another origin, a bearer token). Each of those panels hands a turn
+ * and a ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back. The
+ * third, `<app-loop-chat>`, shows a conversation `agentLoop` drives on a server, over AG-UI.
  */
 import { ChangeDetectionStrategy, Component, computed, signal } from '@angular/core';
 import { rxResource } from '@angular/core/rxjs-interop';
