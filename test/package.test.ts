@@ -94,6 +94,7 @@ describe('the package', function () {
       'toAgUiEvents',
       'agUiResponse',
       'pipeAgUiEvents',
+      'WireQuestions',
     ]);
   });
 

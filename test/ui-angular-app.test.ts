@@ -6,13 +6,15 @@
  * made anew while calls wait showing every question and approval again, a call approved and one
  * refused in their rows, a tool's question answered in a form, a URL question
  * shown as a link and answered on return, one call cancelled alone, the remote calls' results,
- * and not one CSP violation.
+ * a conversation driven by `agentLoop` over AG-UI (examples/angular-app/loop-server.ts) with its
+ * approval and question answered in the page, and not one CSP violation.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { serveLoop, type LoopServer } from '../examples/angular-app/loop-server.js';
 import { serveApp, type AppServer } from '../examples/angular-app/serve.js';
 import { builtAngularApp } from './support/angular-app.js';
 import { root, startCli } from './support/cli.js';
@@ -73,6 +75,7 @@ describe('the Angular example app in Chromium, under script-src self', function 
   this.timeout(60_000);
   let app: AppServer;
   let tools: { child: ChildProcess; url: string };
+  let loop: LoopServer;
   let chrome: TestBrowser;
   let page: Page;
   const violations: string[] = [];
@@ -86,6 +89,7 @@ describe('the Angular example app in Chromium, under script-src self', function 
     built = folder;
     app = await serveApp(folder);
     tools = await serveTools(['--token', TOKEN, '--allow-origin', app.url.origin]);
+    loop = await serveLoop(0, app.url.origin);
     chrome = await launchChromium();
     page = await chrome.context.newPage();
     // Installed before any page script runs; CSP does not apply to what the test injects.
@@ -109,6 +113,7 @@ describe('the Angular example app in Chromium, under script-src self', function 
   after(async () => {
     await chrome?.close();
     tools?.child.kill('SIGTERM');
+    await loop?.close();
     await app?.close();
   });
 
@@ -289,6 +294,37 @@ describe('the Angular example app in Chromium, under script-src self', function 
     );
     await mkdir(join(root, 'test-output'), { recursive: true });
     await page.screenshot({ path: join(root, 'test-output', 'angular-app.png'), fullPage: true });
+  });
+
+  it('holds a conversation driven by the loop over AG-UI: text, progress, an approval, a question', async () => {
+    await page.fill('input[name="loop-url"]', loop.url.href);
+    await page.click('[data-action="start-loop"]');
+    const approval = '[data-waiting="approval"][data-id="c2"]';
+    await page.waitForSelector(approval);
+    expect(await page.textContent(`${approval} .ask`)).to.equal('Run deploy({"service":"api"})?');
+    await page.click(`${approval} [data-action="approve"]`);
+    const question = '[data-waiting="question"][data-id="c3-q1"]';
+    await page.waitForSelector(question);
+    expect(await page.textContent(`${question} .ask`)).to.equal('Which environment?');
+    await page.selectOption(`${question} select[name="env"]`, 'staging');
+    await page.click(`${question} [data-answer="accept"]`);
+    await page.waitForSelector('[data-loop-phase="done"]');
+    expect(await page.textContent('[data-loop-phase]')).to.equal('Finished: done');
+    expect(await page.textContent('[data-panel="loop"] [data-id="msg_1"] .text')).to.equal(
+      'Looking at the weather, then deploying.',
+    );
+    const result = (id: string) =>
+      page.textContent(`[data-panel="loop"] .result[data-call-id="${id}"]`);
+    expect(await result('c1')).to.equal('light snow in Oslo, -3 °C');
+    expect(await result('c2')).to.equal('deployed api');
+    expect(await result('c3')).to.equal('env: staging');
+    expect(
+      await page.getAttribute(
+        '[data-panel="loop"] .call[data-call-id="c1"] progress',
+        'data-progress',
+      ),
+    ).to.equal('3');
+    expect(await page.$$('[data-waiting]')).to.have.length(0);
   });
 
   it('logged no CSP violation and no error on the way', () => {

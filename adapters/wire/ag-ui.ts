@@ -234,9 +234,15 @@ function approvalValue(call: FunctionCallItem) {
 }
 
 function progressContent(call: FunctionCallItem, update: ToolResult): ProgressContent {
-  const head = { toolCallId: call.call_id, toolName: call.name, text: outputText(update.output) };
+  const toolCallId = call.call_id;
+  const toolName = call.name;
+  const text = outputText(update.output);
   const info = update.details as { progress?: unknown; total?: unknown } | null | undefined;
-  if (typeof info !== 'object' || info === null || typeof info.progress !== 'number') return head;
-  const total = typeof info.total === 'number' ? { total: info.total } : {};
-  return { ...head, progress: info.progress, ...total };
+  // Written out rather than spread: progress comes often.
+  if (typeof info !== 'object' || info === null || typeof info.progress !== 'number')
+    return { toolCallId, toolName, text };
+  const progress = info.progress;
+  return typeof info.total === 'number'
+    ? { toolCallId, toolName, text, progress, total: info.total }
+    : { toolCallId, toolName, text, progress };
 }

@@ -39,3 +39,5 @@ export {
 // What both carry of a call's question, and the Node response the pipes write to.
 export type { ApprovalAnswer, WireQuestion } from './loop-encoder.js';
 export type { ServerResponseLike } from './sse.js';
+// The questions a front answers by their id on the wire.
+export { WireQuestions } from './wire-questions.js';

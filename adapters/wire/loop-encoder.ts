@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { catchError, concat, concatMap, defer, type Observable } from 'rxjs';
+import { Observable, Subscription } from 'rxjs';
 import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
 import type { FunctionCallItem, ToolOutput } from '../../lib/open-responses.js';
 import { errorResult } from '../../lib/result.js';
@@ -36,7 +36,8 @@ export interface WireQuestion {
 /**
  * The encoder of one protocol: {@link encodeLoop} calls `begin` once on subscription, `encode`
  * for each of the loop's events, then `end` when the loop completes or `fail` when it errors
- * (or when encoding throws). Each returns the protocol's events for that step, in order.
+ * (or when encoding throws). Each hands the protocol's events for that step, in order, to the
+ * `send` it is given, all at once when the step has run: a step that throws sends nothing.
  */
 export abstract class LoopEncoder<C> {
   /** The text being written, closed by the model's next event that is not more of it. */
@@ -46,40 +47,48 @@ export abstract class LoopEncoder<C> {
   /** The calls a person refused: their failure is a refusal, not an error. */
   private readonly refused = new Set<string>();
   private readonly questions = new QuestionIds();
-  private out: C[] = [];
+  /** The step's events; one array for every step, emptied once they are sent. */
+  private readonly out: C[] = [];
 
   /** The protocol's opening events. */
-  begin(): C[] {
-    return this.take(() => this.opened());
+  begin(send: (chunk: C) => void): void {
+    this.opened();
+    this.flush(send);
   }
 
   /** The protocol's events for one of the loop's events. */
-  encode(event: LoopEvent): C[] {
-    return this.take(() => this.step(event));
+  encode(event: LoopEvent, send: (chunk: C) => void): void {
+    this.step(event);
+    this.flush(send);
   }
 
   /** The closing events once the loop completed. */
-  end(): C[] {
-    return this.take(() => {
-      this.closeText();
-      this.completed();
-    });
+  end(send: (chunk: C) => void): void {
+    this.closeText();
+    this.completed();
+    this.flush(send);
   }
 
   /** The closing events once the loop failed with `error`. */
-  fail(error: unknown): C[] {
-    return this.take(() => this.failed(error));
+  fail(error: unknown, send: (chunk: C) => void): void {
+    this.out.splice(0); // what the failed step queued is not sent
+    this.failed(error);
+    this.flush(send);
   }
 
   /** Queues one of the protocol's events. */
-  protected emit(...chunks: C[]): void {
-    this.out.push(...chunks);
+  protected emit(chunk: C): void {
+    this.out.push(chunk);
   }
 
-  private take(run: () => void): C[] {
-    this.out = [];
-    run();
-    return this.out;
+  private flush(send: (chunk: C) => void): void {
+    const out = this.out;
+    // Most steps make one event. The queue is emptied before sending, which can re-enter (a
+    // subscriber that unsubscribes runs the loop's teardown); `pop` is cheap where setting
+    // `length` is a call into the runtime.
+    if (out.length === 1) return send(out.pop()!);
+    if (out.length === 0) return;
+    for (const chunk of out.splice(0)) send(chunk);
   }
 
   private step(event: LoopEvent): void {
@@ -265,17 +274,58 @@ export function messageOf(error: unknown): string {
  * Runs `encoder` over `loop$`: its opening events on subscription, then each event's, then its
  * closing events. A loop that errors, or an encoder that throws, ends with `fail`'s events and
  * completes: the wire reports the failure in its own terms. Unsubscribing unsubscribes the loop.
+ *
+ * One subscriber that sends each step's events straight on, rather than `concatMap` over an
+ * array per event: an inner subscription per event tripled the cost of a turn on the wire
+ * (BENCHMARKS.md, scenario 13).
  */
 export function encodeLoop<C>(
   loop$: Observable<LoopEvent>,
   encoder: () => LoopEncoder<C>,
 ): Observable<C> {
-  return defer(() => {
+  return new Observable<C>((subscriber) => {
     const current = encoder();
-    return concat(
-      current.begin(),
-      loop$.pipe(concatMap((event) => current.encode(event))),
-      defer(() => current.end()),
-    ).pipe(catchError((error: unknown) => current.fail(error)));
+    const send = (chunk: C): void => subscriber.next(chunk);
+    let ended = false;
+    const fail = (error: unknown): void => {
+      if (ended) return;
+      ended = true;
+      current.fail(error, send);
+      subscriber.complete();
+    };
+    try {
+      current.begin(send);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    const source = new Subscription();
+    source.add(
+      loop$.subscribe({
+        next: (event) => {
+          if (ended) return;
+          try {
+            current.encode(event, send);
+          } catch (error) {
+            fail(error);
+            source.unsubscribe();
+          }
+        },
+        error: fail,
+        complete: () => {
+          if (ended) return;
+          try {
+            current.end(send);
+          } catch (error) {
+            return fail(error);
+          }
+          ended = true;
+          subscriber.complete();
+        },
+      }),
+    );
+    // An encoder that threw while the loop emitted at subscription stopped before `add`.
+    if (ended) source.unsubscribe();
+    return source;
   });
 }

@@ -164,7 +164,13 @@ class UIMessageEncoder extends LoopEncoder<UIMessageChunk> {
 
   protected progress(call: FunctionCallItem, update: ToolResult): void {
     const output = this.outputOf(update, call, false);
-    this.emit({ ...this.outputHead(call), output, preliminary: true });
+    const toolCallId = call.call_id;
+    // Written out rather than spread: progress comes often, and the key order is the wire's.
+    this.emit(
+      this.options.dynamic === true
+        ? { type: 'tool-output-available', toolCallId, dynamic: true, output, preliminary: true }
+        : { type: 'tool-output-available', toolCallId, output, preliminary: true },
+    );
   }
 
   protected result(call: FunctionCallItem, event: ExecutionResultEvent): void {

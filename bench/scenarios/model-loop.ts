@@ -2,7 +2,8 @@
  * Scenario 13, the model loop: how long after the model has finished writing a call its tool
  * starts, through `agentLoop`, against the loop users write by hand that waits for the whole
  * response before it runs the calls. The model is an AsyncIterable of Responses events, as the
- * `openai` client yields them: a call, then 50 ms more of text.
+ * `openai` client yields them: a call, then 50 ms more of text. Its wire rows (a turn's events as
+ * server-sent events, against a writer by hand) are in wire-encoding.ts.
  *
  * @module
  */
@@ -20,6 +21,7 @@ import {
 import { median } from '../harness.js';
 import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
+import { wireEncodingRows } from './wire-encoding.js';
 
 const TEXT_AFTER_CALL = 10;
 const TEXT_GAP_MS = 5;
@@ -100,5 +102,6 @@ export async function modelLoopScenario(scale: Scale): Promise<Row[]> {
       baseline: { label: 'whole response, then executeBatch', value: baseline, unit: 'ms' },
       target: { on: 'ours', max: 1, text: '<= 1 ms' },
     }),
+    ...(await wireEncodingRows(scale)),
   ];
 }

@@ -1,7 +1,8 @@
 /**
  * The page: a model turn run over tools in the page, and one run over the tools of an MCP server
- * reached over Streamable HTTP (another origin, a bearer token). Each panel hands a turn and a
- * ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back.
+ * reached over Streamable HTTP (another origin, a bearer token). Each of those panels hands a turn
+ * and a ToolSet to `<app-tool-calls>` and shows the function_call_output items it gives back. The
+ * third, `<app-loop-chat>`, shows a conversation `agentLoop` drives on a server, over AG-UI.
  */
 import { ChangeDetectionStrategy, Component, computed, signal } from '@angular/core';
 import { rxResource } from '@angular/core/rxjs-interop';
@@ -9,6 +10,7 @@ import { map, Observable } from 'rxjs';
 import { ToolSet, type FunctionCallOutputItem, type OutputItem } from 'agenttool';
 import type { McpRemote } from 'agenttool/mcp/client';
 import { PAGE_TURN, pageTools } from './page-tools';
+import { LoopChatComponent } from './loop-chat.component';
 import { ToolCallsComponent } from './tool-calls.component';
 
 /** Calls of the tools `agenttool serve` offers: one with progress, one the server refuses. */
@@ -56,7 +58,7 @@ function connection(url: string, token: string): Observable<McpRemote> {
 
 @Component({
   selector: 'app-root',
-  imports: [ToolCallsComponent],
+  imports: [LoopChatComponent, ToolCallsComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
     <h1>agenttool in Angular</h1>
@@ -96,6 +98,10 @@ function connection(url: string, token: string): Observable<McpRemote> {
       @if (phase() === 'connected') {
         <app-tool-calls [turn]="remoteTurn" [tools]="remote.value()!" />
       }
+    </section>
+    <section data-panel="loop">
+      <h2>A conversation over AG-UI</h2>
+      <app-loop-chat />
     </section>
   `,
   styles: `
