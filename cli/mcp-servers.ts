@@ -47,12 +47,15 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
  * on every request. Every server is offered `roots` (default: the working directory). A question
  * a server asks that no single call can be told to own (a third-party server asking while several
  * calls run) goes to `questions`, or is declined without it. Each client declares URL questions
- * as well as forms.
+ * as well as forms. A log message a server sends outside a call goes to `relay` (`agenttool serve`
+ * passes it to its clients), and is one stderr line when there is no `relay` or it returns false
+ * (no client to take it).
  */
 export async function connectServers(
   specs: readonly McpServerSpec[],
   roots: readonly string[] = [],
   questions?: Elicitor,
+  relay?: (message: McpLogMessage) => boolean,
 ): Promise<McpRemote[]> {
   const remotes: McpRemote[] = [];
   if (specs.length === 0) return remotes;
@@ -102,7 +105,7 @@ export async function connectServers(
         say(() => `agenttool: warning: ${name}: ${visible(err.message.replace(/\s*\n\s*/g, ' '))}`);
       // A log message no call received as progress (the server's own, not a call's): one line.
       const onLog = (message: McpLogMessage): void => {
-        if (message.tool === undefined)
+        if (message.tool === undefined && relay?.(message) !== true)
           say(() => visible(`${from}: ${message.level}: ${oneLine(message.text)}`));
       };
       try {

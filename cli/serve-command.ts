@@ -12,6 +12,7 @@ import {
   memoryTaskStore,
   serveHttp,
   serveStdio,
+  ServerLogs,
   type TaskOptions,
   type TaskStore,
 } from '../adapters/mcp-server/index.js';
@@ -81,7 +82,16 @@ function instructionsOf(remotes: readonly McpRemote[]): string | undefined {
  * closed.
  */
 export async function serveCommand(args: ServeArgs): Promise<number> {
-  const remotes = await connectServers(args.mcp, args.roots);
+  // The --mcp servers' log messages of no call go to the clients, as those servers' own would;
+  // with no client connected, to stderr.
+  const logs = new ServerLogs();
+  const remotes = await connectServers(
+    args.mcp,
+    args.roots,
+    undefined,
+    ({ level, logger, data }) =>
+      logs.send(logger === undefined ? { level, data } : { level, logger, data }) > 0,
+  );
   const tools = new ToolSet([...bundledTools, ...remotes.flatMap((remote) => remote.tools)]);
   // The --mcp servers' lists as they change: each client is told (tools/list_changed).
   const served: Iterable<Tool> | Observable<Iterable<Tool>> =
@@ -91,7 +101,10 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
           map((lists) => [...bundledTools, ...lists.flat()]),
         );
   const instructions = instructionsOf(remotes);
-  const passed = instructions === undefined ? {} : { instructions };
+  const passed = {
+    ...(instructions === undefined ? {} : { instructions }),
+    ...(remotes.length === 0 ? {} : { logs }),
+  };
   // Names are checked by createMcpServer: MCP allows names (128 characters, `.`, `/`) that a
   // model's function list does not.
   if (args.http === undefined) {

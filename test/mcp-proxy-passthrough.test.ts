@@ -13,7 +13,11 @@ import {
   type McpServerOptions,
 } from '../adapters/mcp-server/index.js';
 import { rawTool, type Tool, type ToolEvent } from '../index.js';
-import { serveCli } from './support/cli.js';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cliArgs, root, serveCli } from './support/cli.js';
 import { ASKABLE, ENVELOPE, postModern } from './support/modern.js';
 import {
   Client as ModernClient,
@@ -181,4 +185,51 @@ describe('the proxy changes nothing: agenttool serve --mcp-url', function () {
       await upstream.close();
     }
   });
+});
+
+describe('the proxy changes nothing: agenttool serve --mcp, log messages of no call', function () {
+  this.timeout(60_000);
+  const upstream = `${process.execPath} --import tsx ${resolve(root, 'test/fixtures/logging-server.ts')} stdio`;
+
+  /** The log messages `client` gets up to the upstream's last (`info`), at `level` if given. */
+  async function logsOf(transport: StdioClientTransport, level?: 'info'): Promise<unknown[]> {
+    const client = new Client({ name: 'listener', version: '1' });
+    const logs: unknown[] = [];
+    let last!: () => void;
+    const lastArrived = new Promise<void>((resolve) => (last = resolve));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params);
+      if (n.params.level === 'info') last();
+    });
+    await client.connect(transport);
+    try {
+      if (level !== undefined) await client.setLoggingLevel(level);
+      await client.callTool({ name: 'announce', arguments: {} });
+      await lastArrived;
+      return logs;
+    } finally {
+      await client.close();
+    }
+  }
+
+  for (const level of [undefined, 'info'] as const)
+    it(`passes the upstream's own log messages on as its own${level === undefined ? '' : `, at the level asked (${level})`}`, async () => {
+      const [command, ...args] = upstream.split(' ');
+      const direct = await logsOf(
+        new StdioClientTransport({ command: command!, args, stderr: 'ignore' }),
+        level,
+      );
+      // Before, they went to agenttool's stderr and the client got none.
+      const proxied = await logsOf(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [...cliArgs(), 'serve', '--mcp', upstream],
+          cwd: root,
+          stderr: 'ignore',
+        }),
+        level,
+      );
+      expect(direct.length).to.equal(level === undefined ? 2 : 1);
+      expect(proxied).to.deep.equal(direct);
+    });
 });

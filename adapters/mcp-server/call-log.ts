@@ -48,6 +48,19 @@ export function answerSetLevel(server: Server): void {
 }
 
 /**
+ * Whether a message at `level` is at or above the level the session `sessionId` of `server` asked
+ * for with `logging/setLevel`; every level is, before the session asks.
+ */
+export function passesAskedLevel(
+  server: Server,
+  sessionId: string | undefined,
+  level: LoggingLevel,
+): boolean {
+  const threshold = askedLevels.get(server)?.get(sessionId);
+  return threshold === undefined || SEVERITY.indexOf(level) >= SEVERITY.indexOf(threshold);
+}
+
+/**
  * Sends a served call's log message to its client, through the request `ctx` that speaks for it:
  * dropped below the level the client asked for (in the 2025 era, pass `legacy`, the server whose
  * sessions asked with `logging/setLevel`; in the 2026 era, the request's

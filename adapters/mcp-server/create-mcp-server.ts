@@ -47,6 +47,7 @@ import { HeldCall, heldCall, questionTimeoutOf } from './held-calls.js';
 import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
+import type { ServerLogs } from './server-logs.js';
 import { RawInputResponses } from './raw-input-responses.js';
 import { OpeningCall, openingOf } from './opening-questions.js';
 import { wireTask } from './task-host.js';
@@ -70,6 +71,12 @@ import {
 export interface McpServerOptions {
   /** Instructions for the model, sent to the client on initialize. */
   instructions?: string | undefined;
+  /**
+   * The server's own log messages, those of no call (a proxy's upstream servers' logs outside a
+   * call): sent to each connected client at the level it asked for (see {@link ServerLogs}); the
+   * server then declares `logging`. Default none.
+   */
+  logs?: ServerLogs | undefined;
   /** Limits on a call's raw argument text (the validator's defaults: 1 MiB, nesting 256). */
   limits?: ArgumentLimits | undefined;
   /**
@@ -682,7 +689,9 @@ export function createMcpServer(
   // A proxy passes its upstream servers' log messages on (see served-call.ts), so it declares
   // logging (and answers logging/setLevel); a server of local tools sends none.
   const proxies =
-    live || [...current().entries.values()].some((entry) => entry.tool.remote !== undefined);
+    live ||
+    options.logs !== undefined ||
+    [...current().entries.values()].some((entry) => entry.tool.remote !== undefined);
   const tasks = options.tasks;
   if (tasks !== undefined) checkTaskOptions(tasks);
   const server = new (tasks === undefined ? Server : TaskServer)(info, {
@@ -695,6 +704,7 @@ export function createMcpServer(
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
   if (proxies) answerSetLevel(server);
+  options.logs?.add(server);
   if (source !== undefined) {
     source.servers.add(new WeakRef(server));
     sourceOfServer.set(server, source);

@@ -19,6 +19,7 @@ export {
   type McpHttpServer,
   type ServeHttpOptions,
 } from './serve-http.js';
+export { ServerLogs } from './server-logs.js';
 export { serveStdio, type McpStdioServer } from './serve-stdio.js';
 // Tasks (MCP's tasks extension): where they live, and how long they last.
 export {
