@@ -11,6 +11,7 @@ import type { Tool } from '../index.js';
 import { serveCli, type ServingCli } from './support/cli.js';
 import { exampleSite, findNginx, startNginx, type Balancer } from './support/nginx.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 const nginx = findNginx();
 const CALLS = 2_000;
@@ -67,7 +68,7 @@ function slowCount(slot: Slot): Tool {
 }
 
 describe('agenttool serve --http behind nginx: three instances, one killed mid-batch', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let instances: ServingCli[] = [];
   let balancer: Balancer | undefined;
   const slots: Slot[] = [];

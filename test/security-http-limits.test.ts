@@ -13,6 +13,7 @@ import {
 } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
 import { echo } from './support/tools.js';
+import { scaled } from './support/time.js';
 
 const info = { name: 'limits', version: '1' };
 
@@ -40,7 +41,7 @@ function rawSocket(url: URL): { socket: Socket; closed: Promise<string> } {
 }
 
 describe('HTTP limits: what one client can hold of the server', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
 
   describe('sessions, calls and request ids', () => {
     let started = 0;
