@@ -21,9 +21,9 @@ function longCommand(): { command: string; file: string } {
   return { file, command: `echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; sleep 1000` };
 }
 
-/** Resolves with the number written to `file`, once it is there (bounded: 20 s). */
+/** Resolves with the number written to `file`, once it is there (bounded: 20 s, scaled). */
 async function readPgid(file: string): Promise<number> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + scaled(20_000);
   while (!existsSync(file)) {
     if (Date.now() > deadline) throw new Error(`${file} was never written`);
     await new Promise((r) => setTimeout(r, 50));

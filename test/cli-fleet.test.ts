@@ -155,7 +155,7 @@ describe('agenttool worker and agenttool run --redis', function () {
     const done = finished(child);
     let said = '';
     child.stderr!.on('data', (d: Buffer) => (said += d.toString()));
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + scaled(15_000);
     while (!said.includes('worker taking calls') && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
     await own.kill();

@@ -43,9 +43,9 @@ function inTerminal(args: string[]) {
     });
   });
   return {
-    /** Resolves once the output contains `text` (bounded: 20 s). */
+    /** Resolves once the output contains `text` (bounded: 20 s, scaled). */
     async waitFor(text: string): Promise<void> {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + scaled(20_000);
       while (!output.includes(text)) {
         if (Date.now() > deadline) throw new Error(`never printed ${text}:\n${output}`);
         await new Promise((r) => setTimeout(r, 50));

@@ -211,7 +211,7 @@ describe('the worker fleet on BullMQ', function () {
     const subscription = executeBatch([
       { tool: find('hang'), call: { id: 'h1', args: '{"label":"cancel-me"}' } },
     ]).subscribe();
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     while (!signals.has('cancel-me') && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(signals.get('cancel-me')?.aborted).to.equal(false);

@@ -547,7 +547,7 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
         arguments: { label: 'ttl' },
       });
       expect((await request(short.url, 'tasks/get', { taskId })).status).to.equal('working');
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + scaled(5_000);
       let gone: { code: number } | undefined;
       while (gone === undefined && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));

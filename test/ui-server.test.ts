@@ -68,9 +68,9 @@ async function shellGroup(reader: EventStreamReader, index: number): Promise<num
   return Number(first.result!.output);
 }
 
-/** Resolves once no process of group `pgid` is left (bounded: fails after 5 s). */
+/** Resolves once no process of group `pgid` is left (bounded: fails after 5 s, scaled). */
 async function groupGone(pgid: number): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + scaled(5000);
   for (;;) {
     try {
       process.kill(-pgid, 0);
