@@ -142,10 +142,10 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
     stalls.enable();
     await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
     stalls.disable();
-    // Three seconds from the kill (a call left hanging would never end: every call is one 10 ms
+    // Three seconds (scaled) from the kill (a call left hanging would never end: every call is one 10 ms
     // step), plus the longest this process went without running at all (on a machine busy with
     // nginx, three instances and other work): what it cannot see, it cannot time.
-    const within = 3_000 + stalls.max / 1e6;
+    const within = scaled(3_000) + stalls.max / 1e6;
     return { outcomes: outcomes as Outcome[], duplicates, killedAt, exitedAt, within };
   }
 
