@@ -10,6 +10,7 @@ export default tseslint.config(
       'test-output/',
       '.bench-build/',
       'test/support/*.cjs',
+      '.mocharc.cjs',
       '**/.angular/',
     ],
   },

@@ -2,7 +2,9 @@
 // `npm test` beside them, then stops them; exits as `npm test` did, whose closing line
 // ("N passed, N failed") stays the last line printed (README, "Development").
 import { spawn } from 'node:child_process';
+import console from 'node:console';
 import { constants } from 'node:os';
+import process from 'node:process';
 
 const hogs = [0, 1].map(() =>
   spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', detached: true }),
