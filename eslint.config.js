@@ -11,6 +11,7 @@ export default tseslint.config(
       '.bench-build/',
       '.bench-test-build/',
       'test/support/*.cjs',
+      '.mocharc.cjs',
       '**/.angular/',
     ],
   },

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { caseArbitrary, expectSameTrace, trace, type Case } from './differential.js';
+import { scaled } from '../test/support/time.js';
 
 const rule6: Case = {
   mode: 'batch',
@@ -45,7 +46,7 @@ const pushedWhileArriving: Case = {
 };
 
 describe('the engine against its pipeline model (marbles/pipeline-model.ts)', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
 
   it('agrees on a job arriving aborted whose final makes the consumer push jobs that end at once', () => {
     expectSameTrace(pushedWhileArriving);

@@ -13,6 +13,7 @@ import { executeBatch, registerSoloRun } from '../operators/execute-batch.js';
 import { runsAlone, SoloRun } from '../operators/internal/solo-run.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../operators/job.js';
 import type { Tool } from '../lib/contract.js';
+import { scaled } from '../test/support/time.js';
 
 /** The solo runner, counting the batches it takes. */
 function countingRunner(): { taken: number; runner: Parameters<typeof registerSoloRun>[0] } {
@@ -44,7 +45,7 @@ const oneJob: fc.Arbitrary<Case> = fc
   }));
 
 describe('executeBatch: a batch of one call (operators/internal/solo-run.ts)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   afterEach(() => registerSoloRun({ runsAlone, SoloRun }));
 

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { bundle } from './support/bundle.js';
+import { scaled } from './support/time.js';
 
 describe('agentLoop in a browser bundle', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('bundles for the browser with no Node built-in, beside tool() and the engine', async () => {
     // bundle() throws with esbuild's errors where a module needs a Node built-in.

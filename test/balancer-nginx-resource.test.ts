@@ -5,6 +5,7 @@
  * in the order the batch made them; round-robin (examples/nginx/stateless.conf) splits them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
@@ -13,6 +14,7 @@ import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { executeBatch, type Tool } from '../index.js';
 import { root } from './support/cli.js';
 import { exampleSite, findNginx, freePort, startNginx, type Balancer } from './support/nginx.js';
+import { scaled } from './support/time.js';
 
 const require = createRequire(import.meta.url);
 const nginx = findNginx();
@@ -29,18 +31,20 @@ interface Instance {
 /** One instance of the example server, resolved once it serves. */
 async function startInstance(id: string): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      require.resolve('tsx'),
-      resolve(root, 'examples/mcp-ledger-server.ts'),
-      '--http',
-      String(port),
-      '--instance',
-      id,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+  const child = reaped(
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        require.resolve('tsx'),
+        resolve(root, 'examples/mcp-ledger-server.ts'),
+        '--http',
+        String(port),
+        '--instance',
+        id,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    ),
   );
   const done = new Promise<void>((r) => child.once('exit', () => r()));
   let text = '';
@@ -95,7 +99,7 @@ async function appendAll(url: URL): Promise<Answers> {
 }
 
 describe('nginx routing on an x-mcp-header argument: three instances keeping state per account', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let instances: Instance[] = [];
   let balancer: Balancer | undefined;
 

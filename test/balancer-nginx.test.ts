@@ -11,6 +11,7 @@ import type { Tool } from '../index.js';
 import { serveCli, type ServingCli } from './support/cli.js';
 import { exampleSite, findNginx, startNginx, type Balancer } from './support/nginx.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 const nginx = findNginx();
 const CALLS = 2_000;
@@ -67,7 +68,7 @@ function slowCount(slot: Slot): Tool {
 }
 
 describe('agenttool serve --http behind nginx: three instances, one killed mid-batch', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let instances: ServingCli[] = [];
   let balancer: Balancer | undefined;
   const slots: Slot[] = [];
@@ -141,10 +142,10 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
     stalls.enable();
     await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
     stalls.disable();
-    // Three seconds from the kill (a call left hanging would never end: every call is one 10 ms
+    // Three seconds (scaled) from the kill (a call left hanging would never end: every call is one 10 ms
     // step), plus the longest this process went without running at all (on a machine busy with
     // nginx, three instances and other work): what it cannot see, it cannot time.
-    const within = 3_000 + stalls.max / 1e6;
+    const within = scaled(3_000) + stalls.max / 1e6;
     return { outcomes: outcomes as Outcome[], duplicates, killedAt, exitedAt, within };
   }
 

@@ -3,9 +3,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findChromium, PACKAGED_CHROMIUM } from './support/browser.js';
+import { scaled } from './support/time.js';
 
 describe('finding a Chromium for the browser tests', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let folder: string;
 
   before(() => {

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { addedBytes, BUDGET } from '../bench/scenarios/bundle-size.js';
 import { consumerFolder } from './support/package.js';
+import { scaled } from './support/time.js';
 
 describe('bundle size', function () {
-  this.timeout(180_000);
+  this.timeout(scaled(180_000));
 
   it(`tool and executeBatch add at most ${BUDGET / 1024} KB min+gzip to a browser app`, async () => {
     // Through the built package's exports, as an app's bundler resolves it.

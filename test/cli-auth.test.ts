@@ -13,12 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliArgs, root } from './support/cli.js';
 import { conformanceOf, node22 } from './support/conformance.js';
+import { scaled } from './support/time.js';
 
 const conformance = conformanceOf('conformance-next');
 const require = createRequire(import.meta.url);
 
 describe('agenttool run --auth: OAuth with a loopback redirect (the suite’s scenarios)', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   const dir = mkdtempSync(join(tmpdir(), 'agenttool-auth-'));
   const file = join(dir, 'config', 'oauth.json');
   const saved = { browser: process.env.BROWSER, file: process.env.AGENTTOOL_OAUTH_FILE };

@@ -4,11 +4,13 @@
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { initializeRequest } from './support/mcp-messages.js';
 import { cliArgs, root, startCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-exit-'));
 let files = 0;
@@ -19,9 +21,9 @@ function longCommand(): { command: string; file: string } {
   return { file, command: `echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; sleep 1000` };
 }
 
-/** Resolves with the number written to `file`, once it is there (bounded: 20 s). */
+/** Resolves with the number written to `file`, once it is there (bounded: 20 s, scaled). */
 async function readPgid(file: string): Promise<number> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + scaled(20_000);
   while (!existsSync(file)) {
     if (Date.now() > deadline) throw new Error(`${file} was never written`);
     await new Promise((r) => setTimeout(r, 50));
@@ -67,10 +69,12 @@ afterEach(() => {
 
 /** `agenttool serve` on stdio with a bash call running; returns the child and the group. */
 async function serveWithShell(): Promise<{ child: ChildProcess; pgid: number }> {
-  const child = spawn(process.execPath, [...cliArgs(), 'serve'], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
+  const child = reaped(
+    spawn(process.execPath, [...cliArgs(), 'serve'], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    }),
+  );
   child.stdout!.resume();
   const { command, file } = longCommand();
   const send = (message: object): void => void child.stdin!.write(`${JSON.stringify(message)}\n`);
@@ -89,7 +93,7 @@ async function serveWithShell(): Promise<{ child: ChildProcess; pgid: number }> 
 }
 
 describe('agenttool processes reap their commands however they end', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
     it(`serve on stdio, on ${signal}: exits 0 and the bash call's process group is gone`, async () => {
@@ -147,10 +151,12 @@ describe('agenttool processes reap their commands however they end', function ()
 
   it("an uncaught error: the process exits 1 and the bash call's process group is gone", async () => {
     const file = join(dir, `pgid-${++files}`);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', resolve(root, 'test/fixtures/crash-with-shell.ts'), file],
-      { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
+    const child = reaped(
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', resolve(root, 'test/fixtures/crash-with-shell.ts'), file],
+        { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
+      ),
     );
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));

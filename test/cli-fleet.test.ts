@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { EventStreamReader } from './ui-support.js';
 import { everythingServer, finished, runCli, startCli, type CliResult } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
+import { scaled } from './support/time.js';
 
 const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
@@ -43,7 +44,7 @@ function taking(child: ChildProcess): Promise<void> {
 }
 
 describe('agenttool worker and agenttool run --redis', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let redis: TestRedis;
   const workers: { child: ChildProcess; done: Promise<CliResult> }[] = [];
 
@@ -154,7 +155,7 @@ describe('agenttool worker and agenttool run --redis', function () {
     const done = finished(child);
     let said = '';
     child.stderr!.on('data', (d: Buffer) => (said += d.toString()));
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + scaled(15_000);
     while (!said.includes('worker taking calls') && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
     await own.kill();

@@ -8,13 +8,14 @@ import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-
 import { parseArgs, type RunArgs } from '../cli/args.js';
 import { tool } from '../index.js';
 import { cliArgs, everythingServer, root, runCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
 const rootsServer = `${process.execPath} --import tsx ${resolve(root, 'test/fixtures/roots-server.ts')} stdio`;
 
 describe('agenttool: MCP server options (--env, --mcp-url, --header, --root)', function () {
-  this.timeout(90_000);
+  this.timeout(scaled(90_000));
 
   it('--env and --header apply to the server named just before them', () => {
     const args = parseArgs([

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from '../cli/args.js';
 import { OPTIONS, type Command } from '../cli/options.js';
 import { root, runCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 const COMMANDS: Command[] = ['run', 'ui', 'serve', 'worker'];
 
@@ -75,7 +76,7 @@ function needs(name: string, command: Command): string[] {
 }
 
 describe('agenttool: one option table parses and prints the help', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('has a help entry and a sample for every option, and no option twice', () => {
     const names = OPTIONS.map((o) => o.name);

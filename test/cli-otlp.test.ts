@@ -14,6 +14,7 @@ import { executeBatch } from '../index.js';
 import { boundedFlush, FLUSH_LIMIT_MS, tracesEndpoint } from '../cli/otlp.js';
 import { finished, runCli, serveCli, startCli } from './support/cli.js';
 import { skipWithoutRedis, startRedis } from './support/redis.js';
+import { scaled } from './support/time.js';
 
 interface OtlpSpan {
   name: string;
@@ -66,7 +67,7 @@ const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
 
 describe('agenttool --otlp', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let otlp: Awaited<ReturnType<typeof collector>>;
   beforeEach(async () => (otlp = await collector()));
   afterEach(() => otlp.server.close());
@@ -207,7 +208,7 @@ const dropped =
   /^agenttool: --otlp: the last spans were not sent to http:\/\/127\.0\.0\.1:\d+\/v1\/traces \(.+\); exiting without them$/gm;
 
 describe('agenttool --otlp: a collector that does not take the spans costs the exit at most 5 s', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   // Generous over the 5 s limit (a loaded machine), well under the exporter's own 10 s.
   const ceiling = FLUSH_LIMIT_MS + 2_500;
 

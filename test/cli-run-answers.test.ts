@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root, runCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-answers-'));
 const ask = (call_id: string, args: object) => ({
@@ -23,7 +24,7 @@ const outputs = (stdout: string): string[] =>
   (JSON.parse(stdout) as { output: string }[]).map((item) => item.output);
 
 describe('agenttool run: the tools ask (ask_user, --answer)', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('answers with the --answer values in the order the questions are asked', async () => {
     const { status, stdout, stderr } = await runCli([
@@ -114,7 +115,7 @@ describe('agenttool run: the tools ask (ask_user, --answer)', function () {
 });
 
 describe('agenttool run --answer: a third-party server asking while other calls run', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('answers every question in the order asked, whoever asks it', async () => {
     const fixture = join(root, 'test', 'fixtures', 'asking-server.mjs');
@@ -148,7 +149,7 @@ describe('agenttool run --answer: a third-party server asking while other calls 
 });
 
 describe('agenttool run --answer: a page to visit (a URL question)', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('tells the page and its answer on stderr, and answers it in turn', async () => {
     const fixture = join(root, 'test', 'fixtures', 'asking-server.mjs');

@@ -5,11 +5,13 @@
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliArgs, everythingServer, root } from './support/cli.js';
 import { Screen } from './support/screen.js';
+import { scaled } from './support/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-tty-'));
 const call = (call_id: string, name: string, args: object) => ({
@@ -25,10 +27,12 @@ function inTerminal(args: string[]) {
   // `exec`: whatever shell `script` starts ($SHELL, or sh when unset) becomes the CLI, so Ctrl-C
   // reaches the CLI alone rather than also a shell that would die of it first.
   const line = ['exec', ...[process.execPath, ...cliArgs(), ...args].map(quote)].join(' ');
-  const child = spawn('script', ['-qfec', line, '/dev/null'], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
+  const child = reaped(
+    spawn('script', ['-qfec', line, '/dev/null'], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    }),
+  );
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
   const exited = new Promise<number | null>((done, fail) => {
@@ -39,9 +43,9 @@ function inTerminal(args: string[]) {
     });
   });
   return {
-    /** Resolves once the output contains `text` (bounded: 20 s). */
+    /** Resolves once the output contains `text` (bounded: 20 s, scaled). */
     async waitFor(text: string): Promise<void> {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + scaled(20_000);
       while (!output.includes(text)) {
         if (Date.now() > deadline) throw new Error(`never printed ${text}:\n${output}`);
         await new Promise((r) => setTimeout(r, 50));
@@ -57,7 +61,7 @@ function inTerminal(args: string[]) {
 }
 
 describe('agenttool run in a terminal', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('Ctrl-C: the notice stays above the rows, each row is drawn once, and they say cancelled', async () => {
     const turn = join(dir, 'cancel.json');

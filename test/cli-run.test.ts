@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingServer, finished, runCli, startCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-cli-'));
 const call = (call_id: string, name: string, args: object) => ({
@@ -23,7 +24,7 @@ const jsonLines = (text: string) =>
     .map((line) => JSON.parse(line));
 
 describe('agenttool run', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('prints the function_call_output items in model order and exits 0 when every call succeeded', async () => {
     const file = turnFile('ok.json', {
@@ -266,7 +267,7 @@ describe('agenttool run', function () {
 });
 
 describe('agenttool run: bad input exits 2 with a one-line error', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   const cases: [string, () => string[], RegExp][] = [
     [
       'an unreadable file',

@@ -4,11 +4,12 @@ import { connectMcp } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { executeBatch, type ElicitFormRequest, type ElicitRequest } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
 describe('agenttool serve: questions pass up a proxy chain', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('client -> agenttool serve --mcp "agenttool serve" -> ask_user: the question reaches the outer elicitor', async () => {
     const inner = [process.execPath, ...cliArgs(), 'serve'].map(quote).join(' ');

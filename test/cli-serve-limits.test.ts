@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
@@ -8,6 +9,7 @@ import { CallContext, type Tool } from '../index.js';
 import { cliArgs, finished, root, runCli, serveCli } from './support/cli.js';
 import { post } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
+import { scaled } from './support/time.js';
 
 const patternServer = `node ${join(import.meta.dirname, 'fixtures', 'pattern-server.mjs')}`;
 /** An upstream listing `deep`, whose schema nests `depth` levels, and `plain`. */
@@ -26,17 +28,19 @@ async function output(tool: Tool | undefined, args: object): Promise<unknown> {
 
 /** Runs `agenttool` with `args` and variables added to the environment, to its end. */
 function runWithEnv(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [...cliArgs(), ...args], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const child = reaped(
+    spawn(process.execPath, [...cliArgs(), ...args], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    }),
+  );
   child.stdin.end();
   return finished(child);
 }
 
 describe('agenttool serve: limits and schemas from elsewhere', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('re-serves an upstream whose patterns cannot compile over HTTP: initialize answers, every tool is served as listed', async () => {
     const served = serveCli(['--mcp', patternServer, '--prefix', 'up']);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { runCli, serveCli } from './support/cli.js';
 import { ASKABLE, postModern } from './support/modern.js';
 import { postCall } from './support/post-call.js';
+import { scaled } from './support/time.js';
 
 /** One tools/call of slow_count POSTed on its own, as a stateless client sends it. */
 function slowCount(url: URL, to: number, stepMs: number): Promise<Response> {
@@ -9,7 +10,7 @@ function slowCount(url: URL, to: number, stepMs: number): Promise<Response> {
 }
 
 describe('agenttool serve --http: admission and drain for load balancers', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('drains on SIGTERM: the running call finishes, new ones get 503, then it exits 0', async () => {
     const served = serveCli(['--stateless', '--drain-grace', '10000']);

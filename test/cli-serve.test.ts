@@ -4,6 +4,7 @@ import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, resourceOf, type Tool, type ToolEvent } from '../index.js';
 import { cliArgs, finished, root, startCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 async function call(tool: Tool | undefined, args: object): Promise<ToolEvent[]> {
   if (tool === undefined) throw new Error('no such tool');
@@ -12,7 +13,7 @@ async function call(tool: Tool | undefined, args: object): Promise<ToolEvent[]> 
 }
 
 describe('agenttool serve', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('serves the bundled tools over stdio to any MCP client', async () => {
     const remote = await connectMcp(

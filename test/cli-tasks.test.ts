@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingServer, finished, runCli, serveCli, startCli } from './support/cli.js';
 import { EventStreamReader } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
@@ -29,7 +30,7 @@ const jsonLines = (text: string): Line[] =>
     .map((line) => JSON.parse(line) as Line);
 
 describe('agenttool run: calls its MCP servers run as tasks', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('shows a 2025-11-25 task’s status as progress, and its result as the output', async () => {
     const { status, stdout, stderr } = await runCli(

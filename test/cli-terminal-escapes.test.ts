@@ -17,8 +17,10 @@ import { LiveView } from '../cli/views/live-view.js';
 import { PlainView } from '../cli/views/plain-view.js';
 import { jobsFromItems, ToolSet, type ExecutionEvent, type Tool } from '../index.js';
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { cliArgs, finished, root, runCli } from './support/cli.js';
 import { lines } from './support/lines.js';
+import { scaled } from './support/time.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'hostile-terminal-server.mjs');
 const server = `${process.execPath} ${fixture}`;
@@ -38,7 +40,7 @@ writeFileSync(
 );
 
 describe('terminal escape sequences from an MCP server', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('leaves out tools whose names have control characters, newlines or over 128 characters, saying so once each', async () => {
     const errors: Error[] = [];
@@ -126,10 +128,10 @@ describe('terminal escape sequences from an MCP server', function () {
 });
 
 describe("agenttool serve: a client's error text on stderr", function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('a client that fails a question with escape sequences: one line, "mcp server: " once, escaped', async () => {
-    const child = spawn(process.execPath, [...cliArgs(), 'serve'], { cwd: root });
+    const child = reaped(spawn(process.execPath, [...cliArgs(), 'serve'], { cwd: root }));
     const out = lines(child.stdout!);
     const done = finished(child);
     const send = (message: object): void =>

@@ -1,17 +1,21 @@
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import { cliArgs, finished, root, type CliResult } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 // Node, told by this hook to find no package of the MCP SDK: a machine without that optional peer.
 const withoutSdk = resolve(import.meta.dirname, 'fixtures', 'without-mcp-sdk.mjs');
 
 function runWithoutSdk(args: string[], missing = ''): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', withoutSdk, ...cliArgs(), ...args], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, AGENTTOOL_MISSING: missing },
-  });
+  const child = reaped(
+    spawn(process.execPath, ['--import', withoutSdk, ...cliArgs(), ...args], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, AGENTTOOL_MISSING: missing },
+    }),
+  );
   child.stdin!.end('');
   return finished(child);
 }
@@ -19,7 +23,7 @@ function runWithoutSdk(args: string[], missing = ''): Promise<CliResult> {
 const install = 'an optional peer dependency of agenttool that is not installed: npm install';
 
 describe('agenttool without the MCP SDK installed', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
 
   it('runs a turn of the bundled tools, which need no SDK', async () => {
     const { status, stdout, stderr } = await runWithoutSdk(['run', 'examples/turn.json', '--json']);

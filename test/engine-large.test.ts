@@ -9,6 +9,7 @@ import {
   type Job,
 } from '../operators/index.js';
 import { final } from '../testing/index.js';
+import { scaled } from './support/time.js';
 
 const N = 100_000;
 const done = final('ok');
@@ -62,7 +63,7 @@ function tally(events: Observable<ExecutionEvent>): Promise<Tally> {
 }
 
 describe('executeBatch: 100k calls', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('completes 100k synchronous calls without growing the stack, in job order', async () => {
     expect(await tally(executeBatch(batch([syncTool()])))).to.deep.equal({

@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { root } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 describe('examples/agent-loop.ts', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
 
   it('runs offline against the replayed conversation: both calls, then the answer', async () => {
     const env = { ...process.env };

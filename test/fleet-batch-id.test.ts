@@ -23,6 +23,7 @@ import { executeBatch, tool } from '../index.js';
 import { finished, runCli, startCli, type CliResult } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until } from './support/until.js';
+import { scaled } from './support/time.js';
 
 const call = (call_id: string, name: string, args: object) =>
   JSON.stringify({ type: 'function_call', call_id, name, arguments: JSON.stringify(args) });
@@ -40,7 +41,7 @@ function taking(child: ChildProcess): Promise<string> {
 }
 
 describe('agenttool run --redis --batch-id, and --secret-file', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let redis: TestRedis;
   const dir = mkdtempSync(join(tmpdir(), 'agenttool-batch-id-'));
   const secretFile = join(dir, 'secret');
@@ -122,7 +123,7 @@ describe('agenttool run --redis --batch-id, and --secret-file', function () {
 });
 
 describe('queueTools with the batchId of a run that was cancelled', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let redis: TestRedis;
   let worker: FleetWorker;
   const runs = new Map<string, number>();

@@ -14,6 +14,7 @@ import { jobIdOf, queueTools, runWorker, type FleetWorker } from '../adapters/re
 import { executeBatch, tool, type ExecutionEvent, type Tool } from '../index.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until } from './support/until.js';
+import { scaled } from './support/time.js';
 
 const started = new Set<string>();
 const releases = new Map<string, () => void>();
@@ -39,7 +40,7 @@ const finals = (events: ExecutionEvent[]) =>
     .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
 
 describe('the fleet reads Redis as untrusted', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let redis: TestRedis;
   let raw: Redis;
   let worker: FleetWorker;

@@ -20,6 +20,7 @@ import { UsageError } from '../cli/usage-error.js';
 import { executeBatch, tool, type ExecutionEvent, type Tool } from '../index.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until } from './support/until.js';
+import { scaled } from './support/time.js';
 
 const SECRET = 'a'.repeat(32);
 const ran: string[] = [];
@@ -50,7 +51,7 @@ const finals = (events: ExecutionEvent[]) =>
     .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
 
 describe('a fleet with a secret', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let redis: TestRedis;
   let worker: FleetWorker;
   const run = async (secret: string | undefined, label: string, toolName = 'note') => {

@@ -17,6 +17,7 @@ import { executeBatch, tool } from '../index.js';
 import { finished, startCli } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until } from './support/until.js';
+import { scaled } from './support/time.js';
 
 /** Whether process `pid` still runs (a zombie nobody has reaped yet does not). */
 function alive(pid: number): boolean {
@@ -38,7 +39,7 @@ const sleeper = (id: string, file: string) => ({
 const pidIn = (file: string): number => Number(readFileSync(file, 'utf8').trim());
 
 describe('a fleet worker that dies or loses Redis', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   const dir = mkdtempSync(join(tmpdir(), 'agenttool-worker-death-'));
   let redis: TestRedis | undefined;
 

@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -30,6 +31,7 @@ import {
 import { root } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { until as waitUntil } from './support/until.js';
+import { scaled } from './support/time.js';
 
 const runs = new Map<string, number>();
 const signals = new Map<string, AbortSignal>();
@@ -102,7 +104,7 @@ const finals = (events: ExecutionEvent[]) =>
     .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
 
 describe('the worker fleet on BullMQ', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let redis: TestRedis;
   const workers: FleetWorker[] = [];
   let fleet: QueuedTools;
@@ -209,7 +211,7 @@ describe('the worker fleet on BullMQ', function () {
     const subscription = executeBatch([
       { tool: find('hang'), call: { id: 'h1', args: '{"label":"cancel-me"}' } },
     ]).subscribe();
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     while (!signals.has('cancel-me') && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(signals.get('cancel-me')?.aborted).to.equal(false);
@@ -241,10 +243,12 @@ describe('the worker fleet on BullMQ', function () {
 
   /** A worker in a process of its own on `queue`, and what it prints. */
   function workerProcess(queue: string) {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'test/support/fleet-worker.ts'), redis.url, queue],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    const child = reaped(
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'test/support/fleet-worker.ts'), redis.url, queue],
+        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+      ),
     );
     let said = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
@@ -448,10 +452,12 @@ describe('the worker fleet on BullMQ', function () {
   });
 
   it('lets a dispatcher restarted mid-batch pick the batch up from Redis: finished calls keep their results, none runs twice', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'test/support/fleet-dispatcher.ts'), redis.url],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    const child = reaped(
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'test/support/fleet-dispatcher.ts'), redis.url],
+        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+      ),
     );
     let said = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));

@@ -11,6 +11,7 @@ import { Observable } from 'rxjs';
 import { McpHttpHandler, createMcpServer } from '../adapters/mcp-server/index.js';
 import { rawTool, type ToolEvent } from '../index.js';
 import { echo } from './support/tools.js';
+import { scaled } from './support/time.js';
 
 /** Asks whether to go ahead, then says what it was told. */
 const confirm = rawTool({
@@ -31,7 +32,7 @@ const confirm = rawTool({
 });
 
 describe('the AI SDK MCP client (@ai-sdk/mcp) against createMcpServer', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let server: Server;
   let handler: McpHttpHandler;
   let url: URL;

@@ -4,9 +4,10 @@ import { resolve } from 'node:path';
 import { MCP_CLIENT_BUDGET, mcpClientAdded } from '../bench/scenarios/bundle-size.js';
 import { bundle } from './support/bundle.js';
 import { root } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 describe('agenttool/mcp/client in the browser', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('bundles for the browser with no Node built-in', async () => {
     const { metafile } = await bundle(

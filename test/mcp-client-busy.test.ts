@@ -11,6 +11,7 @@ import { AnswerWatch } from '../adapters/mcp-client/answer-watch.js';
 import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-client/index.js';
 import { executeBatch, type ExecutionEvent } from '../index.js';
 import { serveCli, type ServingCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 /** Two slow_count calls at once: one runs, the other meets the full server. */
 async function twoAtOnce(remote: McpRemote): Promise<ExecutionEvent[]> {
@@ -21,7 +22,7 @@ async function twoAtOnce(remote: McpRemote): Promise<ExecutionEvent[]> {
 }
 
 describe('connectMcp against a busy server (agenttool serve --http --max-calls 1)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let served: ServingCli;
   let url: URL;
 

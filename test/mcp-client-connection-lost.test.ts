@@ -11,6 +11,7 @@ import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult, type Tool, type ToolEvent } from '../index.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 let started: () => void = () => undefined;
 const hang = rawTool({
@@ -33,7 +34,7 @@ function find(tools: readonly Tool[], name: string): Tool {
 }
 
 describe('connectMcp over HTTP: a call whose response is lost fails at once', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
 
   /**
    * A TCP relay in front of `target`: `cut()` destroys every connection through it, as a server

@@ -13,6 +13,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { browserBuild } from './support/bundle.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 /** The page's script: connects, calls `measure`, and says what came back, or what failed. */
 const PAGE_SCRIPT = `
@@ -52,7 +53,7 @@ Promise.all([run('auto'), run('legacy')]).then(
 const CSP = "default-src 'self'; script-src 'self'";
 
 describe('agenttool/mcp/client in Chromium under script-src self', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let server: Server;
   let browser: TestBrowser;
   let origin: string;

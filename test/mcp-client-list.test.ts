@@ -11,6 +11,7 @@ import { connectMcp, type McpClientOptions, type McpRemote } from '../adapters/m
 import { annotationsOf, confinedBy, isSequential, resourceOf, type Tool } from '../index.js';
 import { CallContext } from '../index.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 interface Scripted {
   server: Server;
@@ -82,7 +83,7 @@ function namesAtFinal(remote: McpRemote, tool: Tool): Promise<string[]> {
 }
 
 describe('MCP client: the tool list over time', function () {
-  this.timeout(3_000);
+  this.timeout(scaled(3_000));
   const opened: McpRemote[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((r) => r.close()));

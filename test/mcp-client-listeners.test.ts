@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { FollowedSignals } from '../adapters/mcp-client/followed-signals.js';
 import { executeBatch, tool } from '../index.js';
 import { servedWithTasks } from './support/task-server.js';
+import { scaled } from './support/time.js';
 
 const echo = tool({
   name: 'echo_task',
@@ -22,7 +23,7 @@ const echo = tool({
 });
 
 describe('task calls over one httpTransport: abort listeners', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   const served = servedWithTasks('listeners', [echo]);
 
   it('twenty task calls, one after another, raise no MaxListenersExceededWarning', async () => {

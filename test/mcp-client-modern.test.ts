@@ -15,6 +15,7 @@ import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-clien
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { hangTool } from './support/tools.js';
 import { executeBatch, tool, type ElicitResult, type ExecutionEvent, type Tool } from '../index.js';
+import { scaled } from './support/time.js';
 
 const MODERN = '2026-07-28';
 
@@ -69,7 +70,7 @@ function finals(events: ExecutionEvent[]): Record<string, string> {
 }
 
 describe('connectMcp: MCP 2026-07-28', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let http: McpHttpServer;
   const opened: McpRemote[] = [];
 
@@ -127,7 +128,7 @@ describe('connectMcp: MCP 2026-07-28', function () {
 });
 
 describe('connectMcp against a modern-only server of the SDK v2 line', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let server: HttpServer;
   let url: URL;
   let effects = 0;

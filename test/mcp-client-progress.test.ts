@@ -10,6 +10,7 @@ import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import { CallContext, type ToolEvent } from '../index.js';
 import { runTool } from './support/run.js';
 import { only } from './support/sdk-peers.js';
+import { scaled } from './support/time.js';
 
 /**
  * A server whose `burst` call sends `count` progress notifications and its answer in one go, and
@@ -71,7 +72,7 @@ async function serve(): Promise<{
 }
 
 describe('connectMcp: progress and cancellation of each call', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   const opened: McpRemote[] = [];
   afterEach(() => Promise.all(opened.splice(0).map((r) => r.close())));
 

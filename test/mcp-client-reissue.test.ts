@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { executeBatch, tool, type ExecutionEvent, type Replay } from '../index.js';
+import { scaled } from './support/time.js';
 
 let runs = 0;
 /**
@@ -66,7 +67,7 @@ async function cutting(upstream: URL, cuts: number): Promise<{ url: string; serv
 }
 
 describe('connectMcp: a call whose response breaks before its answer', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let upstream: McpHttpServer;
   before(async () => {
     upstream = await serveHttp({

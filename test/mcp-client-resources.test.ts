@@ -6,6 +6,7 @@ import { createMcpServer } from '../adapters/mcp-server/index.js';
 import { resourceOf, tool, ValidationError, type Tool } from '../index.js';
 import { batchResults } from '../operators/batch-results.js';
 import { chains } from '../operators/chains.js';
+import { scaled } from './support/time.js';
 
 const served: string[] = [];
 const write = tool({
@@ -33,7 +34,7 @@ function named(remote: McpRemote, name: string): Tool {
 }
 
 describe('MCP client: resources named from the arguments', function () {
-  this.timeout(5_000);
+  this.timeout(scaled(5_000));
   const opened: McpRemote[] = [];
   afterEach(async () => {
     served.length = 0;

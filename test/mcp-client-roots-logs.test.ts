@@ -8,6 +8,7 @@ import { CALL_TOKEN } from '../adapters/mcp-shared/call-token.js';
 import { rootsServer } from './fixtures/roots-server.js';
 import { runTool } from './support/run.js';
 import { gate, only } from './support/sdk-peers.js';
+import { scaled } from './support/time.js';
 
 async function linked(server: Server): Promise<InMemoryTransport> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -68,7 +69,7 @@ function markingServer(gates: { open: Promise<void> }[]): Server {
 }
 
 describe('connectMcp: roots and server log messages (SDK-built peers in memory)', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   const opened: McpRemote[] = [];
   afterEach(() => Promise.all(opened.splice(0).map((r) => r.close())));
 

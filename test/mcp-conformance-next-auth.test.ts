@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { conformanceOf, failures, node22 } from './support/conformance.js';
 import { CLIENT, passingNotYet, runClientScenarios } from './support/conformance-next.js';
+import { scaled } from './support/time.js';
 
 describe('MCP conformance suite, next line: authorization (connectMcp)', function () {
-  this.timeout(300_000);
+  this.timeout(scaled(300_000));
 
   it('every authorization scenario in scope passes', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'agenttool-conformance-auth-'));

@@ -21,9 +21,10 @@ import {
   runClientScenarios,
   SERVER,
 } from './support/conformance-next.js';
+import { scaled } from './support/time.js';
 
 describe('MCP conformance suite, next line (0.2.0-alpha.12: MCP 2026-07-28)', function () {
-  this.timeout(300_000);
+  this.timeout(scaled(300_000));
   const cwd = mkdtempSync(join(tmpdir(), 'agenttool-conformance-next-'));
   let node: string;
   let http: McpHttpServer | undefined;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { McpHttpServer } from '../adapters/mcp-server/index.js';
 import { serveConformance } from './conformance/everything-server.js';
 import { all, conformanceClient, conformanceOf, failures, node22 } from './support/conformance.js';
+import { scaled } from './support/time.js';
 
 const conformance = conformanceOf('@modelcontextprotocol/conformance');
 
@@ -45,7 +46,7 @@ const REFUSED: Record<string, RegExp> = {
 };
 
 describe('MCP conformance suite (@modelcontextprotocol/conformance under Node 22)', function () {
-  this.timeout(300_000);
+  this.timeout(scaled(300_000));
   const cwd = mkdtempSync(join(tmpdir(), 'agenttool-conformance-'));
   let node: string;
   let http: McpHttpServer | undefined;

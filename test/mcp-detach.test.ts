@@ -20,6 +20,7 @@ import {
 } from '../index.js';
 import { servedWithTasks } from './support/task-server.js';
 import { until } from './support/until.js';
+import { scaled } from './support/time.js';
 
 const signals = new Map<string, AbortSignal>();
 const gates = new Map<string, () => void>();
@@ -51,7 +52,7 @@ const tools: Tool[] = [
 type Items = (FunctionCallOutputItem | InputMessageItem)[];
 
 describe('Detached calls over MCP', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   const server = servedWithTasks('reports', tools);
   const { store, find } = server;
 

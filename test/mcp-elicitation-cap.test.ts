@@ -12,6 +12,7 @@ import {
   type ExecutionEvent,
   type Tool,
 } from '../index.js';
+import { scaled } from './support/time.js';
 
 /** What the flooding server tells of its questions: how many were answered, and why the others were not. */
 interface Flood {
@@ -58,7 +59,7 @@ function floodServer(count: number): Server {
 const yes: ElicitResult = { action: 'accept', content: { ok: true } };
 
 describe('MCP client: a server that floods one call with questions (elicitation/create)', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   const open: McpRemote[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((remote) => remote.close()));

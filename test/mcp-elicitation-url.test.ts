@@ -32,6 +32,7 @@ import {
   type Tool,
 } from '../index.js';
 import { MODERN } from './support/modern.js';
+import { scaled } from './support/time.js';
 
 const PAGE = {
   mode: 'url',
@@ -147,7 +148,7 @@ describe('MCP server: a tool’s URL question (2025-11-25, initialize)', () => {
 });
 
 describe('MCP server: a tool’s URL question (2026-07-28, held calls)', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let http: McpHttpServer;
   before(async () => {
     http = await serveHttp({
@@ -198,7 +199,7 @@ describe('MCP server: a tool’s URL question (2026-07-28, held calls)', functio
 });
 
 describe('connectMcp: a server’s URL question', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   const open: McpRemote[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((remote) => remote.close()));

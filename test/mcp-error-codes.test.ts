@@ -21,6 +21,7 @@ import {
   type McpRemote,
 } from '../adapters/mcp-client/index.js';
 import { executeBatch } from '../index.js';
+import { scaled } from './support/time.js';
 
 /** A server whose tools fail each in its own way. */
 async function failing(): Promise<{ remote: McpRemote; close: () => Promise<void> }> {
@@ -56,7 +57,7 @@ async function errorOf(remote: McpRemote, name: string): Promise<Error> {
 }
 
 describe('MCP call errors carry a code to switch on', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('protocol (with the JSON-RPC code), invalid_result, remote_tool, timeout, closed', async () => {
     const { remote, close } = await failing();

@@ -7,6 +7,7 @@ import { firstValueFrom, lastValueFrom, skip, toArray } from 'rxjs';
 import { connectMcp, RemoteToolError, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
 import { annotationsOf, CallContext, type Tool, type ToolEvent } from '../index.js';
+import { scaled } from './support/time.js';
 
 const require = createRequire(import.meta.url);
 const everything = join(
@@ -34,7 +35,7 @@ async function run(tool: Tool, args: object): Promise<{ events: ToolEvent[]; err
 }
 
 describe('MCP client against the reference server (server-everything over stdio)', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let remote: McpRemote;
   let refreshed: Promise<readonly Tool[]>;
 

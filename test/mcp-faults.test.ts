@@ -11,6 +11,7 @@ import {
 import { stdioTransport } from '../adapters/mcp-stdio/index.js';
 import { CallContext, type Tool, type ToolEvent } from '../index.js';
 import { lines } from './support/lines.js';
+import { scaled } from './support/time.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'mcp-fault-server.mjs');
 
@@ -57,7 +58,7 @@ async function run(
 }
 
 describe('MCP client faults (a misbehaving stdio server)', function () {
-  this.timeout(5_000);
+  this.timeout(scaled(5_000));
   const opened: McpRemote[] = [];
   const open = async (options?: McpClientOptions, maxBufferSize?: number): Promise<Connected> => {
     const connected = await connect(options, maxBufferSize);

@@ -16,6 +16,7 @@ import { CallContext } from '../lib/context.js';
 import { serveCli, type ServingCli } from './support/cli.js';
 import { ASKABLE, MODERN, postModern } from './support/modern.js';
 import { exampleSite, findNginx, freePort, startNginx, type Balancer } from './support/nginx.js';
+import { scaled } from './support/time.js';
 
 let effects = 0;
 let cancelled = 0;
@@ -79,7 +80,7 @@ function resultOf(body: Json): Json {
 }
 
 describe('MCP 2026-07-28: a tool that asks is held until the client retries with the answer', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let http: McpHttpServer;
 
   async function serve(
@@ -385,7 +386,7 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
 const nginx = findNginx();
 
 describe('agenttool serve --http behind nginx round-robin: a question answered on another instance', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let instances: ServingCli[] = [];
   let balancer: Balancer | undefined;
 

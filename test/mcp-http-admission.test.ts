@@ -6,6 +6,7 @@ import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-
 import { rawTool, textResult, type ToolEvent } from '../index.js';
 import { postCall } from './support/post-call.js';
 import { callRequest, openSession, post, type RawReply } from './support/raw-http.js';
+import { scaled } from './support/time.js';
 
 /** Calls of `gate` run until the test opens them, in the order they started. */
 const gates: { open: () => void; aborted: boolean }[] = [];
@@ -51,7 +52,7 @@ async function probe(http: McpHttpServer, path: string, init: RequestInit = {}) 
 }
 
 describe('serveHttp admission control: maxConcurrentCalls, health, drain', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
   let http: McpHttpServer | undefined;
   const serve = async (options: Record<string, unknown>): Promise<McpHttpServer> =>
     (http = await serveHttp({

@@ -9,6 +9,7 @@ import { parseArgs } from '../cli/args.js';
 import { rawTool, textResult } from '../index.js';
 import { runCli } from './support/cli.js';
 import { initializeRequest } from './support/mcp-messages.js';
+import { scaled } from './support/time.js';
 
 interface Reply {
   status: number;
@@ -43,7 +44,7 @@ function listOf(header: string | string[] | undefined): string[] {
 }
 
 describe('CORS on the Streamable HTTP server', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   const token = 'cors-test-token';
   let executions = 0;
   const count = rawTool({
@@ -176,7 +177,7 @@ describe('CORS on the Streamable HTTP server', function () {
 });
 
 describe('agenttool serve --allow-origin', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
 
   it('collects every --allow-origin for the HTTP server', () => {
     const args = parseArgs([

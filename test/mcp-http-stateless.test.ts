@@ -9,6 +9,7 @@ import { rawTool, tool, type ToolEvent } from '../index.js';
 import { runCli } from './support/cli.js';
 import { whoAmI } from './support/tools.js';
 import { postCall } from './support/post-call.js';
+import { scaled } from './support/time.js';
 
 const steps = tool({
   name: 'steps',
@@ -56,7 +57,7 @@ function textOf(result: unknown): string {
 }
 
 describe('serveHttp stateless: every request on its own, for load balancers', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
   let http: McpHttpServer;
   const clients: Client[] = [];
   const connect = async (): Promise<{

@@ -4,6 +4,7 @@ import { connectMcp, httpTransport, type McpRemote } from '../adapters/mcp-clien
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { CallContext, rawTool, textResult, type Tool, type ToolEvent } from '../index.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 const counts = new Map<string, number>();
 const counter = rawTool({
@@ -36,7 +37,7 @@ function find(remote: McpRemote, name: string): Tool {
 }
 
 describe('MCP over Streamable HTTP on loopback', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   let http: McpHttpServer;
   const opened: McpRemote[] = [];
   const open = async (name: string): Promise<McpRemote> => {

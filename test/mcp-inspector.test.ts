@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { TINY_PNG } from '../examples/mcp-tools.js';
 import { node22 } from './support/conformance.js';
+import { scaled } from './support/time.js';
 
 const require = createRequire(import.meta.url);
 // The MCP Inspector (v2), whose CLI needs Node 22.19 or later: it runs under the Node 22 that
@@ -46,7 +47,7 @@ function inspect(...args: string[]): Promise<Record<string, unknown>> {
 }
 
 describe('the example MCP server, driven by the MCP Inspector (v2) CLI over stdio', function () {
-  this.timeout(90_000);
+  this.timeout(scaled(90_000));
   let list: Record<string, unknown>;
   let upper: Record<string, unknown>;
   let add: Record<string, unknown>;

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
 import { tool } from '../index.js';
+import { scaled } from './support/time.js';
 
 /** Starts something, records its handle (as `bash` records its process group), answers text. */
 const start = tool({
@@ -25,7 +26,7 @@ const start = tool({
 });
 
 describe("LangChain's MCP adapters against createMcpServer", function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
 
   it("get a recording tool's result as its plain text, no records", async () => {
     const server = createMcpServer({ name: 'jobs', version: '1.0.0' }, [start]);

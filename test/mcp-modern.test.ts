@@ -17,6 +17,7 @@ import { rawTool, tool, type ToolEvent } from '../index.js';
 import { cliArgs, root } from './support/cli.js';
 import { ASKABLE, ENVELOPE, MODERN, postModern } from './support/modern.js';
 import { hangTool, whoAmI } from './support/tools.js';
+import { scaled } from './support/time.js';
 
 const steps = tool({
   name: 'steps',
@@ -55,7 +56,7 @@ function textOf(result: unknown): string {
 }
 
 describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let http: McpHttpServer;
 
   beforeEach(async () => {
@@ -242,7 +243,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
 });
 
 describe('agenttool serve: MCP 2026-07-28 over stdio', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('the SDK v2 client negotiates 2026-07-28 over stdio and calls a bundled tool', async () => {
     const [command, ...args] = [process.execPath, ...cliArgs(), 'serve'];
@@ -294,7 +295,7 @@ describe('agenttool serve: MCP 2026-07-28 over stdio', function () {
 });
 
 describe('createMcpServer requiredCapabilities: a tool that needs a client capability', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let http: McpHttpServer;
   const needy = tool({
     name: 'needy',

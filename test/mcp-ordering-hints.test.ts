@@ -36,6 +36,7 @@ import {
   type Job,
   type Tool,
 } from '../index.js';
+import { scaled } from './support/time.js';
 
 const SEQ = 'io.github.agenttool/sequential';
 const RES = 'io.github.agenttool/resource';
@@ -82,7 +83,7 @@ const MODES = [
 ] as const;
 
 describe('createMcpServer lists each tool’s ordering hints in _meta', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   let http: McpHttpServer;
   beforeEach(async () => {
     http = await serveHttp({
@@ -148,7 +149,7 @@ function only(remote: McpRemote, name: string): Tool {
 }
 
 describe('connectMcp takes a server’s ordering hints', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   let http: McpHttpServer;
   const opened: McpRemote[] = [];
   beforeEach(async () => {
@@ -332,7 +333,7 @@ describe('connectMcp reads a hostile listing’s hints safely', () => {
 });
 
 describe('a proxy passes on the ordering hints its tools run under', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   /** Lists the proxy's tools (createMcpServer over `remote.tools`) as its own client sees them. */
   async function proxyListing(remote: McpRemote): Promise<Record<string, unknown>> {

@@ -19,6 +19,7 @@ import {
 import { rawTool, tool, type JsonSchema, type Tool, type ToolEvent } from '../index.js';
 import { postModern } from './support/modern.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 /** A tool with `schema` that answers with its arguments. */
 function echoing(name: string, schema: JsonSchema): Tool {
@@ -171,7 +172,7 @@ describe('x-mcp-header: values as headers', () => {
 });
 
 describe('x-mcp-header: served over HTTP', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let http: McpHttpServer;
   const errors: string[] = [];
   const zodRegion = tool({

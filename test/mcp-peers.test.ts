@@ -7,6 +7,7 @@ import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
 import { annotationsOf, wrap, type Tool } from '../index.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -90,7 +91,7 @@ function find(remote: McpRemote, name: string): Tool {
 }
 
 describe('MCP client and proxy against an SDK-built peer (McpServer in memory)', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   let remote: McpRemote;
   const opened: { close(): Promise<void> }[] = [];
 

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { connectMcp, type McpRemote } from '../adapters/mcp-client/index.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
+import { scaled } from './support/time.js';
 
 const require = createRequire(import.meta.url);
 const everything = join(
@@ -51,7 +52,7 @@ function withoutClock(result: unknown): unknown {
 }
 
 describe('the proxy changes nothing: server-everything, directly and through it', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let direct: Client;
   let remote: McpRemote;
   let proxied: Client;

@@ -23,6 +23,7 @@ import { createMcpServer, serveHttp } from '../adapters/mcp-server/index.js';
 import { BehaviorSubject } from 'rxjs';
 import { rawTool, type Tool } from '../index.js';
 import { overHttp } from './support/sdk-peers.js';
+import { scaled } from './support/time.js';
 
 /** A tool named `name` that answers its name. */
 const named = (name: string): Tool =>
@@ -71,7 +72,7 @@ async function linked(connect: (t: InMemoryTransport) => Promise<void>) {
 }
 
 describe('the proxy changes nothing: log messages', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   let remote: McpRemote;
   let client: Client;
   let served: { url: string; close(): Promise<void> };
@@ -144,7 +145,7 @@ function askingUpstream(): Server {
 }
 
 describe("the proxy changes nothing: a person's answer to an upstream question", function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('goes to the server that asked as given, even when it does not fit: that server judges it', async () => {
     const remote = await connectMcp(await linked((t) => askingUpstream().connect(t)), {
@@ -183,7 +184,7 @@ describe("the proxy changes nothing: a person's answer to an upstream question",
 });
 
 describe('the proxy changes nothing: list changes', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('serving remote.tools$, it declares listChanged and tells its client when the upstream list changes', async () => {
     let names = ['first'];
@@ -226,7 +227,7 @@ describe('the proxy changes nothing: list changes', function () {
 });
 
 describe('the proxy changes nothing: list changes in MCP 2026-07-28 (subscriptions/listen)', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('serveHttp of a live list tells each listening client when the list changes', async () => {
     const tools = new BehaviorSubject<Tool[]>([named('first')]);
@@ -312,7 +313,7 @@ function defaultingUpstream(): Server {
 }
 
 describe('the proxy changes nothing: a schema default', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it("is filled into its own person's answer by connectMcp, and not into an answer it relays", async () => {
     // Direct: the executor's person accepts the form as it stands; connectMcp fills the default.

@@ -9,6 +9,7 @@ import { connectMcp, RECORDS_META_KEY, type McpRemote } from '../adapters/mcp-cl
 import { createMcpServer, type McpServerOptions } from '../adapters/mcp-server/index.js';
 import { tool, type Recordable, type Tool, type ToolCall, type ToolRecord } from '../index.js';
 import { batchResults, executeBatch, type Job } from '../operators/index.js';
+import { scaled } from './support/time.js';
 
 class Job_ implements Recordable {
   constructor(
@@ -61,7 +62,7 @@ const from = (server: string): ToolRecord[] => SENT.map((r) => ({ ...r, remote: 
 const RECORDS = from('ops');
 
 describe('MCP: records travel from the served call to the calling job', function () {
-  this.timeout(5_000);
+  this.timeout(scaled(5_000));
   const opened: McpRemote[] = [];
   afterEach(async () => {
     release = undefined;

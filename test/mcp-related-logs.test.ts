@@ -18,6 +18,7 @@ import { CALL_TOKEN } from '../adapters/mcp-shared/call-token.js';
 import { createMcpServer } from '../adapters/mcp-server/index.js';
 import { runTool } from './support/run.js';
 import { gate, only, overHttp } from './support/sdk-peers.js';
+import { scaled } from './support/time.js';
 
 const log = (data: string, meta?: Record<string, unknown>): string =>
   JSON.stringify({
@@ -176,7 +177,7 @@ async function twoCalls(remote: McpRemote, gates: { release(): void }[]): Promis
 }
 
 describe('connectMcp: which call a log message belongs to', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
   const closing: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close();

@@ -17,6 +17,7 @@ import {
 } from '../adapters/mcp-server/task-store.js';
 import { redisTaskStore } from '../adapters/redis/index.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
+import { scaled } from './support/time.js';
 
 function task(taskId: string, at: number, extra: Partial<StoredTask> = {}): StoredTask {
   return {
@@ -171,7 +172,7 @@ describe('task stores', () => {
   });
 
   describe('redisTaskStore', function () {
-    this.timeout(20_000);
+    this.timeout(scaled(20_000));
     let redis: TestRedis;
     const stores: TaskStore[] = [];
     let run = 0;

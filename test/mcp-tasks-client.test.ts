@@ -9,6 +9,7 @@
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,7 @@ import {
   GetTaskRequestSchema,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { scaled } from './support/time.js';
 
 const signals = new Map<string, AbortSignal>();
 const gates = new Map<string, () => void>();
@@ -113,7 +115,7 @@ const tools: Tool[] = [
 ];
 
 describe('MCP tasks as a client (connectMcp)', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   const server = servedWithTasks('tasker', tools);
   const { store, find } = server;
 
@@ -232,17 +234,19 @@ describe('MCP tasks as a client (connectMcp)', function () {
   it('resumes a batch whose process was killed mid-task by polling the same task, never calling again', async () => {
     const journal = join(mkdtempSync(join(tmpdir(), 'agenttool-task-client-')), 'journal.jsonl');
     const before = gateCalls;
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(root, 'test/support/task-client.ts'),
-        server.http.url.href,
-        journal,
-        'killed',
-      ],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    const child = reaped(
+      spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(root, 'test/support/task-client.ts'),
+          server.http.url.href,
+          journal,
+          'killed',
+        ],
+        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+      ),
     );
     let said = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
@@ -352,7 +356,7 @@ const TASK = {
 };
 
 describe('MCP tasks as a client: a server that breaks the rules', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('leaves out, saying why, a tool that runs only as a task on a server that serves no tasks', async () => {
     const { remote, reported } = await taskServer(false, { create: () => ({}) });
@@ -399,7 +403,7 @@ describe('MCP tasks as a client: a server that breaks the rules', function () {
 });
 
 describe('MCP 2025-11-25 tasks as a client (server-everything)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('runs simulate-research-query, which needs a task, as one: its stages as progress, its report as the result', async () => {
     const remote = await connectMcp(

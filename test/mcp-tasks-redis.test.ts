@@ -22,6 +22,7 @@ import { tool, type Tool } from '../index.js';
 import { serveCli } from './support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { ended, pollUntil, request } from './support/tasks.js';
+import { scaled } from './support/time.js';
 
 const signals = new Map<string, AbortSignal>();
 
@@ -63,7 +64,7 @@ const ABANDONED =
   'the server instance running this task stopped before it finished (its lease lapsed): call the tool again';
 
 describe('MCP tasks shared through Redis by several instances', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let redis: TestRedis;
   const stores: TaskStore[] = [];
   const servers: McpHttpServer[] = [];

@@ -28,6 +28,7 @@ import { slowCount } from '../cli/tools/slow-count.js';
 import { ASKABLE, ENVELOPE, postModern } from './support/modern.js';
 import { callRequest, openSession, post } from './support/raw-http.js';
 import { ended, pollUntil, refusal, request, TASKING, TASKS } from './support/tasks.js';
+import { scaled } from './support/time.js';
 
 /** What the tools saw: each call's signal, by label. */
 const signals = new Map<string, AbortSignal>();
@@ -125,7 +126,7 @@ function serve(options: TaskOptions): Promise<McpHttpServer> {
 const NOT_TASKING = ASKABLE;
 
 describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
-  this.timeout(40_000);
+  this.timeout(scaled(40_000));
   let http: McpHttpServer;
   let url: URL;
   before(async () => {
@@ -546,7 +547,7 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
         arguments: { label: 'ttl' },
       });
       expect((await request(short.url, 'tasks/get', { taskId })).status).to.equal('working');
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + scaled(5_000);
       let gone: { code: number } | undefined;
       while (gone === undefined && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -13,6 +13,7 @@ import { traceMeta, traceOf } from '../lib/trace-context.js';
 import { executeBatch, rawTool, type TraceContext } from '../index.js';
 import { ENVELOPE, postModern } from './support/modern.js';
 import { Observable } from 'rxjs';
+import { scaled } from './support/time.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const STATE = 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7';
@@ -69,7 +70,7 @@ describe('trace context in _meta: reading and writing', () => {
 });
 
 describe('trace context through served calls, remote tools and a proxy', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let upstream: McpHttpServer;
 
   before(async () => {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { batchResults, SchemaError, tool, ToolPanicError } from '../index.js';
+import { scaled } from './support/time.js';
 
 const forecast = tool({
   name: 'forecast',
@@ -82,7 +83,7 @@ describe('outputSchema: a local tool says the shape of what it returns', () => {
 });
 
 describe('outputSchema over MCP', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let server: McpHttpServer;
   before(async () => {
     server = await serveHttp({

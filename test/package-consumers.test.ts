@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { publint } from 'publint';
 import { root } from './support/cli.js';
 import { consumerFolder, packedPackage } from './support/package.js';
+import { scaled } from './support/time.js';
 
 /** Runs a CLI from node_modules/.bin, returning its exit code and output. */
 function run(bin: string, args: string[], cwd = root): { code: number; out: string } {
@@ -35,7 +36,7 @@ function writeTsconfig(dir: string, options: Record<string, unknown>): void {
 }
 
 describe('the packed package, as consumers see it', function () {
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
 
   it('publint reports nothing', async () => {
     const tarball = readFileSync(packedPackage());

@@ -12,6 +12,7 @@ import {
 import { join } from 'node:path';
 import { root } from './support/cli.js';
 import { buildPackage } from './support/package.js';
+import { scaled } from './support/time.js';
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, { types: string; default: string } | string>;
@@ -19,7 +20,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 };
 
 describe('the package', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
 
   before(() => {
     buildPackage();

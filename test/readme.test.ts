@@ -25,6 +25,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 import ts from 'typescript';
+import { scaled } from './support/time.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** The files whose blocks run: the README, then each guide in docs/. */
@@ -148,7 +149,7 @@ function where(block: Block, offsetLine: number): string {
 }
 
 describe('README and docs/: every TypeScript block compiles and the runnable ones run', function () {
-  this.timeout(180_000);
+  this.timeout(scaled(180_000));
 
   before(function () {
     rmSync(outDir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import { skipWithoutRedis, startRedis } from './support/redis.js';
+import { scaled } from './support/time.js';
 
 /** What Redis answers `command` with on `port`, or the connection error's code. */
 function ask(port: number, command: string): Promise<string> {
@@ -24,7 +25,7 @@ function ask(port: number, command: string): Promise<string> {
 }
 
 describe('the tests’ own redis-server', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   before(function () {
     skipWithoutRedis(this, 'the Redis support test');
   });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { bash, ProcessGroup } from '../cli/tools/index.js';
 import { rawTool, textResult, tool, type ToolRecord, type Tool } from '../index.js';
 import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.js';
+import { scaled } from './support/time.js';
 
 /**
  * The active resources keeping the event loop alive, counted by type. Read it after the test's
@@ -62,7 +63,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 describe('reliability: unsubscribing from a batch with every call running', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('leaves no timers, listeners or child processes behind after 10k running calls', async () => {
     const bus = new EventEmitter();

@@ -15,6 +15,7 @@ import {
 } from '../index.js';
 import { executeBatch, executeCalls, type ExecutionEvent, type Job } from '../operators/index.js';
 import { from } from 'rxjs';
+import { scaled } from './support/time.js';
 
 /** What each faulty tool must end with: the error's class and message. */
 interface Fault {
@@ -224,7 +225,7 @@ function expectOutcome(final: ExecutionEvent, fault: Fault): void {
 }
 
 describe('reliability: every kind of tool fault in one batch', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
   before(() => process.on('unhandledRejection', onUnhandled));

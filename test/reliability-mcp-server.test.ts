@@ -16,6 +16,7 @@ import {
 import { final } from '../testing/index.js';
 import { callRequest, cancelNotification, openSession, post } from './support/raw-http.js';
 import { echo } from './support/tools.js';
+import { scaled } from './support/time.js';
 
 const info = { name: 'faults', version: '1' };
 
@@ -33,7 +34,7 @@ function resultOf(message: { result?: unknown } | undefined): { text: string; is
 }
 
 describe('reliability: a served tool or schema faults only its own calls', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
 
   describe('a tool whose teardown throws', () => {
     let started = signal();

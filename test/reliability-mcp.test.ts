@@ -1,6 +1,7 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { connectMcp, McpCallError } from '../adapters/mcp-client/index.js';
@@ -9,12 +10,13 @@ import { executeBatch, type ExecutionEvent, type Job } from '../operators/index.
 import { root } from './support/cli.js';
 import { lines } from './support/lines.js';
 import { initializeRequest } from './support/mcp-messages.js';
+import { scaled } from './support/time.js';
 
 const faultServer = join(import.meta.dirname, 'fixtures', 'mcp-fault-server.mjs');
 const hangServer = join(import.meta.dirname, 'fixtures', 'hang-stdio-server.ts');
 
 describe('reliability: an MCP peer that goes away mid-call', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('a server killed mid-call fails its waiting calls within a second and keeps every answer given', async () => {
     const transport = new StdioClientTransport({
@@ -96,10 +98,12 @@ describe('reliability: an MCP peer that goes away mid-call', function () {
   });
 
   it('a stdio server whose client vanishes without a word cancels the call and exits by itself', async () => {
-    const server = spawn(process.execPath, ['--import', 'tsx', hangServer], {
-      cwd: root,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const server = reaped(
+      spawn(process.execPath, ['--import', 'tsx', hangServer], {
+        cwd: root,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
     try {
       const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
       const stderr = lines(server.stderr);

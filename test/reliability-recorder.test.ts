@@ -3,6 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { tool, type ToolRecord, type Recordable, type ToolCall } from '../index.js';
 import { batchResults, executeBatch, type Job } from '../operators/index.js';
+import { scaled } from './support/time.js';
 
 class Step implements Recordable {
   constructor(
@@ -68,7 +69,7 @@ function slowRecorder(fails: (record: Step) => 'reject' | 'throw' | false = () =
 }
 
 describe('reliability: a slow or failing recorder', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   it('loses and duplicates no record across a 1k-call batch with a slow recorder', async () => {
     const { recorder, written, mostPending } = slowRecorder();

@@ -8,6 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { browserBuild, bundle } from './support/bundle.js';
 import { compileValidator, registerAjv } from '../schema.js';
 import { setGeneratedChecker } from '../lib/validation/tool-checker.js';
+import { scaled } from './support/time.js';
 
 const page = `
 import { compileValidator } from 'agenttool/schema';
@@ -16,7 +17,7 @@ console.log(validator.parse('{"path":"x"}'));
 `;
 
 describe('compileValidator in a browser bundle', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('carries neither ajv nor RE2, and checks with eval forbidden', async () => {
     const { metafile, gzipped } = await bundle(page);

@@ -1,20 +1,24 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { lastValueFrom } from 'rxjs';
 import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { CallContext } from '../index.js';
 import { cliArgs, finished, root, runCli } from './support/cli.js';
+import { scaled } from './support/time.js';
 
 /** Starts `agenttool serve` with `args` and `env` added, and resolves with the URL it prints. */
 function serve(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [...cliArgs(), 'serve', ...args], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const child = reaped(
+    spawn(process.execPath, [...cliArgs(), 'serve', ...args], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    }),
+  );
   const url = new Promise<string>((done, fail) => {
     let text = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -46,7 +50,7 @@ async function reaches(url: string, headers?: Record<string, string>): Promise<s
 }
 
 describe('agenttool serve --token', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('serves only clients that send the token given by --token', async () => {
     const { child, url } = serve(['--http', '0', '--token', 't']);

@@ -9,6 +9,7 @@ import { SchemaError, tool, ValidationError, type JsonSchema, type Tool } from '
 import { compileValidator } from '../schema.js';
 import { executeBatch, type Job } from '../operators/index.js';
 import { runTool } from './support/run.js';
+import { scaled } from './support/time.js';
 
 /** Every own name of the prototypes a pollution would reach, to compare before and after. */
 function prototypeNames(): string {
@@ -153,7 +154,7 @@ const corpus: string[] = [
 ];
 
 describe('security: hostile arguments never crash, hang or pollute', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   const before = prototypeNames();
   afterEach(() => {
     expect(prototypeNames()).to.equal(before);

@@ -13,6 +13,7 @@ import {
 } from './support/raw-http.js';
 import { initializeRequest } from './support/mcp-messages.js';
 import { echo } from './support/tools.js';
+import { scaled } from './support/time.js';
 
 const info = { name: 'limits', version: '1' };
 
@@ -40,7 +41,7 @@ function rawSocket(url: URL): { socket: Socket; closed: Promise<string> } {
 }
 
 describe('HTTP limits: what one client can hold of the server', function () {
-  this.timeout(15_000);
+  this.timeout(scaled(15_000));
 
   describe('sessions, calls and request ids', () => {
     let started = 0;
@@ -191,7 +192,8 @@ describe('HTTP limits: what one client can hold of the server', function () {
     it('closes a session that made no request within sessionInitTimeout; a session in use stays', async () => {
       const http = await serveHttp({
         maxSessions: 4,
-        sessionInitTimeout: 100,
+        // Long enough on a busy machine for the used session's first request to come in time.
+        sessionInitTimeout: scaled(100),
         factory: () => createMcpServer(info, [echo]),
       });
       try {
@@ -202,10 +204,10 @@ describe('HTTP limits: what one client can hold of the server', function () {
         for (let i = 0; i < 3; i++) expect(await bareInitialize(http.url)).to.be.a('string');
         expect(http.sessions).to.equal(4);
         const started = Date.now();
-        while (http.sessions > 1 && Date.now() - started < 3_000)
+        while (http.sessions > 1 && Date.now() - started < scaled(3_000))
           await new Promise((resolve) => setTimeout(resolve, 10));
         expect(http.sessions).to.equal(1);
-        expect(Date.now() - started).to.be.below(1_000);
+        expect(Date.now() - started).to.be.below(scaled(1_000));
         const later = await post(http.url, callRequest(2, 'echo', { text: 'b' }), used).reply;
         expect(textOf(later)).to.equal('b');
       } finally {

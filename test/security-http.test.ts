@@ -10,6 +10,7 @@ import {
 } from '../adapters/mcp-server/index.js';
 import { rawTool, textResult } from '../index.js';
 import { initializeRequest } from './support/mcp-messages.js';
+import { scaled } from './support/time.js';
 
 interface Reply {
   status: number;
@@ -66,7 +67,7 @@ function callOf(args: object): string {
 }
 
 describe('who may connect to the Streamable HTTP server', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   const token = 's3cret-token-value';
   let executions = 0;
   const count = rawTool({

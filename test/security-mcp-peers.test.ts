@@ -6,6 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { lastValueFrom, toArray } from 'rxjs';
 import { connectMcp, McpCallError, type McpRemote } from '../adapters/mcp-client/index.js';
 import { CallContext, type ToolEvent } from '../index.js';
+import { scaled } from './support/time.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -137,7 +138,7 @@ async function run(
 }
 
 describe('security: a hostile MCP server', function () {
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
   let peer: Peer;
   beforeEach(async () => {
     peer = await hostilePeer();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './support/reaper.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,10 +11,12 @@ const root = resolve(fileURLToPath(import.meta.url), '../..');
 const fixture = resolve(root, 'test/fixtures/batch-with-steps.ts');
 
 function run(args: string[]): { child: ChildProcess; stdout: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = reaped(
+    spawn(process.execPath, ['--import', 'tsx', fixture, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   const stdout = new Promise<string>((done, fail) => {

@@ -13,6 +13,7 @@ import { connectMcp, httpTransport } from '../adapters/mcp-client/index.js';
 import { createMcpServer, serveHttp, type McpHttpServer } from '../adapters/mcp-server/index.js';
 import { executeBatch, tool, type ToolCall } from '../index.js';
 import { startTracing, type Tracing } from './support/otel.js';
+import { scaled } from './support/time.js';
 
 let seen: ToolCall | undefined;
 const weather = tool({
@@ -35,7 +36,7 @@ function ids(span: ReadableSpan): { trace: string; span: string; parent: string 
 }
 
 describe('telemetry across MCP', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let tracing: Tracing;
   let upstream: McpHttpServer;
   beforeEach(async () => {

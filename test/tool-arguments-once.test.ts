@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { ValidationError } from '../index.js';
 import { decodesOnce, onceReader } from '../lib/schema/decode-once.js';
 import { registerDecodeOnce, toolArguments } from '../lib/tool-arguments.js';
+import { scaled } from './support/time.js';
 
 /** A schema as data, so that one description gives the zod schema and values to try on it. */
 type Spec =
@@ -302,7 +303,7 @@ function outcome(read: (raw: string) => unknown, raw: string): Outcome {
 }
 
 describe('a typed call checked once decides as the two checks in turn', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   // As the Node entry does (index.ts); a browser bundle checks twice.
   before(() => registerDecodeOnce(onceReader));
 

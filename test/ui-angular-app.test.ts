@@ -19,6 +19,7 @@ import { serveApp, type AppServer } from '../examples/angular-app/serve.js';
 import { builtAngularApp } from './support/angular-app.js';
 import { root, startCli } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const TOKEN = 'angular-app-test-token';
 
@@ -72,7 +73,7 @@ function expectMoving(values: number[]): void {
 const row = (id: string) => `tr[data-call-id="${id}"]`;
 
 describe('the Angular example app in Chromium, under script-src self', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let app: AppServer;
   let tools: { child: ChildProcess; url: string };
   let loop: LoopServer;
@@ -84,7 +85,7 @@ describe('the Angular example app in Chromium, under script-src self', function 
 
   before(async function () {
     // The first build of the package and the app; later runs in the same process reuse it.
-    this.timeout(400_000);
+    this.timeout(scaled(400_000));
     const folder = await builtAngularApp();
     built = folder;
     app = await serveApp(folder);

@@ -21,6 +21,7 @@ import type { RunRecord } from '../cli/ui/run-records.js';
 import { PAGE_POLICY, startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { root } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const call = (id: string, name: string, args: object): OutputItem => ({
   type: 'function_call',
@@ -107,7 +108,7 @@ async function phases(page: Page): Promise<string[]> {
 }
 
 describe('the web front in Chromium: approve, refuse, answer, cancel one', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let server: UiServer;
   let chrome: TestBrowser;
   let page: Page;
@@ -294,7 +295,7 @@ const hostileAsk = tool({
 });
 
 describe('the web front in Chromium: a question with bidi controls and an odd bound', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let server: UiServer;
   let chrome: TestBrowser;
 

@@ -12,6 +12,7 @@ import { bundledTools } from '../cli/tools/index.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const pickColour = tool({
   name: 'pick_colour',
@@ -72,7 +73,7 @@ async function postFrom(
 }
 
 describe('the web front in Chromium: a page reloaded while a call waits for a person', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let server: UiServer;
   let chrome: TestBrowser;
   const errors: string[] = [];

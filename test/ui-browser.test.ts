@@ -17,6 +17,7 @@ import type { RunRecord } from '../cli/ui/run-records.js';
 import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { root } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const call = (id: string, name: string, args: object): OutputItem => ({
   type: 'function_call',
@@ -72,7 +73,7 @@ async function bars(page: Page): Promise<Bar[]> {
 }
 
 describe('the web front in Chromium', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let server: UiServer;
   let chrome: TestBrowser;
   let page: Page;

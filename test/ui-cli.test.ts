@@ -15,6 +15,7 @@ import { parseRun } from '../cli/ui/replay-run.js';
 import type { StreamRecord } from '../cli/ui/run-records.js';
 import { cliArgs, finished, root, runCli, startCli } from './support/cli.js';
 import { EventStreamReader } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agenttool-ui-'));
 const call = (call_id: string, name: string, args: object) => ({
@@ -111,7 +112,7 @@ describe('agenttool ui: options', () => {
 });
 
 describe('agenttool ui: the command', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   const readers: EventStreamReader[] = [];
   afterEach(() => readers.splice(0).forEach((reader) => reader.close()));
 
@@ -161,7 +162,7 @@ describe('agenttool ui: the command', function () {
 });
 
 describe('agenttool run: pointing at the web front', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   it('ends its log with the agenttool ui command line for the same turn', async () => {
     const { status, stderr } = await runCli(['run', turn]);
@@ -235,7 +236,7 @@ describe('agenttool run: pointing at the web front', function () {
 });
 
 describe('npm run build:ui', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('writes the page and the bundled script the built package serves', async () => {
     const out = join(dir, 'ui');

@@ -10,6 +10,7 @@ import { bundledTools } from '../cli/tools/index.js';
 import { liveTurn } from '../cli/ui/live-turn.js';
 import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { EventStreamReader } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const TURN: OutputItem[] = [
   {
@@ -38,7 +39,7 @@ function raw(server: UiServer, bytes: string | Buffer): Promise<string> {
 }
 
 describe('web front: hostile requests', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
   let server: UiServer;
   let host: string;
   const readers: EventStreamReader[] = [];

@@ -13,6 +13,7 @@ import type { EventRecord, RunRecord, StreamRecord } from '../cli/ui/run-records
 import { startUiServer, type UiServer } from '../cli/ui/ui-server.js';
 import { root } from './support/cli.js';
 import { EventStreamReader } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const call = (id: string, name: string, args: object): FunctionCallItem => ({
   type: 'function_call',
@@ -64,7 +65,7 @@ afterEach(async () => {
 });
 
 describe('web front: approvals and questions over HTTP', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
 
   it('with approve, asks for the calls that are not read-only: one approved, one refused', async () => {
     const server = await serve(

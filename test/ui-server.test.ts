@@ -14,6 +14,7 @@ import type { EventRecord, RunRecord, StreamRecord } from '../cli/ui/run-records
 import type { RunSource } from '../cli/ui/run-source.js';
 import { startUiServer, type UiServer, type UiServerOptions } from '../cli/ui/ui-server.js';
 import { EventStreamReader } from './ui-support.js';
+import { scaled } from './support/time.js';
 
 const call = (id: string, name: string, args: object): FunctionCallItem => ({
   type: 'function_call',
@@ -67,9 +68,9 @@ async function shellGroup(reader: EventStreamReader, index: number): Promise<num
   return Number(first.result!.output);
 }
 
-/** Resolves once no process of group `pgid` is left (bounded: fails after 5 s). */
+/** Resolves once no process of group `pgid` is left (bounded: fails after 5 s, scaled). */
 async function groupGone(pgid: number): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + scaled(5000);
   for (;;) {
     try {
       process.kill(-pgid, 0);
@@ -87,7 +88,7 @@ afterEach(async () => {
 });
 
 describe('web front: the server', function () {
-  this.timeout(20_000);
+  this.timeout(scaled(20_000));
 
   it('serves the page, its script and its stylesheet on loopback', async () => {
     const server = await serve(live([call('a', 'list_dir', { path: '.' })]));

@@ -5,9 +5,10 @@ import fc from 'fast-check';
 import { ValidationError, type JsonSchema } from '../index.js';
 import { root } from './support/cli.js';
 import { ENGINES } from './support/validators.js';
+import { scaled } from './support/time.js';
 
 describe('validation where code generation is not allowed', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('tool() and compileValidator work under --disallow-code-generation-from-strings', () => {
     const out = execFileSync(

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { SchemaError, tool, ValidationError, type JsonSchema } from '../index.js';
 import { compileValidator } from '../schema.js';
 import { linearRegExp } from '../lib/validation/linear-regexp.js';
+import { scaled } from './support/time.js';
 
 const evil = 'a'.repeat(30) + '!';
 
@@ -20,7 +21,7 @@ function refusal(schema: JsonSchema, raw: string, codeGeneration?: boolean): str
 
 describe('schema patterns from elsewhere', function () {
   // A backtracking engine takes about a minute on each of these; RE2 takes microseconds.
-  this.timeout(10_000);
+  this.timeout(scaled(10_000));
 
   for (const codeGeneration of [true, false]) {
     const engine = codeGeneration ? 'ajv' : 'the interpreter';

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './reaper.js';
+import { lastLines, scaled } from './time.js';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -46,10 +48,14 @@ export function startCli(
   args: string[],
   options: { stdin?: string; cwd?: string } = {},
 ): ChildProcess {
-  const child = spawn(process.execPath, [...cliArgs(), ...args], {
-    cwd: options.cwd ?? root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = reaped(
+    spawn(process.execPath, [...cliArgs(), ...args], {
+      cwd: options.cwd ?? root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, which the reaper kills whole (test/support/reaper.ts).
+      detached: true,
+    }),
+  );
   child.stdin!.end(options.stdin ?? '');
   return child;
 }
@@ -81,21 +87,42 @@ export interface ServingCli {
 
 /** Starts `agenttool serve --http 0 ...args`; `url` resolves once it says where it listens. */
 export function serveCli(args: readonly string[], env: Record<string, string> = {}): ServingCli {
-  const child = spawn(process.execPath, [...cliArgs(), 'serve', '--http', '0', ...args], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const child = reaped(
+    spawn(process.execPath, [...cliArgs(), 'serve', '--http', '0', ...args], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, which the reaper kills whole (test/support/reaper.ts).
+      detached: true,
+      env: { ...process.env, ...env },
+    }),
+  );
   child.stdin!.end();
   const done = finished(child);
   let text = '';
+  const ceiling = scaled(20_000);
   const url = new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `agenttool serve did not say where it listens within ${ceiling} ms; last lines:\n${lastLines(text)}`,
+          ),
+        ),
+      ceiling,
+    );
+    timer.unref();
     child.stderr!.on('data', (d: Buffer) => {
       text += d.toString();
       const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
-      if (match) resolve(new URL(match[1]!));
+      if (match) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]!));
+      }
     });
-    child.once('close', () => reject(new Error(`agenttool serve exited: ${text}`)));
+    child.once('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`agenttool serve exited: ${text}`));
+    });
   });
   url.catch(() => undefined);
   return { child, url, done, stderr: () => text };

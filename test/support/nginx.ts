@@ -4,6 +4,8 @@
  * loopback port chosen free. Debian's nginx package provides the binary (.ci/run installs it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './reaper.js';
+import { scaled } from './time.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,12 +110,11 @@ export async function startNginx(nginx: string, site: (port: number) => string):
         '',
       ].join('\n'),
     );
-    const child: ChildProcess = spawn(
-      nginx,
-      ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', log],
-      {
+    const child: ChildProcess = reaped(
+      spawn(nginx, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', log], {
         stdio: ['ignore', 'ignore', 'pipe'],
-      },
+        detached: true,
+      }),
     );
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -121,7 +122,8 @@ export async function startNginx(nginx: string, site: (port: number) => string):
     let up = false;
     let dead = false;
     void exited.then(() => (dead = true));
-    for (let i = 0; i < 100 && !up && !dead; i++) {
+    const deadline = Date.now() + scaled(5_000);
+    while (Date.now() < deadline && !up && !dead) {
       await new Promise((r) => setTimeout(r, 50));
       up = await canConnect(port);
     }

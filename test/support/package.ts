@@ -36,6 +36,8 @@ export function buildPackage(options: { again?: boolean } = {}): void {
 export function packedPackage(): string {
   if (tarball !== undefined) return tarball;
   buildPackage();
+  // test-output/ is not in a clean clone, and this may be the first test to need it.
+  mkdirSync(join(root, 'test-output'), { recursive: true });
   const out = mkdtempSync(join(root, 'test-output', 'pack-'));
   const json = execFileSync(
     'npm',

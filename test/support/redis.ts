@@ -4,6 +4,8 @@
  * (`.ci/run` installs it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reaped } from './reaper.js';
+import { lastLines, scaled } from './time.js';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
@@ -52,7 +54,7 @@ function pings(port: number): Promise<boolean> {
 
 /**
  * Starts `redis-server` (see {@link findRedis}) on a free port (or `port`: a Redis that comes
- * back where it was), without persistence, and resolves once it answers PING (within 10 s).
+ * back where it was), without persistence, and resolves once it answers PING (within 10 s, scaled: test/support/time.ts).
  * Rejects when there is no redis-server, or it does not come up.
  */
 export async function startRedis(port?: number): Promise<TestRedis> {
@@ -60,19 +62,24 @@ export async function startRedis(port?: number): Promise<TestRedis> {
   if (binary === undefined)
     throw new Error('redis-server is not installed (apt-get install redis-server)');
   port ??= await freePort();
-  const child = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+  const child = reaped(
+    spawn(
+      binary,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+    ),
   );
   let errors = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (errors += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
+  const ceiling = scaled(10_000);
+  const deadline = Date.now() + ceiling;
   while (!(await pings(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`redis-server did not start on port ${port}: ${errors.trim()}`);
+      throw new Error(
+        `redis-server did not answer PING on port ${port} within ${ceiling} ms: ${lastLines(errors)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
