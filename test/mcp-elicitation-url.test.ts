@@ -237,7 +237,11 @@ describe('connectMcp: a server’s URL question', function () {
       open.push(remote);
       const asked: ElicitRequest[] = [];
       const events = await run(remote.tools[0]!, person(asked));
-      expect(asked).to.deep.equal([PAGE, FORM]);
+      // In 2026-07-28 each question carries the key the server gave it in inputRequests.
+      expect(asked).to.deep.equal([
+        { ...PAGE, key: 'q1' },
+        { ...FORM, key: 'q2' },
+      ]);
       expect(JSON.parse(String(events.at(-1)?.result?.output))).to.deep.equal(BOTH);
     } finally {
       await Promise.all(open.splice(0).map((remote) => remote.close()));
