@@ -152,6 +152,32 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     expect(await page.isVisible(`${row(0)} button[data-action="approve-call"]`)).to.equal(false);
     expect(await page.isVisible(`${row(4)} button[data-action="approve-call"]`)).to.equal(false);
 
+    // Refuse (the model is told no) and Cancel (the call stops) differ in words and in look.
+    const button = (action: string) => `${row(2)} button[data-action="${action}"]`;
+    const looks = async (action: string) => ({
+      text: await page.textContent(button(action)),
+      title: await page.getAttribute(button(action), 'title'),
+      background: await page.$eval(button(action), (b) => getComputedStyle(b).backgroundColor),
+    });
+    const refuseLook = await looks('refuse-call');
+    const cancelLook = await looks('cancel-call');
+    expect(refuseLook).to.include({ text: 'Refuse', title: 'Tell the model no' });
+    expect(cancelLook).to.include({ text: 'Cancel', title: 'Stop this call' });
+    expect(refuseLook.background).to.not.equal(cancelLook.background);
+    expect(await page.getAttribute(button('approve-call'), 'title')).to.equal('Run this call');
+    // The time the call has waited for a person ticks while it waits.
+    const waiting = `${row(2)} .waiting`;
+    const waited = async () => Number(await page.getAttribute(waiting, 'data-waiting-ms'));
+    const first = await waited();
+    await page.waitForFunction(
+      ([selector, before]) =>
+        Number(document.querySelector(selector)?.getAttribute('data-waiting-ms')) > before,
+      [waiting, first] as const,
+    );
+    expect(await page.textContent(waiting)).to.match(/^waiting \d+\.\d\ds$/);
+    expect(await page.isVisible(`${row(0)} .waiting`)).to.equal(false);
+    await page.screenshot({ path: join(root, 'test-output', 'ui-approval.png'), fullPage: true });
+
     await page.click(`${row(1)} button[data-action="approve-call"]`);
     // The note typed in the row goes with the refusal, for the model.
     expect(await page.isVisible(`${row(2)} input.note`)).to.equal(true);
@@ -165,6 +191,21 @@ describe('the web front in Chromium: approve, refuse, answer, cancel one', funct
     expect(await page.textContent(`${row(1)} td.output`)).to.contain('approved');
     expect(await page.textContent(`${row(2)} td.output`)).to.contain('call "no" was not approved');
     expect(await page.getAttribute(row(1), 'data-awaits')).to.equal(null);
+    // The decision stays in the row, with how long it took and the note the model was given.
+    expect(await page.isVisible(waiting)).to.equal(false);
+    expect(await page.textContent(`${row(1)} [data-decision="approved"]`)).to.match(
+      /^approved after \d+\.\d\ds$/,
+    );
+    expect(await page.textContent(`${row(2)} [data-decision="refused"]`)).to.match(
+      /^refused after \d+\.\d\ds$/,
+    );
+    expect(await page.getAttribute(`${row(2)} [data-review-note]`, 'data-review-note')).to.equal(
+      'not on this machine',
+    );
+    await page.screenshot({
+      path: join(root, 'test-output', 'ui-approval-decided.png'),
+      fullPage: true,
+    });
   });
 
   it('shows the tool’s question as a form in its row, and the tool’s result uses the answer', async () => {

@@ -8,6 +8,7 @@ import {
   applyRecord,
   batchNow,
   emptyPageState,
+  waitingFor,
   type ConnectionRecord,
   type PageState,
 } from '../cli/ui/page-state.js';
@@ -182,6 +183,48 @@ describe('web front: the page state', () => {
       ]);
     }
     expect(again.connected).to.equal(true);
+  });
+
+  it('times each wait for an approval as the batch clock runs, and keeps it with the decision', () => {
+    const asking: RunRecord[] = [
+      batch,
+      { type: 'start', index: 2, at: 0 },
+      { type: 'approval', index: 0, at: 10, state: 'asked' },
+      { type: 'approval', index: 1, at: 40, state: 'asked' },
+    ];
+    // The record at 40 ms arrived at page time 1000: page time 3000 is batch time 2040.
+    const state = fold(asking, 1000);
+    const now = batchNow(state, 3000);
+    expect(now).to.equal(2040);
+    expect(waitingFor(state, 0, now)).to.equal(2030);
+    expect(waitingFor(state, 1, now)).to.equal(2000);
+    expect(waitingFor(state, 2, now)).to.equal(undefined);
+    expect(state.reviews.size).to.equal(0);
+
+    const decided = fold([
+      ...asking,
+      { type: 'approval', index: 0, at: 1510, state: 'approved', args: '{"x":1}' },
+      { type: 'approval', index: 1, at: 2540, state: 'refused', note: 'not here' },
+    ]);
+    expect(waitingFor(decided, 0, 3000)).to.equal(undefined);
+    expect(waitingFor(decided, 1, 3000)).to.equal(undefined);
+    expect(decided.reviews.get(0)).to.deep.equal({
+      decision: 'approved',
+      waited: 1500,
+      args: '{"x":1}',
+    });
+    expect(decided.reviews.get(1)).to.deep.equal({
+      decision: 'refused',
+      waited: 2500,
+      note: 'not here',
+    });
+    // A call that ends while it waits (the batch cancelled) stops waiting; a new run forgets all.
+    const ended = fold([
+      ...asking,
+      { type: 'event', at: 60, index: 0, callId: 'a', final: true, error: refused },
+    ]);
+    expect(waitingFor(ended, 0, 100)).to.equal(undefined);
+    expect(fold([...asking, batch]).waitingSince.size).to.equal(0);
   });
 
   it('tracks the connection', () => {

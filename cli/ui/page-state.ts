@@ -42,8 +42,14 @@ export interface PageInput {
 /** Where the batch is: nothing ran yet, calls are running, or the output is in. */
 export type BatchPhase = 'idle' | 'running' | 'finished';
 
-/** What a person wrote beside a decision, and the arguments (JSON text) they corrected. */
+/**
+ * A person's decision on a call: approved or refused, how long the call waited for it (ms of
+ * batch time, when the page saw it asked), what they wrote beside it, and the arguments (JSON
+ * text) they corrected.
+ */
 export interface Review {
+  decision?: 'approved' | 'refused';
+  waited?: number;
   note?: string;
   args?: string;
 }
@@ -66,6 +72,8 @@ export interface PageState {
   output: FunctionCallOutputItem[] | undefined;
   /** The calls waiting for a person's approval, by index. */
   approvals: Set<number>;
+  /** When each call of {@link approvals} was asked about: the `at` of its `asked` record. */
+  waitingSince: Map<number, number>;
   /** The open questions of the calls, by index: what a tool asked and has no answer to yet. */
   questions: Map<number, ElicitRequest>;
   /**
@@ -75,7 +83,7 @@ export interface PageState {
   asked: Map<number, number>;
   /** Each call's span, when the command traces (`--otlp`): the page links the call to it. */
   traces: Map<number, { traceId: string; spanId: string }>;
-  /** What a person's decision added to a call (its note, the arguments they corrected), by index. */
+  /** A person's decision on a call (with its wait, note and corrected arguments), by index. */
   reviews: Map<number, Review>;
   /** Where a trace is shown (`--trace-url`), if anywhere. */
   traceUrl: string | undefined;
@@ -94,6 +102,7 @@ export function emptyPageState(): PageState {
     clockBase: undefined,
     output: undefined,
     approvals: new Set(),
+    waitingSince: new Map(),
     questions: new Map(),
     asked: new Map(),
     traces: new Map(),
@@ -122,6 +131,7 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
       state.clockBase = undefined;
       state.output = undefined;
       state.approvals = new Set();
+      state.waitingSince = new Map();
       state.questions = new Map();
       state.asked = new Map();
       state.traces = new Map();
@@ -151,21 +161,30 @@ export function applyRecord(state: PageState, input: PageInput): PageState {
   return state;
 }
 
-/** Keeps {@link PageState.approvals} and {@link PageState.questions} up to date with `record`. */
+/**
+ * Keeps {@link PageState.approvals} (and when each was asked), {@link PageState.reviews} and
+ * {@link PageState.questions} up to date with `record`.
+ */
 function askedOf(state: PageState, record: StartRecord | ApprovalRecord | EventRecord): void {
   const { index } = record;
   if (record.type === 'approval') {
-    if (record.state === 'asked') state.approvals.add(index);
-    else state.approvals.delete(index);
+    if (record.state === 'asked') {
+      state.approvals.add(index);
+      state.waitingSince.set(index, record.at);
+      return;
+    }
+    const since = state.waitingSince.get(index);
+    stopWaiting(state, index);
     const { note, args } = record;
-    if (note !== undefined || args !== undefined)
-      state.reviews.set(index, {
-        ...(note !== undefined && { note }),
-        ...(args !== undefined && { args }),
-      });
-  } else if (record.type === 'start') state.approvals.delete(index);
+    state.reviews.set(index, {
+      decision: record.state,
+      ...(since !== undefined && { waited: Math.max(0, record.at - since) }),
+      ...(note !== undefined && { note }),
+      ...(args !== undefined && { args }),
+    });
+  } else if (record.type === 'start') stopWaiting(state, index);
   else if (record.final) {
-    state.approvals.delete(index);
+    stopWaiting(state, index);
     state.questions.delete(index);
   } else if (record.question !== undefined) {
     if (record.answer === undefined) {
@@ -173,6 +192,20 @@ function askedOf(state: PageState, record: StartRecord | ApprovalRecord | EventR
       state.asked.set(index, (state.asked.get(index) ?? 0) + 1);
     } else state.questions.delete(index);
   }
+}
+
+function stopWaiting(state: PageState, index: number): void {
+  state.approvals.delete(index);
+  state.waitingSince.delete(index);
+}
+
+/**
+ * How long call `index` has waited for a person's approval at batch time `now` (see
+ * {@link batchNow}), in ms; undefined when it is not waiting for one.
+ */
+export function waitingFor(state: PageState, index: number, now: number): number | undefined {
+  const since = state.waitingSince.get(index);
+  return since === undefined ? undefined : Math.max(0, now - since);
 }
 
 /**

@@ -1,18 +1,23 @@
 /**
  * The table of calls: one row per call with its name, arguments, state, progress bar or last
- * progress message, elapsed time, output, and a button to cancel it; while the call waits for a
- * person, Approve and Refuse buttons, and while its tool asks a question, the question's form
- * (see render-question.ts) in its output cell. Rows are built once per run and updated in place.
+ * progress message, elapsed time, output, and a button to cancel it (red: the call stops); while
+ * the call waits for a person, how long it has waited, Approve and Refuse buttons (outlined:
+ * the model is told no), and while its tool asks a question, the question's form (see
+ * render-question.ts) in its output cell. Once a person decided, the decision shows under the
+ * arguments with the wait, the note and the corrected arguments. Rows are built once per run and
+ * updated in place.
  *
  * Stable hooks: `tr[data-call-index][data-phase]`, `.bar[data-progress]` (the fraction done, when
  * the tool reports a total), `button[data-action="cancel-call|approve-call|refuse-call"]
- * [data-call-index]`, `tr[data-awaits="approval|answer"]` while a call waits for either.
+ * [data-call-index]`, `tr[data-awaits="approval|answer"]` while a call waits for either,
+ * `.waiting[data-waiting-ms]` while it waits for approval, `[data-decision="approved|refused"]`
+ * once decided.
  *
  * @module
  */
 import type { CallRow } from '../../call-state.js';
 import type { Review } from '../page-state.js';
-import { elapsed } from '../../views/format.js';
+import { elapsed, seconds } from '../../views/format.js';
 import type { ElicitRequest, ToolOutput } from '../../../index.js';
 import { element, setAttr, setStyle, setText, setTitle } from './dom.js';
 import { renderOutput } from './render-output.js';
@@ -32,6 +37,8 @@ interface RowView {
   refuse: HTMLButtonElement;
   /** The person's note beside approve and refuse. */
   note: HTMLInputElement;
+  /** How long the call has waited for approval. */
+  waiting: HTMLElement;
   /** What `result` shows, so it is rebuilt only when it changes. */
   shown: ToolOutput | Error | string | undefined;
   /** The question `asking` shows, so its form is rebuilt (and its input lost) only when it changes. */
@@ -47,6 +54,8 @@ interface RowView {
 /** What a person is asked about the calls, by index, and where their traces are. */
 export interface Asked {
   approvals: ReadonlySet<number>;
+  /** When each call of `approvals` was asked about, in batch time. */
+  waitingSince: ReadonlyMap<number, number>;
   questions: ReadonlyMap<number, ElicitRequest>;
   /** Each call's span, when the command traces (`--otlp`). */
   traces: ReadonlyMap<number, { traceId: string; spanId: string }>;
@@ -86,10 +95,12 @@ function actionButton(
   action: string,
   index: number,
   text: string,
-  className = '',
+  className: string,
+  title: string,
 ): HTMLButtonElement {
   const button = element('button', className, text);
   button.type = 'button';
+  setTitle(button, title);
   button.dataset.action = action;
   button.dataset.callIndex = String(index);
   return button;
@@ -117,9 +128,11 @@ function buildRow(row: CallRow): RowView {
   const fill = element('div', 'fill');
   bar.append(fill);
   const message = element('div', 'message');
-  const cancel = actionButton('cancel-call', row.index, 'Cancel', 'cancel');
-  const approve = actionButton('approve-call', row.index, 'Approve', 'approve');
-  const refuse = actionButton('refuse-call', row.index, 'Refuse', 'refuse');
+  // Refuse answers the model (the call fails with "not approved"); Cancel stops the call.
+  const cancel = actionButton('cancel-call', row.index, 'Cancel', 'cancel', 'Stop this call');
+  const approve = actionButton('approve-call', row.index, 'Approve', 'approve', 'Run this call');
+  const refuse = actionButton('refuse-call', row.index, 'Refuse', 'refuse', 'Tell the model no');
+  const waiting = element('div', 'waiting');
   // What the person writes here goes to the model with the call's outcome (docs/people.md).
   const note = element('input', 'note');
   note.type = 'text';
@@ -142,7 +155,7 @@ function buildRow(row: CallRow): RowView {
   cells[3]!.append(badge);
   cells[4]!.append(bar, message);
   cells[6]!.append(asking, result);
-  cells[7]!.append(note, approve, refuse, cancel);
+  cells[7]!.append(waiting, note, approve, refuse, cancel);
   tr.append(...cells);
   return {
     tr,
@@ -157,6 +170,7 @@ function buildRow(row: CallRow): RowView {
     approve,
     refuse,
     note,
+    waiting,
     shown: '',
     question: undefined,
     trace,
@@ -167,11 +181,18 @@ function buildRow(row: CallRow): RowView {
 }
 
 /**
- * A decision's review under the call's arguments: the arguments it ran with, when the person
- * corrected them (`[data-edited-args]`), and their note (`[data-review-note]`).
+ * A decision's review under the call's arguments: the decision and how long it took
+ * (`[data-decision]`), the arguments the call ran with, when the person corrected them
+ * (`[data-edited-args]`), and their note (`[data-review-note]`).
  */
 function reviewParts(review: Review): HTMLElement[] {
   const parts: HTMLElement[] = [];
+  if (review.decision !== undefined) {
+    const after = review.waited === undefined ? '' : ` after ${seconds(review.waited)}`;
+    const decided = element('div', 'decision', `${review.decision}${after}`);
+    decided.dataset.decision = review.decision;
+    parts.push(decided);
+  }
   if (review.args !== undefined) {
     const edited = element('div', 'edited', 'edited: ');
     const code = element('code', '', review.args);
@@ -214,6 +235,11 @@ function updateRow(
     );
   }
   view.approve.hidden = view.refuse.hidden = view.note.hidden = !approval || !live;
+  const since = asked.waitingSince.get(row.index);
+  const waited = since === undefined ? undefined : Math.max(0, Math.round(now - since));
+  setAttr(view.waiting, 'data-waiting-ms', waited === undefined ? undefined : String(waited));
+  setText(view.waiting, waited === undefined ? '' : `waiting ${seconds(waited)}`);
+  view.waiting.hidden = waited === undefined;
   const review = asked.reviews.get(row.index);
   if (review !== view.reviewed) {
     view.reviewed = review;
