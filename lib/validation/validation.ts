@@ -20,7 +20,7 @@
  */
 import type { JsonSchema } from '../open-responses.js';
 import { validatorOf, type ArgumentLimits, type ArgumentValidator } from './argument-validator.js';
-import { compileSchema, type PatternEngine } from './compile.js';
+import { compileSchema, type PatternEngine, type SchemaCheck } from './compile.js';
 import { interpretSchema } from './interpreter/index.js';
 import type { SchemaChecker } from './schema-checker.js';
 import { generatedChecker, setGeneratedChecker, toolChecker } from './tool-checker.js';
@@ -114,16 +114,36 @@ export function compileValidator(
   return validatorOf(check, { tool, limits: options.limits });
 }
 
-/** ajv's validators for `schema` as a SchemaChecker. */
+/**
+ * ajv's validators for `schema` as a SchemaChecker. The schema is checked now by the interpreter,
+ * which refuses what ajv would (see compile.ts), so a bad schema still throws here; ajv generates
+ * its code at the first check, so that a process that defines tools (a server before its first
+ * answer) does not pay for code generation, or for the meta-schema ajv compiles with its first
+ * schema, until a call comes. Should ajv refuse a schema the interpreter took, the interpreter,
+ * which answers with the same messages, goes on checking it.
+ */
 export function ajvChecker(
   schema: JsonSchema | undefined,
   tool: string,
   patterns: PatternEngine = 'linear',
 ): SchemaChecker {
-  const schemaCheck = compileSchema(schema, tool, patterns);
+  const interpreted = interpretSchema(schema, tool, patterns);
+  let checker: SchemaChecker | undefined;
   return (value) => {
-    const check = schemaCheck.current();
-    return check(value) ? undefined : (check.errors ?? []);
+    if (checker === undefined) {
+      let schemaCheck: SchemaCheck;
+      try {
+        schemaCheck = compileSchema(schema, tool, patterns);
+      } catch {
+        checker = interpreted;
+        return checker(value);
+      }
+      checker = (checked) => {
+        const check = schemaCheck.current();
+        return check(checked) ? undefined : (check.errors ?? []);
+      };
+    }
+    return checker(value);
   };
 }
 
