@@ -22,7 +22,7 @@ import type { JsonSchema } from '../open-responses.js';
 import { validatorOf, type ArgumentLimits, type ArgumentValidator } from './argument-validator.js';
 import { compileSchema, type PatternEngine, type SchemaCheck } from './compile.js';
 import { interpretSchema } from './interpreter/index.js';
-import type { SchemaChecker } from './schema-checker.js';
+import { answersAlike, type SchemaChecker } from './schema-checker.js';
 import { generatedChecker, setGeneratedChecker, toolChecker } from './tool-checker.js';
 
 export { zodValidationError } from './zod.js';
@@ -128,12 +128,19 @@ export function ajvChecker(
   patterns: PatternEngine = 'linear',
 ): SchemaChecker {
   const interpreted = interpretSchema(schema, tool, patterns);
+  // The schema as it is now: a caller mutating it later changes nothing (compileSchema reads its
+  // JSON text, as this copy keeps it).
+  const text = schema === undefined ? undefined : JSON.stringify(schema);
   let checker: SchemaChecker | undefined;
-  return (value) => {
+  const lazy: SchemaChecker = (value) => {
     if (checker === undefined) {
       let schemaCheck: SchemaCheck;
       try {
-        schemaCheck = compileSchema(schema, tool, patterns);
+        schemaCheck = compileSchema(
+          text === undefined ? undefined : (JSON.parse(text) as JsonSchema),
+          tool,
+          patterns,
+        );
       } catch {
         checker = interpreted;
         return checker(value);
@@ -145,6 +152,8 @@ export function ajvChecker(
     }
     return checker(value);
   };
+  answersAlike.set(lazy, interpreted);
+  return lazy;
 }
 
 /**
