@@ -33,6 +33,7 @@ import { fleetScenario } from './scenarios/fleet.js';
 import { telemetryScenario } from './scenarios/telemetry.js';
 import { modelLoopScenario } from './scenarios/model-loop.js';
 import { runCommandScenario } from './scenarios/run-command.js';
+import { coldStartScenario } from './scenarios/cold-start.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -48,12 +49,13 @@ const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['telemetry', telemetryScenario],
   ['agenttool run at scale', runCommandScenario],
   ['model loop', modelLoopScenario],
+  ['cold start', coldStartScenario],
 ];
 
 /** What `npm run bench -- --help` prints. */
 const USAGE = `usage: npm run bench [-- options]
 
-  npm run bench                          all thirteen scenarios, the table on stdout
+  npm run bench                          all fourteen scenarios, the table on stdout
   npm run bench -- --json                the table as JSON on stdout (progress on stderr)
   npm run bench -- --json=results.json   the table on stdout and as JSON in a file
   npm run bench -- --only=1,2            some scenarios only

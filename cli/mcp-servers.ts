@@ -13,7 +13,6 @@ import { FUNCTION_NAME } from '../lib/tool-set.js';
 import type { McpServerSpec } from './args.js';
 import { MCP_CLIENT_SDK, withMcpSdk } from './mcp-sdk.js';
 import { notice } from './notices.js';
-import { loginProvider } from './oauth-login.js';
 import { UsageError } from './usage-error.js';
 import { visible } from './views/visible.js';
 
@@ -75,7 +74,8 @@ export async function connectServers(
       const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);
       const login =
         spec.url !== undefined && spec.auth === true
-          ? await loginProvider(spec.url, tell)
+          ? // OAuth (its browser and callback server) is loaded only for a server that asks for it.
+            await (await import('./oauth-login.js')).loginProvider(spec.url, tell)
           : undefined;
       const transport: McpTransport =
         spec.url !== undefined

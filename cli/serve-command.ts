@@ -6,16 +6,13 @@
  * serves without sessions, `--max-calls`/`--max-queued` bound the calls running and waiting, and
  * SIGTERM drains (running calls get `--drain-grace` ms to finish, new ones are refused).
  */
-import {
-  createMcpServer,
-  isLoopbackHost,
-  memoryTaskStore,
-  serveHttp,
-  serveStdio,
-  ServerLogs,
-  type TaskOptions,
-  type TaskStore,
-} from '../adapters/mcp-server/index.js';
+// The modules themselves, not the adapter's index: HTTP (the SDK's node transport, hono) is
+// loaded only with --http, so that stdio answers `initialize` without it.
+import { createMcpServer } from '../adapters/mcp-server/create-mcp-server.js';
+import { serveStdio } from '../adapters/mcp-server/serve-stdio.js';
+import { memoryTaskStore, type TaskStore } from '../adapters/mcp-server/task-store.js';
+import type { TaskOptions } from '../adapters/mcp-server/task-host.js';
+import { ServerLogs } from '../adapters/mcp-server/server-logs.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet, type Tool } from '../index.js';
 import { combineLatest, map, type Observable } from 'rxjs';
@@ -123,6 +120,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   // An empty variable is unset; one with whitespace is refused below, as --token is.
   const token = args.token ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
   // Asking for a network address without a token is saying so: the command warns, and serves.
+  const { isLoopbackHost, serveHttp } = await import('../adapters/mcp-server/serve-http.js');
   const unauthenticated = token === undefined && !isLoopbackHost(args.host);
   if (unauthenticated)
     process.stderr.write(

@@ -7,7 +7,7 @@
 import { oneLine, SchemaError, ValidationError } from '../errors.js';
 import { ajvValidationError } from './ajv-error.js';
 import { jsonSize, parseArgumentsText } from './json.js';
-import type { SchemaChecker } from './schema-checker.js';
+import { answersAlike, type SchemaChecker } from './schema-checker.js';
 import { withWorkBudget, WorkLimitError } from './work-budget.js';
 
 /** Limits on raw argument text, checked before it is parsed. */
@@ -60,7 +60,7 @@ export function validatorOf(
   const maxDepth = limitOf(options.limits?.maxDepth, 'maxDepth');
   // A `$ref` cycle that consumes no data (`{"$ref":"#"}`) compiles, then recurses without end on
   // any value: refuse it here, where the commonest form shows on the simplest value.
-  if (endlessOn({}, check))
+  if (endlessOn({}, answersAlike.get(check) ?? check))
     throw new SchemaError(
       options.tool ?? '',
       'the schema refers to itself without end (a $ref cycle)',

@@ -20,3 +20,10 @@ export const NO_ARGUMENTS_SCHEMA: JsonSchema = Object.freeze({
   properties: Object.freeze({}),
   required: Object.freeze([]),
 });
+
+/**
+ * For a checker that compiles its code at its first check (ajv's, see validation.ts): one that
+ * answers the same at once (the interpreter's), which the probe of a new validator for a `$ref`
+ * cycle runs instead, so that making a validator compiles nothing.
+ */
+export const answersAlike = new WeakMap<SchemaChecker, SchemaChecker>();

@@ -20,9 +20,9 @@
  */
 import type { JsonSchema } from '../open-responses.js';
 import { validatorOf, type ArgumentLimits, type ArgumentValidator } from './argument-validator.js';
-import { compileSchema, type PatternEngine } from './compile.js';
+import { compileSchema, type PatternEngine, type SchemaCheck } from './compile.js';
 import { interpretSchema } from './interpreter/index.js';
-import type { SchemaChecker } from './schema-checker.js';
+import { answersAlike, type SchemaChecker } from './schema-checker.js';
 import { generatedChecker, setGeneratedChecker, toolChecker } from './tool-checker.js';
 
 export { zodValidationError } from './zod.js';
@@ -114,17 +114,46 @@ export function compileValidator(
   return validatorOf(check, { tool, limits: options.limits });
 }
 
-/** ajv's validators for `schema` as a SchemaChecker. */
+/**
+ * ajv's validators for `schema` as a SchemaChecker. The schema is checked now by the interpreter,
+ * which refuses what ajv would (see compile.ts), so a bad schema still throws here; ajv generates
+ * its code at the first check, so that a process that defines tools (a server before its first
+ * answer) does not pay for code generation, or for the meta-schema ajv compiles with its first
+ * schema, until a call comes. Should ajv refuse a schema the interpreter took, the interpreter,
+ * which answers with the same messages, goes on checking it.
+ */
 export function ajvChecker(
   schema: JsonSchema | undefined,
   tool: string,
   patterns: PatternEngine = 'linear',
 ): SchemaChecker {
-  const schemaCheck = compileSchema(schema, tool, patterns);
-  return (value) => {
-    const check = schemaCheck.current();
-    return check(value) ? undefined : (check.errors ?? []);
+  const interpreted = interpretSchema(schema, tool, patterns);
+  // The schema as it is now: a caller mutating it later changes nothing (compileSchema reads its
+  // JSON text, as this copy keeps it).
+  const text = schema === undefined ? undefined : JSON.stringify(schema);
+  let checker: SchemaChecker | undefined;
+  const lazy: SchemaChecker = (value) => {
+    if (checker === undefined) {
+      let schemaCheck: SchemaCheck;
+      try {
+        schemaCheck = compileSchema(
+          text === undefined ? undefined : (JSON.parse(text) as JsonSchema),
+          tool,
+          patterns,
+        );
+      } catch {
+        checker = interpreted;
+        return checker(value);
+      }
+      checker = (checked) => {
+        const check = schemaCheck.current();
+        return check(checked) ? undefined : (check.errors ?? []);
+      };
+    }
+    return checker(value);
   };
+  answersAlike.set(lazy, interpreted);
+  return lazy;
 }
 
 /**
