@@ -1,4 +1,4 @@
-import { AbstractAgent, HttpAgent, verifyEvents } from '@ag-ui/client';
+import { HttpAgent, verifyEvents } from '@ag-ui/client';
 import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
@@ -26,6 +26,7 @@ import {
   type AgUiEvent,
 } from '../adapters/wire/index.js';
 import { conversation, question } from './support/loop-conversation.js';
+import { ReplayAgent, toolCall, toolMessage } from './support/front-readers.js';
 import { until } from './support/until.js';
 
 const run = { threadId: 'thread-1', runId: 'run-1' };
@@ -39,28 +40,6 @@ function verified(list: readonly AgUiEvent[]): Promise<BaseEvent[]> {
   const checked = verifyEvents()(source) as unknown as Observable<BaseEvent>;
   return lastValueFrom(from(checked).pipe(toArray()));
 }
-
-/** An agent whose run is the given events: `runAgent` verifies and applies them as any agent's. */
-class ReplayAgent extends AbstractAgent {
-  constructor(private readonly events$: Observable<AgUiEvent>) {
-    super({ threadId: run.threadId });
-  }
-  run(): never {
-    return this.events$ as never;
-  }
-}
-
-const toolCall = (id: string, name: string, args: string) => ({
-  id,
-  type: 'function',
-  function: { name, arguments: args },
-});
-const toolMessage = (id: string, content: string) => ({
-  id: `${id}-result`,
-  role: 'tool',
-  toolCallId: id,
-  content,
-});
 
 /** The thread the whole conversation leaves in a client. */
 const expectedMessages = [
@@ -106,7 +85,7 @@ describe('toAgUiEvents: a loop as an AG-UI 1.0 run', () => {
   });
 
   it('leaves, through the client’s own reducer, the thread the model saw: text, calls, results', async () => {
-    const agent = new ReplayAgent(toAgUiEvents(from(conversation()), run));
+    const agent = new ReplayAgent(toAgUiEvents(from(conversation()), run), run.threadId);
     const { newMessages } = await agent.runAgent({ runId: run.runId });
     expect(JSON.parse(JSON.stringify(agent.messages))).to.deep.equal(expectedMessages);
     expect(newMessages).to.have.length(expectedMessages.length);

@@ -5,7 +5,7 @@
  * UI message stream (`ai`'s `readUIMessageStream`); the same loop events then go through
  * `toAgUiEvents` into `@ag-ui/client`'s verifier and reducer.
  */
-import { AbstractAgent, verifyEvents } from '@ag-ui/client';
+import { verifyEvents } from '@ag-ui/client';
 import type { BaseEvent } from '@ag-ui/core';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk as AiChunk } from 'ai';
 import { expect } from 'chai';
@@ -21,9 +21,9 @@ import {
   toAgUiEvents,
   toUIMessageStream,
   WireQuestions,
-  type AgUiEvent,
   type UIMessageChunk,
 } from '../adapters/wire/index.js';
+import { readable, ReplayAgent, toolCall, toolMessage } from './support/front-readers.js';
 
 type Ev = ResponsesStreamEvent;
 const text = (id: string, delta: string): Ev => ({
@@ -79,32 +79,6 @@ const turns: Observable<Ev>[] = [
   from([call('c2', 'pick_env', '{}')]),
   concat(from([text('m3', 'Watching.'), call('c3', 'watch', '{}')]), NEVER),
 ];
-
-/** An Observable as the web stream the AI SDK's reader takes. */
-function readable<T>(events$: Observable<T>): ReadableStream<T> {
-  let stop = (): void => {};
-  return new ReadableStream<T>({
-    start(controller) {
-      const subscription = events$.subscribe({
-        next: (value) => controller.enqueue(value),
-        error: (error: unknown) => controller.error(error),
-        complete: () => controller.close(),
-      });
-      stop = () => subscription.unsubscribe();
-    },
-    cancel: () => stop(),
-  });
-}
-
-/** An agent whose run is the given events: `runAgent` verifies and applies them. */
-class ReplayAgent extends AbstractAgent {
-  constructor(private readonly events$: Observable<AgUiEvent>) {
-    super({ threadId: 't1' });
-  }
-  run(): never {
-    return this.events$ as never;
-  }
-}
 
 interface Part {
   type: string;
@@ -231,18 +205,6 @@ const expectedMessage = {
   ],
 };
 
-const toolCall = (id: string, name: string, args: string) => ({
-  id,
-  type: 'function',
-  function: { name, arguments: args },
-});
-const toolMessage = (id: string, content: string) => ({
-  id: `${id}-result`,
-  role: 'tool',
-  toolCallId: id,
-  content,
-});
-
 /** The thread an AG-UI client keeps: what the model saw, and the last progress of the call cut short. */
 const expectedThread = [
   {
@@ -288,7 +250,7 @@ describe('three turns of a scripted model, read by the fronts: approval, questio
       from(events as unknown as BaseEvent[]) as never,
     ) as unknown as Observable<BaseEvent>;
     expect(await lastValueFrom(from(checked).pipe(toArray()))).to.have.length(events.length);
-    const agent = new ReplayAgent(from(events));
+    const agent = new ReplayAgent(from(events), 't1');
     await agent.runAgent({ runId: 'r1' });
     expect(JSON.parse(JSON.stringify(agent.messages))).to.deep.equal(expectedThread);
     const custom = events.flatMap((e) =>

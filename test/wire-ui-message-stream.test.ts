@@ -33,23 +33,8 @@ import {
   type UIMessageChunk,
 } from '../adapters/wire/index.js';
 import { conversation, deploy, functionCall, question } from './support/loop-conversation.js';
+import { readable } from './support/front-readers.js';
 import { until } from './support/until.js';
-
-/** An Observable as the ReadableStream the AI SDK's readers take; cancelling unsubscribes. */
-function readable<T>(events$: Observable<T>): ReadableStream<T> {
-  let stop = (): void => {};
-  return new ReadableStream<T>({
-    start(controller) {
-      const subscription = events$.subscribe({
-        next: (value) => controller.enqueue(value),
-        error: (error: unknown) => controller.error(error),
-        complete: () => controller.close(),
-      });
-      stop = () => subscription.unsubscribe();
-    },
-    cancel: () => stop(),
-  });
-}
 
 /** Every message `readUIMessageStream` rebuilds from the chunks, as JSON (what a client stores). */
 async function snapshots(chunks$: Observable<UIMessageChunk>, errors: Error[] = []) {
