@@ -8,7 +8,10 @@
  */
 // The modules themselves, not the adapter's index: HTTP (the SDK's node transport, hono) is
 // loaded only with --http, so that stdio answers `initialize` without it.
-import { createMcpServer } from '../adapters/mcp-server/create-mcp-server.js';
+import {
+  createMcpServer,
+  type McpServerOptions,
+} from '../adapters/mcp-server/create-mcp-server.js';
 import { serveStdio } from '../adapters/mcp-server/serve-stdio.js';
 import { memoryTaskStore, type TaskStore } from '../adapters/mcp-server/task-store.js';
 import type { TaskOptions } from '../adapters/mcp-server/task-host.js';
@@ -104,18 +107,39 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   };
   // Names are checked by createMcpServer: MCP allows names (128 characters, `.`, `/`) that a
   // model's function list does not.
-  if (args.http === undefined) {
-    // The --mcp servers would keep the process alive if serving could not start.
-    const server = await serveStdio(INFO, served, passed).catch(async (err: unknown) => {
-      await closeServers(remotes);
-      throw err;
-    });
-    await untilSignal(server.closed);
-    reapShells();
-    await server.close().catch(() => undefined);
+  const serving: Serving = { served, passed, remotes, size: tools.size };
+  return args.http === undefined ? serveOnStdio(serving) : serveOnHttp(args, args.http, serving);
+}
+
+/** What both ways of serving serve: the tools, the server's options, the --mcp servers. */
+interface Serving {
+  readonly served: Iterable<Tool> | Observable<Iterable<Tool>>;
+  readonly passed: Pick<McpServerOptions, 'instructions' | 'logs'>;
+  readonly remotes: McpRemote[];
+  /** How many tools there are at start. */
+  readonly size: number;
+}
+
+/** Serves on stdio until the client goes or a signal comes. */
+async function serveOnStdio({ served, passed, remotes }: Serving): Promise<number> {
+  // The --mcp servers would keep the process alive if serving could not start.
+  const server = await serveStdio(INFO, served, passed).catch(async (err: unknown) => {
     await closeServers(remotes);
-    return 0;
-  }
+    throw err;
+  });
+  await untilSignal(server.closed);
+  reapShells();
+  await server.close().catch(() => undefined);
+  await closeServers(remotes);
+  return 0;
+}
+
+/** Serves on Streamable HTTP at `port` until a signal: SIGTERM drains, any other closes. */
+async function serveOnHttp(
+  args: ServeArgs,
+  port: number,
+  { served, passed, remotes, size }: Serving,
+): Promise<number> {
   const fromEnv = process.env.AGENTTOOL_TOKEN;
   // An empty variable is unset; one with whitespace is refused below, as --token is.
   const token = args.token ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
@@ -126,7 +150,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     process.stderr.write(
       `agenttool: warning: serving on ${args.host} without --token: anyone who can reach the port runs the tools\n`,
     );
-  // Compiles every schema now (sessions reuse them), so a tool left out is reported at startup.
+  // Checks every schema now (sessions reuse the checks), so a tool left out is reported at startup.
   createMcpServer(INFO, served);
   const store = args.tasks === undefined ? undefined : await taskStoreOf(args.tasks);
   const tasks: TaskOptions | undefined =
@@ -134,7 +158,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       ? undefined
       : { store, ...(args.taskLease === undefined ? {} : { leaseMs: args.taskLease }) };
   const http = await serveHttp({
-    port: args.http,
+    port,
     host: args.host,
     token,
     maxSessions: args.maxSessions,
@@ -173,9 +197,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       : args.tasks === 'memory'
         ? ', tasks in memory'
         : `, tasks in ${shownUrl(args.tasks)}`;
-  process.stderr.write(
-    `agenttool: serving ${tools.size} tools over MCP at ${http.url.href}${kept}\n`,
-  );
+  process.stderr.write(`agenttool: serving ${size} tools over MCP at ${http.url.href}${kept}\n`);
   const signal = await untilSignal(new Promise<void>(() => undefined));
   if (signal === 'SIGTERM') {
     // A balancer's (or an orchestrator's) stop: let running calls finish, take no new ones.
