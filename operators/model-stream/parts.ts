@@ -43,30 +43,29 @@ export function readModelStream<E, I>(
 ): Observable<ModelPart<I>> {
   return new Observable<ModelPart<I>>((subscriber) =>
     eventsOf(stream).subscribe({
-      next(event) {
-        let parts: readonly ModelPart<I>[];
-        try {
-          parts = reader.read(event);
-        } catch (err) {
-          subscriber.error(err);
-          return;
-        }
-        for (const part of parts) subscriber.next(part);
-      },
+      next: (event) => void emitParts(subscriber, () => reader.read(event)),
       error: (err: unknown) => subscriber.error(err),
-      complete() {
-        let parts: readonly ModelPart<I>[];
-        try {
-          parts = reader.end();
-        } catch (err) {
-          subscriber.error(err);
-          return;
-        }
-        for (const part of parts) subscriber.next(part);
-        subscriber.complete();
+      complete: () => {
+        if (emitParts(subscriber, () => reader.end())) subscriber.complete();
       },
     }),
   );
+}
+
+/** Emits the parts `read` gives; false, with the subscriber errored, when it throws. */
+function emitParts<I>(
+  subscriber: Subscriber<ModelPart<I>>,
+  read: () => readonly ModelPart<I>[],
+): boolean {
+  let parts: readonly ModelPart<I>[];
+  try {
+    parts = read();
+  } catch (err) {
+    subscriber.error(err);
+    return false;
+  }
+  for (const part of parts) subscriber.next(part);
+  return true;
 }
 
 /**
