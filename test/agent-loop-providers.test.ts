@@ -48,6 +48,21 @@ const fcItem = (args: string) => ({
   status: 'completed',
 });
 
+/** The `message_start` event of an Anthropic message. */
+const messageStart = (id: string) => ({
+  type: 'message_start',
+  message: {
+    id,
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    model: 'c',
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  },
+});
+
 describe('agentLoop with the openai client (Responses)', () => {
   it('runs the call the model streamed and sends its output in the next request', async () => {
     cities.length = 0;
@@ -280,19 +295,7 @@ describe('agentLoop with the @anthropic-ai/sdk client', () => {
     const server = replay([
       {
         events: anthropicEvents([
-          {
-            type: 'message_start',
-            message: {
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              content: [],
-              model: 'c',
-              stop_reason: null,
-              stop_sequence: null,
-              usage: { input_tokens: 1, output_tokens: 1 },
-            },
-          },
+          messageStart('msg_1'),
           { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'On it.' } },
           { type: 'content_block_stop', index: 0 },
@@ -322,19 +325,7 @@ describe('agentLoop with the @anthropic-ai/sdk client', () => {
       },
       {
         events: anthropicEvents([
-          {
-            type: 'message_start',
-            message: {
-              id: 'msg_2',
-              type: 'message',
-              role: 'assistant',
-              content: [],
-              model: 'c',
-              stop_reason: null,
-              stop_sequence: null,
-              usage: { input_tokens: 1, output_tokens: 1 },
-            },
-          },
+          messageStart('msg_2'),
           { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Sunny.' } },
           { type: 'content_block_stop', index: 0 },
