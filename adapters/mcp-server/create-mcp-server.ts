@@ -43,14 +43,14 @@ import { asksForRecords } from '../mcp-shared/mcp-records.js';
 import { traceOf } from '../../lib/trace-context.js';
 import { answerSetLevel, sendCallLog } from './call-log.js';
 import { clientElicitor, elicitationModes } from './client-elicitor.js';
-import { HeldCall, heldCall, questionTimeoutOf } from './held-calls.js';
-import { openState, stateSigningOf } from './request-state.js';
+import { HeldCall, heldCall, questionTimeoutOf } from './held/held-calls.js';
+import { openState, stateSigningOf } from './held/request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
-import { isStateless } from './stateless-servers.js';
+import { isStateless } from './http/stateless-servers.js';
 import type { ServerLogs } from './server-logs.js';
-import { RawInputResponses } from './raw-input-responses.js';
-import { OpeningCall, openingOf } from './opening-questions.js';
-import { wireTask } from './task-host.js';
+import { RawInputResponses } from './held/raw-input-responses.js';
+import { OpeningCall, openingOf } from './tasks/opening-questions.js';
+import { wireTask } from './tasks/task-host.js';
 import { DETACH_META_KEY } from '../mcp-shared/mcp-detach.js';
 import {
   checkTaskOptions,
@@ -59,8 +59,8 @@ import {
   taskHostOf,
   TASKS_EXTENSION,
   type TaskOptions,
-} from './task-host.js';
-import type { TaskStore } from './task-store.js';
+} from './tasks/task-host.js';
+import type { TaskStore } from './tasks/task-store.js';
 import {
   CancelTaskRequestV2Schema,
   GetTaskRequestV2Schema,

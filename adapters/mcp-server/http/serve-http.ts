@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { parseHost } from './http-access.js';
 import { McpHttpHandler, type McpHttpHandlerOptions } from './mcp-http-handler.js';
-import { existingTaskHost, type TaskOptions } from './task-host.js';
+import { existingTaskHost, type TaskOptions } from '../tasks/task-host.js';
 
 /** Options of {@link serveHttp}: where to listen, and the handler's options. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {

@@ -25,10 +25,10 @@ import {
   paramHeaderRules,
   startedTaskOf,
   taskStoreOf,
-} from './create-mcp-server.js';
-import { CallRooms } from './held-call-room.js';
-import { HEADER_MISMATCH, headerMismatch } from '../mcp-shared/mcp-param-headers.js';
-import { openState, setStateSigning, stateKeyOf, type StateSigning } from './request-state.js';
+} from '../create-mcp-server.js';
+import { CallRooms } from '../held/held-call-room.js';
+import { HEADER_MISMATCH, headerMismatch } from '../../mcp-shared/mcp-param-headers.js';
+import { openState, setStateSigning, stateKeyOf, type StateSigning } from '../held/request-state.js';
 import {
   callCountOf,
   FORWARDED,
