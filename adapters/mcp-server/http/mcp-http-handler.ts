@@ -19,16 +19,16 @@ import { markStateless } from './stateless-servers.js';
 import { CallAdmission } from './call-admission.js';
 import { admitEach, admitPost } from './http-admission.js';
 import { answerHealth, refuseDraining } from './http-health.js';
-import {
-  heldCallOf,
-  onToolListChange,
-  paramHeaderRules,
-  startedTaskOf,
-  taskStoreOf,
-} from '../create-mcp-server.js';
+import { heldCallOf, paramHeaderRules, startedTaskOf, taskStoreOf } from '../server-state.js';
+import { onToolListChange } from '../served-list.js';
 import { CallRooms } from '../held/held-call-room.js';
 import { HEADER_MISMATCH, headerMismatch } from '../../mcp-shared/mcp-param-headers.js';
-import { openState, setStateSigning, stateKeyOf, type StateSigning } from '../held/request-state.js';
+import {
+  openState,
+  setStateSigning,
+  stateKeyOf,
+  type StateSigning,
+} from '../held/request-state.js';
 import {
   callCountOf,
   FORWARDED,
