@@ -174,6 +174,23 @@ describe('the Angular example app in Chromium, under script-src self', function 
     expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
   });
 
+  it('shows the arguments a person approves, and the time of a running call moving', async () => {
+    await page.waitForSelector(`${row('deploy-api')} [data-action="approve"]`);
+    expect(await page.textContent(`${row('deploy-api')} .args`)).to.equal('{"service":"api"}');
+    expect(await page.textContent(`${row('deploy-db')} .args`)).to.equal('{"service":"db"}');
+    // `wait` sends nothing while it runs; its time column moves all the same.
+    const elapsed = `${row('wait')} .elapsed`;
+    const before = Number(await page.getAttribute(elapsed, 'data-elapsed'));
+    await page.waitForFunction(
+      ([selector, from]) =>
+        Number(document.querySelector(selector as string)?.getAttribute('data-elapsed')) >
+        (from as number),
+      [elapsed, before] as const,
+      { timeout: scaled(5_000) },
+    );
+    expect(await page.textContent(elapsed)).to.match(/^\d+ ms$|^\d+\.\d s$/);
+  });
+
   it('asks before the calls that change something: one approved, one refused in its row', async () => {
     await page.waitForSelector(`${row('deploy-api')} [data-action="approve"]`);
     await page.waitForSelector(`${row('deploy-db')} [data-action="refuse"]`);
