@@ -16,7 +16,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { serveLoop, type LoopServer } from '../examples/angular-app/loop-server.js';
 import { serveApp, type AppServer } from '../examples/angular-app/serve.js';
-import { builtAngularApp } from './support/angular-app.js';
+import { angularBuildWarnings, builtAngularApp } from './support/angular-app.js';
 import { root, startCli } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
 import { scaled } from './support/time.js';
@@ -131,6 +131,13 @@ describe('the Angular example app in Chromium, under script-src self', function 
     const lazy = all.filter((file) => file.endsWith('.js') && !initial.includes(file));
     const lazyTexts = await Promise.all(lazy.map((file) => readFile(join(built, file), 'utf8')));
     expect(lazyTexts.some((text) => text.includes('server/discover'))).to.equal(true);
+  });
+
+  it('builds with no warning about agenttool or what it brings (sideEffects, CommonJS)', async () => {
+    const ours = (await angularBuildWarnings()).filter((warning) =>
+      /agenttool|dist\/(lib|operators|adapters)\/|ajv-formats/.test(warning),
+    );
+    expect(ours).to.deep.equal([]);
   });
 
   it('is served with the policy, and the page runs under it', async () => {
