@@ -197,7 +197,7 @@ async function serveOnHttp(
       : args.tasks === 'memory'
         ? ', tasks in memory'
         : `, tasks in ${shownUrl(args.tasks)}`;
-  process.stderr.write(`agenttool: serving ${size} tools over MCP at ${http.url.href}${kept}\n`);
+  process.stderr.write(`agenttool: serving ${size} tools over MCP at ${http.url}${kept}\n`);
   const signal = await untilSignal(new Promise<void>(() => undefined));
   if (signal === 'SIGTERM') {
     // A balancer's (or an orchestrator's) stop: let running calls finish, take no new ones.
