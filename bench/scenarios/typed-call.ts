@@ -141,12 +141,19 @@ export async function typedCallScenario(scale: Scale): Promise<Row[]> {
       baseline: { label: baseline.name, value: baseline.median, unit: 'ns/call' },
       target: { on: 'ratio', max: 1.6, text: '<= 1.6x' },
     }),
+    // The target against the work by hand with nothing awaited, the stricter of the two.
+    row({
+      scenario: '2 typed call',
+      name: '6-field zod schema, one call awaited',
+      ours: { label: awaited.name, value: awaited.median, unit: 'ns/call' },
+      baseline: { label: baseline.name, value: baseline.median, unit: 'ns/call' },
+      target: { on: 'ratio', max: 2, text: '<= 2x' },
+    }),
     row({
       scenario: '2 typed call',
       name: '6-field zod schema, one call awaited',
       ours: { label: awaited.name, value: awaited.median, unit: 'ns/call' },
       baseline: { label: awaitedByHand.name, value: awaitedByHand.median, unit: 'ns/call' },
-      target: { on: 'ratio', max: 2, text: '<= 2x' },
     }),
     row({
       scenario: '2 typed call',
