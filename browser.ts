@@ -12,3 +12,7 @@ export * from './operators/index.js';
 // The front's wire (also `agenttool/wire`): plain functions that register nothing, so a bundle
 // that does not call them leaves them out.
 export * from './adapters/wire/index.js';
+// The same names as the Node entry's, but importing what they register (zod-to-json-schema, RE2),
+// which the Node entry loads at its first use.
+export { registerZod3 } from './lib/schema/zod3-bundled.js';
+export { registerLinearPatterns } from './lib/validation/linear-regexp-bundled.js';

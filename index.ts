@@ -13,6 +13,10 @@
  * (operators/internal/solo-run.ts). Browser bundles load
  * `browser.ts` instead: the same names, registering none of them.
  *
+ * What the first answer of a process does not need is loaded at its first use, through `require`
+ * (each a CommonJS build): ajv and ajv-formats at the first schema ajv compiles, RE2 at the first
+ * pattern compiled, zod-to-json-schema (and zod 3) at the first zod 3 schema converted.
+ *
  * @module agenttool
  */
 import { registerZod3 } from './lib/schema/zod3.js';

@@ -11,13 +11,14 @@
 // that bound a hostile value.
 export {
   compileValidator,
-  registerAjv,
   DEFAULT_LIMITS,
   type ArgumentLimits,
   type ArgumentValidator,
   type PatternEngine,
   type ValidatorOptions,
 } from './lib/validation/validation.js';
+// ajv imported, for bundles: the Node entry registers it and loads it at the first schema compiled.
+export { registerAjv } from './lib/validation/ajv-bundled.js';
 // Reading a zod schema as `tool()` does: the JSON Schema the model reads, and the decoder.
 export {
   compileZodSchema,

@@ -18,8 +18,8 @@ import { row, type Row } from '../report.js';
  */
 export const BUDGET = 32 * 1024;
 
-/** What it should grow by at most: the bench's target. */
-export const TARGET = 20 * 1024;
+/** What it should grow by at most: the bench's target, the gate itself. */
+export const TARGET = BUDGET;
 
 /** An app using zod and rxjs alone. */
 const BASE = `

@@ -5,9 +5,24 @@
  * @module
  */
 import type { ZodSchema, ZodTypeDef } from 'zod/v3';
-import { ignoreOverride, zodToJsonSchema } from 'zod-to-json-schema';
+import type * as ZodToJsonSchema from 'zod-to-json-schema';
 import type { JsonSchema } from '../open-responses.js';
+import { requiredModule } from '../optional-module.js';
 import { isOptional, type V3Def } from './v3.js';
+
+type Converter = Pick<typeof ZodToJsonSchema, 'ignoreOverride' | 'zodToJsonSchema'>;
+
+/**
+ * zod-to-json-schema, as the browser entry's `registerZod3` hands it over (imported), or else
+ * loaded at the first zod 3 schema converted (Node): a process whose tools use zod 4 never loads
+ * it, or zod 3.
+ */
+let library: Converter | undefined;
+
+/** Makes `converter` (zod-to-json-schema, imported) the one zod 3 schemas convert with. */
+export function provideZodToJsonSchema(converter: Converter): void {
+  library ??= converter;
+}
 
 /**
  * The JSON Schema zod-to-json-schema generates for the input side, inlined (recursion is refused
@@ -15,6 +30,8 @@ import { isOptional, type V3Def } from './v3.js';
  * the null type.
  */
 export function v3JsonSchema(schema: unknown): JsonSchema {
+  const { ignoreOverride, zodToJsonSchema } = (library ??=
+    requiredModule<Converter>('zod-to-json-schema'));
   return zodToJsonSchema(schema as ZodSchema, {
     target: 'jsonSchema7',
     $refStrategy: 'none',

@@ -3,14 +3,15 @@
  *
  * @module
  */
-import Ajv2020 from 'ajv/dist/2020.js';
-import Ajv07 from 'ajv';
+import type Ajv2020 from 'ajv/dist/2020.js';
+import type Ajv07 from 'ajv';
 import type { AnySchemaObject, CodeKeywordDefinition, KeywordCxt, ValidateFunction } from 'ajv';
-import { _ } from 'ajv/dist/compile/codegen/index.js';
-import { useFunc } from 'ajv/dist/compile/util.js';
-import { getSchemaTypes } from 'ajv/dist/compile/validate/dataType.js';
-import addFormats from 'ajv-formats';
+import type { _ } from 'ajv/dist/compile/codegen/index.js';
+import type { useFunc } from 'ajv/dist/compile/util.js';
+import type { getSchemaTypes } from 'ajv/dist/compile/validate/dataType.js';
+import type addFormats from 'ajv-formats';
 import { SchemaError, oneLine } from '../errors.js';
+import { requiredModule } from '../optional-module.js';
 import type { JsonSchema } from '../open-responses.js';
 import { lastDuplicate } from './interpreter/equal.js';
 import { SchemaRefs, type Schema } from './interpreter/schema-refs.js';
@@ -76,6 +77,42 @@ interface Compiled {
   readonly held: [AjvCore, object][];
 }
 
+/** What this module uses of ajv and ajv-formats. */
+export interface AjvLibrary {
+  readonly Ajv2020: typeof Ajv2020;
+  readonly Ajv07: typeof Ajv07;
+  readonly addFormats: typeof addFormats;
+  readonly _: typeof _;
+  readonly useFunc: typeof useFunc;
+  readonly getSchemaTypes: typeof getSchemaTypes;
+}
+
+/**
+ * ajv, as `registerAjv` from `agenttool/schema` hands it over (imported), or else loaded at the
+ * first schema compiled (Node, through `require`: ajv is CommonJS): a process that defines tools
+ * but has not yet checked a call's arguments with ajv (a server before its first answer) never
+ * loads it.
+ */
+let library: AjvLibrary | undefined;
+
+/** Makes `ajv` (imported) the library schemas compile with. */
+export function provideAjv(ajv: AjvLibrary): void {
+  library ??= ajv;
+}
+
+function ajvLibrary(): AjvLibrary {
+  return (library ??= {
+    Ajv2020: requiredModule('ajv/dist/2020.js'),
+    Ajv07: requiredModule('ajv'),
+    addFormats: requiredModule('ajv-formats'),
+    _: requiredModule<{ _: typeof _ }>('ajv/dist/compile/codegen/index.js')._,
+    useFunc: requiredModule<{ useFunc: typeof useFunc }>('ajv/dist/compile/util.js').useFunc,
+    getSchemaTypes: requiredModule<{ getSchemaTypes: typeof getSchemaTypes }>(
+      'ajv/dist/compile/validate/dataType.js',
+    ).getSchemaTypes,
+  });
+}
+
 const cache = new Map<string, Compiled>();
 const sharedInstances = new Map<string, AjvCore>();
 
@@ -94,6 +131,7 @@ function newInstance(dialect: Dialect, ownProperties: boolean, patterns: Pattern
     // Unknown formats and keywords are expected in remote schemas; no console noise per tool.
     logger: false as const,
   };
+  const { Ajv2020, Ajv07, addFormats, _, useFunc } = ajvLibrary();
   const ajv = dialect === 'draft-07' ? new Ajv07.default(options) : new Ajv2020.default(options);
   addFormats.default(ajv);
   linearUniqueItems(ajv);
@@ -193,6 +231,7 @@ function linearUniqueItems(ajv: AjvCore): void {
   if (typeof rule !== 'object') return;
   const definition = rule.definition as CodeKeywordDefinition;
   const original = definition.code;
+  const { _, useFunc } = ajvLibrary();
   rule.definition = {
     ...definition,
     code(cxt: KeywordCxt, ruleType?: string): void {
@@ -215,7 +254,7 @@ function linearUniqueItems(ajv: AjvCore): void {
 /** Whether ajv's `uniqueItems` checks the items as scalars, with its own map loop (as ajv decides). */
 function scalarItems(parentSchema: { items?: unknown }): boolean {
   const items = parentSchema.items;
-  const types = items ? getSchemaTypes(items as AnySchemaObject) : [];
+  const types = items ? ajvLibrary().getSchemaTypes(items as AnySchemaObject) : [];
   return types.length > 0 && !types.some((t) => t === 'object' || t === 'array');
 }
 /** Draft-04, 06 and 07 schemas get ajv's draft-07 rules; everything else 2020-12's. */

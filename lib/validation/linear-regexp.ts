@@ -5,9 +5,21 @@
  * @module
  */
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { requiredModule } from '../optional-module.js';
 import { setLinearEngine } from './pattern-engines.js';
 import { spendMatching } from './work-budget.js';
+
+/**
+ * RE2, as the browser entry's `registerLinearPatterns` hands it over (imported), or else loaded at
+ * the first pattern compiled (Node): a process whose schemas have no pattern never loads it.
+ */
+let re2: typeof RE2JS | undefined;
+
+/** Makes `engine` (re2js's RE2JS, imported) the one linear patterns compile with. */
+export function provideRe2(engine: typeof RE2JS): void {
+  re2 ??= engine;
+}
 
 /**
  * The largest RE2 program a pattern may compile to. Counted repetition is spelt out: `[a-z]{1000}`
@@ -90,9 +102,10 @@ function ecmaClasses(pattern: string): string {
 function compileLinear(pattern: string, flags: string): RegExpLike {
   // Throws the SyntaxError ajv's own engine would, for a pattern JavaScript refuses.
   new RegExp(pattern, flags);
+  const RE2 = (re2 ??= requiredModule<{ RE2JS: typeof RE2JS }>('re2js').RE2JS);
   let re: RE2JS;
   try {
-    re = RE2JS.compile(RE2JS.translateRegExp(ecmaClasses(pattern)));
+    re = RE2.compile(RE2.translateRegExp(ecmaClasses(pattern)));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new SyntaxError(`pattern /${pattern}/ cannot be matched in linear time (${reason})`);
@@ -113,9 +126,9 @@ export const linearRegExp: RegExpEngine = Object.assign(compileLinear, { code: '
 
 /**
  * Matches the `pattern`s of JSON Schemas from elsewhere in linear time (RE2) under the
- * interpreter too, the validation path of browsers. The Node entry of the package calls it; a
- * browser app that validates schemas it did not write calls it once (it adds RE2 to the bundle).
- * Without it, a browser bundle runs patterns with JavaScript's RegExp.
+ * interpreter too. The Node entry of the package calls it (RE2 is loaded at the first pattern
+ * compiled); the browser entry's `registerLinearPatterns` (linear-regexp-bundled.ts) imports RE2
+ * and hands it over first.
  */
 export function registerLinearPatterns(): void {
   setLinearEngine(linearRegExp);

@@ -158,8 +158,9 @@ export function ajvChecker(
 
 /**
  * Lets `tool()` and `compileValidator` check arguments with ajv's generated code where eval is
- * allowed (faster than the interpreter, same messages). The Node entry of the package calls it;
- * browser bundles do not (it adds ajv to them).
+ * allowed (faster than the interpreter, same messages). The Node entry of the package calls it,
+ * and ajv is loaded at the first schema compiled (compile.ts); `registerAjv` from
+ * `agenttool/schema` (ajv-bundled.ts) imports ajv and hands it over first, for bundles.
  */
 export function registerAjv(): void {
   setGeneratedChecker(ajvChecker);
