@@ -61,6 +61,7 @@ import {
   type TaskOptions,
 } from './task-host.js';
 import type { TaskStore } from './task-store.js';
+import type { TaskRelay } from '../mcp-shared/task-relay.js';
 import {
   CancelTaskRequestV2Schema,
   GetTaskRequestV2Schema,
@@ -206,6 +207,35 @@ async function answerOpening(
     startedTasks.set(server, task);
   return result;
 }
+
+/**
+ * Runs `served` as an opening call (opening-questions.ts) and answers its first request. A
+ * proxied call's upstream refusal answers the request while no task speaks for the call; any
+ * other call's is an `isError` result (see {@link refusalAsFailure}).
+ */
+function runOpening(
+  server: Server,
+  opening: OpeningCall,
+  served: ServedCall,
+  ctx: ServerContext,
+  proxied: boolean,
+): Promise<unknown> {
+  const run = runServedCall({
+    ...served,
+    onFailure: opening.onFailure,
+    ...(proxied ? { taskRelay: opening.relay } : {}),
+  });
+  if (proxied)
+    void Promise.resolve(run).then(
+      (result) => opening.finish(result),
+      (refusal: Error) => opening.refuse(refusal),
+    );
+  else void refusalAsFailure(run).then((result) => opening.finish(result));
+  return answerOpening(server, opening, ctx, true);
+}
+
+/** The word on tasks of a proxied call whose client takes none from this server (task-relay.ts). */
+const NO_TASKS: TaskRelay = Object.freeze({ declares: false, upstreamTask: () => undefined });
 
 /**
  * A served call's result, an upstream refusal (see `runServedCall`) as an `isError` result: a
@@ -754,6 +784,7 @@ export function createMcpServer(
     log: speaker.log,
     report,
     passThrough: entry.tool.remote !== undefined,
+    taskRelay: entry.tool.remote === undefined ? undefined : NO_TASKS,
     sendRecords: speaker.sendRecords,
     recorder: options.recorder,
     maxRecords: options.maxRecords,
@@ -844,7 +875,34 @@ export function createMcpServer(
       return failure(new ValidationError('', 'arguments are nested too deeply'));
     }
     const modern = isModern(server);
-    const task = taskOf(entry.tool);
+    if (
+      entry.tool.remote !== undefined &&
+      tasks !== undefined &&
+      modern &&
+      ctx.mcpReq.requestState() === undefined &&
+      declaresTasks(clientCapabilitiesOf(server, ctx))
+    ) {
+      // A proxied call, which becomes this server's own task once its server makes it one (see
+      // task-relay.ts); until then its questions and its end answer the request.
+      const capabilities = clientCapabilitiesOf(server, ctx);
+      const modes = elicitationModes(server, capabilities);
+      const token = callTokenOf(request.params._meta);
+      const held = new HeldCall(name, questionTimeout, ctx.mcpReq.inputResponses, token, modes);
+      heldCalls.set(server, held);
+      const host = taskHostOf(tasks.store, report);
+      const opening = new OpeningCall(held, () => host.create(name, tasks, modes, token), true);
+      const served = servedOf(entry, callOf(String(ctx.mcpReq.id), text, request.params._meta), {
+        session: undefined,
+        signal: opening.signal,
+        progressToken: opening.progressToken,
+        notify: opening.notify,
+        elicitor: opening.elicitor,
+        log: opening.log,
+        sendRecords: asksForRecords(request.params._meta),
+      });
+      return runOpening(server, opening, served, ctx, true) as unknown as CallToolResult;
+    }
+    const task = entry.tool.remote === undefined ? taskOf(entry.tool) : undefined;
     if (tasks !== undefined && task !== undefined && task !== false) {
       const capabilities = clientCapabilitiesOf(server, ctx);
       const declares = modern && declaresTasks(capabilities);
@@ -876,10 +934,7 @@ export function createMcpServer(
             log: undefined,
             sendRecords,
           });
-          void refusalAsFailure(runServedCall({ ...served, onFailure: opening.onFailure })).then(
-            (result) => opening.finish(result),
-          );
-          return answerOpening(server, opening, ctx, true) as unknown as CallToolResult;
+          return runOpening(server, opening, served, ctx, false) as unknown as CallToolResult;
         }
         return taskHostOf(tasks.store, report)
           .start(name, tasks, modes, token, (speaker) =>
