@@ -68,11 +68,15 @@ async function wholeSuite(suite: Suite, node: string, url: string, cwd: string, 
 
 /**
  * Where the proxy's score differs from the target's: each scenario (but the excluded) that passes
- * on one and not the other, saying which. One that differs in the whole suite's run, among three
- * at once on a busy machine, is run again on its own, and that run stands (its output shown).
+ * on one and not the other, saying which. One that differs in the whole suite's runs, three at
+ * once on a busy machine, is run again on its own on both, and those runs stand (the proxy's
+ * output shown).
  */
 async function differences(
-  rerun: (scenario: string) => Promise<Run>,
+  rerun: {
+    direct: (scenario: string) => Promise<Run>;
+    proxied: (scenario: string) => Promise<Run>;
+  },
   direct: Map<string, boolean>,
   proxied: Map<string, boolean>,
   excluded: (scenario: string) => string | undefined,
@@ -80,12 +84,12 @@ async function differences(
   const found: string[] = [];
   for (const name of direct.keys()) {
     if (excluded(name) !== undefined || direct.get(name) === proxied.get(name)) continue;
-    const again = await rerun(name);
-    const passes = again.status === 0 && /\b0 failed\b/.test(again.output);
-    if (passes === direct.get(name)) continue;
-    const said = (yes: boolean | undefined) => (yes === true ? 'passes' : 'fails');
+    const [there, again] = await Promise.all([rerun.direct(name), rerun.proxied(name)]);
+    const passes = (run: Run) => run.status === 0 && /\b0 failed\b/.test(run.output);
+    if (passes(again) === passes(there)) continue;
+    const said = (yes: boolean) => (yes ? 'passes' : 'fails');
     found.push(
-      `${name}: ${said(direct.get(name))} directly, ${said(passes)} through the proxy:\n` +
+      `${name}: ${said(passes(there))} directly, ${said(passes(again))} through the proxy:\n` +
         again.output.slice(-2000),
     );
   }
@@ -117,9 +121,12 @@ describe('MCP conformance suites through agenttool serve --mcp-url: the targetâ€
     await target?.close();
   });
 
-  /** Runs one scenario of `suite` against `url` on its own. */
-  const rerun = (suite: Suite, url: string) => (scenario: string) =>
-    suite(node, ['server', '--url', url, '--scenario', scenario], cwd);
+  /** Runs one scenario of `suite` against the target and against `url`, each on its own. */
+  const rerun = (suite: Suite, url: string) => {
+    const one = (at: string) => (scenario: string) =>
+      suite(node, ['server', '--url', at, '--scenario', scenario], cwd);
+    return { direct: one(urls.direct), proxied: one(url) };
+  };
 
   it('next line (MCP 2026-07-28, tasks): the same scenarios pass, with --tasks and without', async () => {
     // Without --tasks, a task tool's call runs as long as the tool (a minute, in some tasks-*
