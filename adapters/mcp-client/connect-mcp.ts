@@ -295,6 +295,7 @@ export class McpRemote {
               }
             : params,
         ),
+      capabilities: declared.capabilities as Record<string, unknown>,
       mirrorsHeaders: client.getProtocolEra() === 'modern' && transport.hasPerRequestStream,
       urlQuestions: options.urlElicitation === true && options.elicitor !== false,
     };

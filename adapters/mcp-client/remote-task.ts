@@ -52,7 +52,8 @@ interface Snapshot {
   readonly pollIntervalMs?: number | undefined;
   readonly inputRequests?: Readonly<Record<string, unknown>> | undefined;
   readonly result?: Readonly<Record<string, unknown>> | undefined;
-  readonly error?: { readonly code: number; readonly message: string } | undefined;
+  readonly error?:
+    { readonly code: number; readonly message: string; readonly data?: unknown } | undefined;
 }
 
 /** The task of a result `message` carries when it is one (either generation), for the transport. */
@@ -170,7 +171,10 @@ export function readTask(raw: unknown, generation: TaskGeneration): Snapshot | s
     const error = fields.error as Record<string, unknown> | undefined;
     if (!isObject(error) || !isWhole(error.code) || typeof error.message !== 'string')
       return 'a failed task has no error with a code and a message';
-    snapshot.error = { code: error.code, message: error.message };
+    snapshot.error =
+      error.data === undefined
+        ? { code: error.code, message: error.message }
+        : { code: error.code, message: error.message, data: error.data };
   }
   return snapshot;
 }
@@ -190,6 +194,21 @@ export function questionOf(
     question: { message: p.message, schema: p.requestedSchema as ElicitSchema },
     schema: p.requestedSchema,
   };
+}
+
+/** MCP 2025-11-25's `_meta` key naming the task a message belongs to. */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/**
+ * A 2025-11-25 task's result without the `_meta` naming the task: the result is the call's, and
+ * the task's id is its server's (a proxy serving the call as its own task has its own id).
+ */
+function withoutRelatedTask(result: CallToolResult): CallToolResult {
+  const meta = result?._meta as Record<string, unknown> | undefined;
+  if (meta === undefined || !(RELATED_TASK in meta)) return result;
+  const { [RELATED_TASK]: _task, ...rest } = meta;
+  const { _meta, ...bare } = result;
+  return Object.keys(rest).length === 0 ? bare : { ...bare, _meta: rest };
 }
 
 /** What a polled task reports to its call. */
@@ -348,11 +367,13 @@ export class RemoteTask {
         return;
       case 'failed':
         if (this.generation === 'v2') {
-          // A JSON-RPC error: its code kept (McpCallError's rpcCode).
+          // A JSON-RPC error: its code kept (McpCallError's rpcCode), and the error as the server
+          // gave it (`taskError`), which a proxy's own task fails with.
           const error = task.error ?? { code: -32603, message: task.statusMessage ?? 'failed' };
           this.end(
             Object.assign(new Error(`the task failed: ${oneLine(error.message)}`), {
               code: error.code,
+              taskError: error,
             }),
           );
         } else this.fetchResult();
@@ -379,7 +400,7 @@ export class RemoteTask {
   private fetchResult(): void {
     this.stop();
     this.request('tasks/result', { taskId: this.taskId }).then(
-      (result) => this.listener.completed(result as CallToolResult),
+      (result) => this.listener.completed(withoutRelatedTask(result as CallToolResult)),
       (err: unknown) => this.listener.failed(err instanceof Error ? err : new Error(String(err))),
     );
   }
@@ -400,6 +421,8 @@ export class RemoteTask {
         return;
       }
       const read = questionOf(params);
+      // Asked under the server's own key, so a proxy asks its client under it too.
+      if (!('problem' in read)) read.question = { ...read.question, key };
       const answered: Promise<Record<string, unknown>> =
         'problem' in read
           ? Promise.resolve({ action: 'decline' })

@@ -53,6 +53,8 @@ import { RECORDS_META_KEY, recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadlines.js';
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
+import { taskRelayOf, type TaskRelay } from '../mcp-shared/task-relay.js';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import { traceMeta } from '../../lib/trace-context.js';
 import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
 import { openMcpSpan } from '../../operators/internal/span-hook.js';
@@ -63,6 +65,7 @@ import {
   recordedTask,
   RemoteTask,
   TASK_RECORD_NS,
+  TASKS_EXTENSION,
   type TaskGeneration,
   type TaskRecord,
 } from './remote-task.js';
@@ -140,6 +143,11 @@ export interface RemoteConnection {
   readonly tasks: TaskGeneration | undefined;
   /** Sends a request of MCP tasks (`tasks/get`, ...) the SDK's client would refuse. */
   taskRequest(method: string, params: Record<string, unknown>): Promise<unknown>;
+  /**
+   * The capabilities the client declares, the tasks extension among them: what a call of MCP
+   * 2026-07-28 declares instead when the client it is made for takes no tasks (see task-relay.ts).
+   */
+  readonly capabilities: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -309,13 +317,34 @@ export class RemoteTool implements Tool {
         trace: span?.trace ?? call.trace,
         span,
         reissues: this.replay === 'safe' ? MAX_REISSUES : 0,
-        asTask: this.task === 'required' && connection.tasks === 'v1',
+        ...this.taskTerms(taskRelayOf(context)),
       });
       // A call resumed after a crash whose task this server runs: polled, never called again.
       if (task !== undefined) running.follow(task.generation, task.taskId);
       else running.start();
       return running;
     });
+  }
+
+  /**
+   * How a call asks for a task. Made for a server that re-serves the tool (`relay`), as that
+   * server's client would ask: a task of 2025-11-25 (the tool offers one) or the extension
+   * declared only when that client takes tasks from it, so that a tool that runs only as a task
+   * is refused as the tool's server refuses such a client. Otherwise as a client of its own: a
+   * tool that runs only as a task is called as one.
+   */
+  private taskTerms(relay: TaskRelay | undefined): Pick<CallRequest, 'asTask' | 'relay' | 'meta'> {
+    const v1 = this.connection.tasks === 'v1';
+    if (relay === undefined) return { asTask: this.task === 'required' && v1, relay, meta: {} };
+    if (relay.declares) return { asTask: this.task !== undefined && v1, relay, meta: {} };
+    if (!this.connection.modern) return { asTask: false, relay, meta: {} };
+    const { extensions, ...rest } = this.connection.capabilities as {
+      extensions?: Record<string, unknown>;
+    };
+    const others = Object.entries(extensions ?? {}).filter(([name]) => name !== TASKS_EXTENSION);
+    const declared =
+      others.length === 0 ? rest : { ...rest, extensions: Object.fromEntries(others) };
+    return { asTask: false, relay, meta: { [CLIENT_CAPABILITIES_META_KEY]: declared } };
   }
 
   /**
@@ -361,8 +390,12 @@ interface CallRequest {
   readonly span: McpSpan | undefined;
   /** How many times it may be sent again after its response broke (see `MAX_REISSUES`). */
   readonly reissues: number;
-  /** Sent as a task of MCP 2025-11-25 (`task` in its params): the tool runs only as one. */
+  /** Sent as a task of MCP 2025-11-25 (`task` in its params). */
   readonly asTask: boolean;
+  /** The word on tasks of the server re-serving the call (see task-relay.ts), if one does. */
+  readonly relay: TaskRelay | undefined;
+  /** What the call's `_meta` carries besides its token, records and trace: its capabilities. */
+  readonly meta: Readonly<Record<string, unknown>>;
 }
 
 /** How long a task of MCP 2025-11-25 is asked to be kept (its `ttl`): an hour. */
@@ -446,10 +479,12 @@ class RemoteCall implements InFlightCall, RoutedCall {
           arguments: args,
           ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
           // Asking for the call's records (see asksForRecords).
-          _meta:
-            trace === undefined
-              ? { progressToken: this.token, [RECORDS_META_KEY]: true }
-              : { progressToken: this.token, [RECORDS_META_KEY]: true, ...traceMeta(trace) },
+          _meta: {
+            ...this.request.meta,
+            progressToken: this.token,
+            [RECORDS_META_KEY]: true,
+            ...(trace === undefined ? {} : traceMeta(trace)),
+          },
         },
         this.controller === undefined && headers === undefined
           ? SDK_OPTIONS
@@ -551,6 +586,8 @@ class RemoteCall implements InFlightCall, RoutedCall {
           callError(this.tool, err, `task ${task.taskId}: record: `, 'record'),
         ),
       );
+    // Told first: a task seen ended at once still makes the re-serving server's task.
+    this.request.relay?.upstreamTask();
     this.follow(generation, task.taskId, task);
   }
 

@@ -28,6 +28,7 @@ import { ValidationError } from '../../lib/errors.js';
 import { traceOf } from '../../lib/trace-context.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { asksForRecords } from '../mcp-shared/mcp-records.js';
+import type { TaskRelay } from '../mcp-shared/task-relay.js';
 import { sendCallLog } from './call-log.js';
 import { clientElicitor, elicitationModes, type ElicitationModes } from './client-elicitor.js';
 import {
@@ -81,6 +82,9 @@ function callOf(id: string, args: string, meta: unknown): ServedCall['call'] {
   return trace === undefined ? { id, args } : { id, args, trace };
 }
 
+/** The word on tasks of a proxied call whose client takes none from this server (task-relay.ts). */
+const NO_TASKS: TaskRelay = Object.freeze({ declares: false, upstreamTask: () => undefined });
+
 /** Routes the `tools/call` requests of one server (see the module's comment). */
 export class CallRouter {
   private readonly questionTimeout: number;
@@ -101,6 +105,7 @@ export class CallRouter {
   route(request: CallToolRequest, ctx: Ctx): Answer {
     const routed = this.read(request, ctx);
     if ('answer' in routed) return routed.answer;
+    if (this.relaysTask(routed, ctx)) return this.relayedTask(routed, ctx);
     if (this.takesTask(routed, ctx)) return this.asTask(routed, ctx);
     // A modern client that declared elicitation may be asked: its calls are held while it
     // answers. Any other call runs directly, its questions declined at once.
@@ -153,11 +158,84 @@ export class CallRouter {
    * (-32021) to a client that did not declare it; its retry carries on as a held call.
    */
   private takesTask({ entry, name }: Routed, ctx: Ctx): boolean {
-    const task = taskOf(entry.tool);
+    const task = entry.tool.remote === undefined ? taskOf(entry.tool) : undefined;
     if (this.tasks === undefined || task === undefined || task === false) return false;
     const declares = isModern(this.server) && declaresTasks(clientCapabilitiesOf(this.server, ctx));
     if (!declares && task === 'required') throw tasksRequired(`tool "${name}" runs only as a task`);
     return declares && ctx.mcpReq.requestState() === undefined;
+  }
+
+  /**
+   * Whether a proxied call may become this server's own task: served with tasks, called (not
+   * retried) by a 2026-07-28 client that declared the extension (see task-relay.ts).
+   */
+  private relaysTask({ entry }: Routed, ctx: Ctx): boolean {
+    return (
+      entry.tool.remote !== undefined &&
+      this.tasks !== undefined &&
+      isModern(this.server) &&
+      ctx.mcpReq.requestState() === undefined &&
+      declaresTasks(clientCapabilitiesOf(this.server, ctx))
+    );
+  }
+
+  /**
+   * The `asTask` route of a proxied call: it becomes this server's own task once its server makes
+   * it one (see task-relay.ts); until then its questions and its end answer the request.
+   */
+  private relayedTask(routed: Routed, ctx: Ctx): Answer {
+    const tasks = this.tasks!;
+    const modes = elicitationModes(this.server, clientCapabilitiesOf(this.server, ctx));
+    const token = callTokenOf(routed.meta);
+    const held = new HeldCall(
+      routed.name,
+      this.questionTimeout,
+      ctx.mcpReq.inputResponses,
+      token,
+      modes,
+    );
+    heldCalls.set(this.server, held);
+    const host = taskHostOf(tasks.store, this.report);
+    const opening = new OpeningCall(
+      held,
+      () => host.create(routed.name, tasks, modes, token),
+      true,
+    );
+    const served = this.servedOf(routed, {
+      session: undefined,
+      signal: opening.signal,
+      progressToken: opening.progressToken,
+      notify: opening.notify,
+      elicitor: opening.elicitor,
+      log: opening.log,
+      sendRecords: asksForRecords(routed.meta),
+    });
+    return this.runOpening(opening, served, ctx, true);
+  }
+
+  /**
+   * Runs `served` as an opening call (tasks/opening-questions.ts) and answers its first request.
+   * A proxied call's upstream refusal answers the request while no task speaks for the call; any
+   * other call's is an `isError` result (see `refusalAsFailure`).
+   */
+  private runOpening(
+    opening: OpeningCall,
+    served: ServedCall,
+    ctx: Ctx,
+    proxied: boolean,
+  ): Promise<CallToolResult> {
+    const run = runServedCall({
+      ...served,
+      onFailure: opening.onFailure,
+      ...(proxied ? { taskRelay: opening.relay } : {}),
+    });
+    if (proxied)
+      void Promise.resolve(run).then(
+        (result) => opening.finish(result),
+        (refusal: Error) => opening.refuse(refusal),
+      );
+    else void refusalAsFailure(run).then((result) => opening.finish(result));
+    return this.answerOpening(opening, ctx, true);
   }
 
   /** The `asTask` route: arguments it would fail on answered at once, else a task. */
@@ -200,10 +278,7 @@ export class CallRouter {
       log: undefined,
       sendRecords: asksForRecords(routed.meta),
     });
-    void refusalAsFailure(runServedCall({ ...served, onFailure: opening.onFailure })).then(
-      (result) => opening.finish(result),
-    );
-    return this.answerOpening(opening, ctx, true);
+    return this.runOpening(opening, served, ctx, false);
   }
 
   /** A task tool called by a client that answers no questions: a task at once. */
@@ -337,6 +412,7 @@ export class CallRouter {
       log: speaker.log,
       report: this.report,
       passThrough: entry.tool.remote !== undefined,
+      taskRelay: entry.tool.remote === undefined ? undefined : NO_TASKS,
       sendRecords: speaker.sendRecords,
       recorder: options.recorder,
       maxRecords: options.maxRecords,

@@ -29,6 +29,7 @@ import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
+import { relayTasks, type TaskRelay } from '../mcp-shared/task-relay.js';
 import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
 import type { ToolSpan } from '../../operators/internal/call-spans.js';
 import { openMcpSpan, toolSpanUnder } from '../../operators/internal/span-hook.js';
@@ -85,6 +86,8 @@ export interface ServedCall {
   readonly peer?: (() => McpPeer) | undefined;
   /** The call's span (see `tracedRun`), told once how the call ended. */
   readonly span?: ToolSpan | undefined;
+  /** A remote tool's word on tasks from this server (see task-relay.ts); none for others. */
+  readonly taskRelay?: TaskRelay | undefined;
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -229,6 +232,7 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       // that server to judge.
       checkAnswers: this.served.passThrough !== true,
     });
+    if (this.served.taskRelay !== undefined) relayTasks(context, this.served.taskRelay);
     if (!this.consume(tool, call, context))
       return this.refusal === undefined ? this.result! : Promise.reject(this.refusal);
     // An abort while the tool started is taken now. The listener stays: once the request is

@@ -106,8 +106,10 @@ export function taskOf(tool: Tool): boolean | 'required' | undefined {
  * ordering hints in `_meta` (see {@link orderingMeta}). A remote tool (from `connectMcp`) is
  * listed as its server listed it (title, annotations, outputSchema, `_meta`, ...), under its local
  * name, so a proxy hop changes nothing a client sees; only an `execution` that offers tasks is
- * left out, since this server runs none, and its ordering hints are the ones it runs under here
- * (the upstream's as `connectMcp` took them, under its prefix, or the application's word).
+ * left out, since this server serves tasks through the extension alone (a call its server runs
+ * as a task is this server's own task: task-relay.ts), and its ordering hints are the ones it
+ * runs under here (the upstream's as `connectMcp` took them, under its prefix, or the
+ * application's word).
  */
 function listingOf(tool: Tool): McpTool {
   const parameters = definition(tool).parameters;

@@ -205,6 +205,11 @@ export class HeldCall {
     return held.get(this.id) === this;
   }
 
+  /** Wakes a request waiting in {@link answerUntil}, to ask its `stop` again. */
+  stir(): void {
+    this.wake?.();
+  }
+
   /** The served call's result (cancelled ones included). */
   finish(result: CallToolResult): void {
     this.result = result;
@@ -236,6 +241,18 @@ export class HeldCall {
     ctx: ServerContext,
     signing: StateSigning,
   ): Promise<CallToolResult | InputRequiredResult> {
+    return (await this.answerUntil(ctx, signing, () => false))!;
+  }
+
+  /**
+   * {@link answer}, or undefined as soon as `stop()` says so (checked first, and again at each
+   * {@link stir}): the call goes on otherwise (a proxied call its server made a task).
+   */
+  async answerUntil(
+    ctx: ServerContext,
+    signing: StateSigning,
+    stop: () => boolean,
+  ): Promise<CallToolResult | InputRequiredResult | undefined> {
     clearTimeout(this.timer);
     held.delete(this.id);
     this.ctx = ctx;
@@ -244,6 +261,7 @@ export class HeldCall {
     else signal.addEventListener('abort', this.onAbort);
     try {
       for (;;) {
+        if (stop()) return undefined;
         if (this.result !== undefined) return this.result;
         if (this.refusal !== undefined) throw this.refusal;
         if (this.open.size > 0) return this.hold(signing);

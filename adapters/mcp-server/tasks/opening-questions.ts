@@ -5,8 +5,10 @@
  * first turn: the questions it asks before it first waits on anything but its client (a
  * confirmation before the long part) are answered `input_required`, and its retries give them
  * their answers; as soon as a turn ends with no question open, the call becomes a task
- * (task-host.ts) and runs on as one, its later questions coming through the task. docs/mcp.md
- * says what a client sees.
+ * (task-host.ts) and runs on as one, its later questions coming through the task. A proxied call
+ * (a remote tool's, see task-relay.ts) becomes one when its server made it one, and only then:
+ * until that, it is a held call whose end or questions answer the request. docs/mcp.md says what
+ * a client sees.
  *
  * @module
  */
@@ -18,8 +20,10 @@ import type {
 } from '@modelcontextprotocol/server';
 import { catchError, from, of, switchMap } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
+import type { TaskRelay } from '../../mcp-shared/task-relay.js';
 import type { HeldCall } from '../held/held-calls.js';
 import type { StateSigning } from '../held/request-state.js';
+import { failure } from '../served-call.js';
 import type { RunningTask, WireTask } from './task-host.js';
 
 /** The opening call a held call belongs to, when it does. */
@@ -55,6 +59,8 @@ export class OpeningCall {
       result: WireTask & { resultType: 'task' };
       task: RunningTask;
     }>,
+    /** A remote tool's call: a task once its server made it one (see {@link relay}). */
+    private readonly proxied = false,
   ) {
     openings.set(held, this);
     held.signal.addEventListener(
@@ -65,6 +71,18 @@ export class OpeningCall {
       { once: true },
     );
   }
+
+  /** Whether the proxied call's server answered it with a task. */
+  private upstreamTasked = false;
+
+  /** A proxied call's word on tasks (task-relay.ts): its server's task makes it this server's. */
+  readonly relay: TaskRelay = {
+    declares: true,
+    upstreamTask: () => {
+      this.upstreamTasked = true;
+      this.held.stir();
+    },
+  };
 
   /** A progress token for the served call: both speakers put in their own. */
   readonly progressToken = 'opening';
@@ -93,6 +111,16 @@ export class OpeningCall {
     );
   };
 
+  /** A proxied call's server logs: the held call's, while no task speaks for it. */
+  readonly log = (params: Parameters<HeldCall['log']>[0]): Promise<void> =>
+    this.task === undefined ? this.held.log(params) : Promise.resolve();
+
+  /** The served call's upstream refusal: the request's answer, or a failed task's end. */
+  refuse(refusal: Error): void {
+    if (this.task === undefined && !this.upstreamTasked) this.held.refuse(refusal);
+    else this.finish(failure(refusal));
+  }
+
   readonly onFailure = (error: Error): void => {
     this.failure = error;
     this.task?.speaker.onFailure(error);
@@ -118,9 +146,20 @@ export class OpeningCall {
     signing: StateSigning,
     declared: boolean,
   ): Promise<CallToolResult | InputRequiredResult | (WireTask & { resultType: 'task' })> {
-    await turnEnded();
-    if (this.task !== undefined || this.held.asking || !declared)
-      return this.held.answer(ctx, signing);
+    if (this.proxied) {
+      if (this.task !== undefined || !declared) return this.held.answer(ctx, signing);
+      const answered = await this.held.answerUntil(ctx, signing, () => this.upstreamTasked);
+      if (answered !== undefined) return answered;
+    } else {
+      await turnEnded();
+      if (this.task !== undefined || this.held.asking || !declared)
+        return this.held.answer(ctx, signing);
+    }
+    return this.become();
+  }
+
+  /** The call goes on as a task: made in the store, it speaks for the call from now on. */
+  private async become(): Promise<WireTask & { resultType: 'task' }> {
     this.held.release();
     let made: Awaited<ReturnType<OpeningCall['makeTask']>>;
     const making = this.makeTask();

@@ -109,6 +109,29 @@ export interface TaskSpeaker {
   readonly onFailure: (error: Error) => void;
 }
 
+/**
+ * The JSON-RPC error a remote tool's server ended its call with (`code`), as that server gave it:
+ * its task's error (`taskError`, see remote-task.ts), or the error it answered with, without the
+ * SDK's `MCP error <code>: ` before its message. A proxy's task fails with it unchanged.
+ */
+function upstreamErrorOf(
+  failure: McpCallError,
+  code: number,
+): { code: number; message: string; data?: unknown } {
+  const cause = (failure.cause ?? {}) as { taskError?: unknown; message?: unknown; data?: unknown };
+  const given = cause.taskError as
+    { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  if (typeof given?.code === 'number' && typeof given.message === 'string')
+    return given.data === undefined
+      ? { code: given.code, message: given.message }
+      : { code: given.code, message: given.message, data: given.data };
+  const message =
+    typeof cause.message === 'string'
+      ? cause.message.replace(/^MCP error -?\d+: /, '')
+      : failure.message;
+  return cause.data === undefined ? { code, message } : { code, message, data: cause.data };
+}
+
 /** What a task's settings are, resolved from {@link TaskOptions}. */
 interface Settings {
   readonly ttlMs: number | null;
@@ -328,13 +351,9 @@ export class RunningTask {
       next = { status: 'failed', error: { code: -32603, message: failure.message } };
       next = { ...next, statusMessage: failure.message };
     } else if (failure instanceof McpCallError && failure.rpcCode !== undefined) {
-      // A proxied tool whose server answered with a JSON-RPC error.
-      const message = oneLine(failure.message);
-      next = {
-        status: 'failed',
-        statusMessage: message,
-        error: { code: failure.rpcCode, message },
-      };
+      // A proxied tool whose server answered with a JSON-RPC error, or whose task failed with one.
+      const error = upstreamErrorOf(failure, failure.rpcCode);
+      next = { status: 'failed', statusMessage: oneLine(error.message), error };
     } else {
       next = { status: 'completed', result: result as unknown as Record<string, unknown> };
     }
