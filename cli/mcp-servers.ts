@@ -5,6 +5,7 @@ import type {
   McpLogMessage,
   McpRemote,
   McpRoot,
+  McpRoots,
   McpTransport,
 } from '../adapters/mcp-client/index.js';
 import { type Elicitor, type Tool } from '../index.js';
@@ -43,7 +44,9 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
 /**
  * Connects every server in order; on a failure, closes those already open and throws. A stdio
  * server gets the user's environment plus its `--env` variables; a URL server gets its `--header`s
- * on every request. Every server is offered `roots` (default: the working directory). A question
+ * on every request. Every server is offered `roots`: the folders given (default: the working
+ * directory), or the roots a function or Observable gives (`agenttool serve` offers its clients'
+ * roots, see RootsRelay). A question
  * a server asks that no single call can be told to own (a third-party server asking while several
  * calls run) goes to `questions`, or is declined without it. Each client declares URL questions
  * as well as forms. A log message a server sends outside a call goes to `relay` (`agenttool serve`
@@ -52,7 +55,7 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
  */
 export async function connectServers(
   specs: readonly McpServerSpec[],
-  roots: readonly string[] = [],
+  roots: readonly string[] | Exclude<McpRoots, readonly McpRoot[]> = [],
   questions?: Elicitor,
   relay?: (message: McpLogMessage) => boolean,
 ): Promise<McpRemote[]> {
@@ -68,7 +71,7 @@ export async function connectServers(
         import('../adapters/mcp-stdio/index.js'),
       ]),
   );
-  const offered = rootsOf(roots);
+  const offered = Array.isArray(roots) ? rootsOf(roots as readonly string[]) : (roots as McpRoots);
   try {
     for (const spec of specs) {
       const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);

@@ -48,6 +48,7 @@ import { openState, stateSigningOf } from './request-state.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { isStateless } from './stateless-servers.js';
 import type { ServerLogs } from './server-logs.js';
+import type { RootsRelay } from './roots-relay.js';
 import { RawInputResponses } from './raw-input-responses.js';
 import { OpeningCall, openingOf } from './opening-questions.js';
 import { wireTask } from './task-host.js';
@@ -77,6 +78,11 @@ export interface McpServerOptions {
    * server then declares `logging`. Default none.
    */
   logs?: ServerLogs | undefined;
+  /**
+   * The roots of this server's clients, for a proxy to offer its upstream servers (see
+   * {@link RootsRelay}: `connectMcp`'s `roots` is its `roots$`). Default none.
+   */
+  roots?: RootsRelay | undefined;
   /** Limits on a call's raw argument text (the validator's defaults: 1 MiB, nesting 256). */
   limits?: ArgumentLimits | undefined;
   /**
@@ -159,6 +165,22 @@ export interface McpServerOptions {
    * docs/mcp.md.
    */
   tasks?: TaskOptions | undefined;
+  /**
+   * What a proxy declares as its upstreams do, rather than by its own rule: `logging` (declared,
+   * and `logging/setLevel` answered, only when true) and `toolsListChanged` (`tools.listChanged`
+   * only when true). `agenttool serve --mcp` declares each when one of its upstream servers does.
+   * Default: `logging` for a server of remote tools or `logs`, `toolsListChanged` for a live list.
+   */
+  declares?: { logging?: boolean; toolsListChanged?: boolean } | undefined;
+  /**
+   * Answers a call of a tool name this server does not serve, instead of the server's own
+   * `-32602 unknown tool "<name>"`: a proxy asks its upstream, whose answer (a result, or a
+   * JSON-RPC error, thrown as a ProtocolError) is the client's. `agenttool serve --mcp` asks its
+   * first upstream server.
+   */
+  unknownTool?:
+    | ((name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>)
+    | undefined;
 }
 
 /**
@@ -689,14 +711,16 @@ export function createMcpServer(
   // A proxy passes its upstream servers' log messages on (see served-call.ts), so it declares
   // logging (and answers logging/setLevel); a server of local tools sends none.
   const proxies =
-    live ||
-    options.logs !== undefined ||
-    [...current().entries.values()].some((entry) => entry.tool.remote !== undefined);
+    options.declares?.logging ??
+    (live ||
+      options.logs !== undefined ||
+      [...current().entries.values()].some((entry) => entry.tool.remote !== undefined));
+  const listChanged = options.declares?.toolsListChanged ?? live;
   const tasks = options.tasks;
   if (tasks !== undefined) checkTaskOptions(tasks);
   const server = new (tasks === undefined ? Server : TaskServer)(info, {
     capabilities: {
-      tools: live ? { listChanged: true } : {},
+      tools: listChanged ? { listChanged: true } : {},
       ...(proxies ? { logging: {} } : {}),
       ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
     },
@@ -705,7 +729,10 @@ export function createMcpServer(
   });
   if (proxies) answerSetLevel(server);
   options.logs?.add(server);
-  if (source !== undefined) {
+  options.roots?.add(server);
+  // A list that is declared not to change (`declares.toolsListChanged` false) is still read live,
+  // but no client is told of a change.
+  if (source !== undefined && listChanged) {
     source.servers.add(new WeakRef(server));
     sourceOfServer.set(server, source);
   }
@@ -821,8 +848,11 @@ export function createMcpServer(
   server.setRequestHandler('tools/call', (request, ctx) => {
     const name = request.params.name;
     const entry = current().entries.get(name);
-    if (entry === undefined)
+    if (entry === undefined) {
+      if (options.unknownTool !== undefined)
+        return options.unknownTool(name, request.params.arguments);
       throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
+    }
     const needs = options.requiredCapabilities;
     const required = needs !== undefined && Object.hasOwn(needs, name) ? needs[name] : undefined;
     const missing =
