@@ -19,6 +19,7 @@ import {
   ValidationError,
 } from '../../lib/errors.js';
 import { relaysQuestions } from '../../lib/context.js';
+import { relayedModesOf, type QuestionModes } from '../mcp-shared/relayed-modes.js';
 import { elicitUrlProblem } from '../../lib/elicit-url.js';
 import { describeValue } from '../../lib/validation/format.js';
 import type { Recordable, ToolRecord } from '../../lib/records.js';
@@ -85,6 +86,8 @@ export interface InFlightCall extends TimedCall {
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
   /** Whether its context relays questions for another party (see `relaysQuestions`). */
   readonly relays: boolean;
+  /** The question modes of the client its context relays for, when known (relayed-modes.ts). */
+  readonly relayedModes?: QuestionModes | undefined;
   /** The id of the server's task the call follows, once it follows one. */
   readonly taskId?: string | undefined;
 }
@@ -481,6 +484,10 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   get relays(): boolean {
     return relaysQuestions(this.context);
+  }
+
+  get relayedModes(): QuestionModes | undefined {
+    return relayedModesOf(this.context);
   }
 
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined {

@@ -768,7 +768,8 @@ export function createMcpServer(
     speaker: Pick<
       ServedCall,
       'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log' | 'sendRecords'
-    >,
+    > &
+      Partial<Pick<ServedCall, 'modes'>>,
   ): ServedCall => ({
     tool: entry.tool,
     validator: entry.validator,
@@ -778,6 +779,7 @@ export function createMcpServer(
     progressToken: speaker.progressToken,
     notify: speaker.notify,
     elicitor: speaker.elicitor,
+    modes: speaker.modes,
     log: speaker.log,
     report,
     passThrough: entry.tool.remote !== undefined,
@@ -986,6 +988,7 @@ export function createMcpServer(
         progressToken: call.progressToken,
         notify: call.notify,
         elicitor: call.elicitor,
+        modes,
         log: call.log,
         sendRecords: asksForRecords(request.params._meta),
       });
@@ -1011,6 +1014,7 @@ export function createMcpServer(
             request.params._meta,
             entry.tool.remote !== undefined,
           ),
+      modes: modern ? undefined : elicitationModes(server),
       log: (params) =>
         sendCallLog(ctx, callTokenOf(request.params._meta), modern ? undefined : server, params),
       sendRecords: asksForRecords(request.params._meta),
