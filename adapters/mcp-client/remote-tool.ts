@@ -4,7 +4,7 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   CallToolResult,
   LoggingMessageNotification,
@@ -448,11 +448,14 @@ class RemoteCall implements InFlightCall, RoutedCall {
           name: remoteName,
           arguments: args,
           ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
-          // Asking for the call's records (see asksForRecords).
-          _meta:
-            trace === undefined
-              ? { progressToken: this.token, [RECORDS_META_KEY]: true }
-              : { progressToken: this.token, [RECORDS_META_KEY]: true, ...traceMeta(trace) },
+          // Asking for the call's records (see asksForRecords), and, for a proxy's call in MCP
+          // 2026-07-28, its every log message: the proxy's client's level filters them (call-log.ts).
+          _meta: {
+            progressToken: this.token,
+            [RECORDS_META_KEY]: true,
+            ...(connection.modern && this.relays ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}),
+            ...(trace === undefined ? {} : traceMeta(trace)),
+          },
         },
         this.controller === undefined && headers === undefined
           ? SDK_OPTIONS
