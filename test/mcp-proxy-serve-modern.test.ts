@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import {
   Client,
   LOG_LEVEL_META_KEY,
@@ -40,6 +40,14 @@ function upstream(): McpServer {
       return { content: [{ type: 'text', text: `Hello, ${name}!` }] };
     },
   );
+  // Asks the client for its roots (in 2026-07-28 an input request of the call; before it, the
+  // SDK sends roots/list on the session) and answers with their URIs.
+  mcp.registerTool('where', { description: 'Says where it may work.' }, (ctx) => {
+    const answer = ctx.mcpReq.inputResponses?.roots as { roots?: { uri: string }[] } | undefined;
+    if (answer === undefined)
+      return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+    return { content: [{ type: 'text', text: (answer.roots ?? []).map((r) => r.uri).join(' ') }] };
+  });
   return mcp;
 }
 
@@ -124,5 +132,55 @@ describe('agenttool serve --mcp-url changes nothing in MCP 2026-07-28: a v2 SDK 
     const theirs = await outcome(direct.client, 'no-such-tool', {});
     // Before, the proxy answered its own -32602 `unknown tool "no-such-tool"`.
     expect(await outcome(proxied.client, 'no-such-tool', {})).to.deep.equal(theirs);
+  });
+});
+
+describe('agenttool serve --mcp-url: a 2026-07-28 upstream asks for roots', function () {
+  this.timeout(scaled(60_000));
+
+  it("gets the roots of a 2025-11-25 client of the proxy, as it gets a client's directly", async () => {
+    const handler = toNodeHandler(createMcpHandler(upstream));
+    const http = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    const served = serveCli(['--mcp-url', url.href]);
+    const rooted = async (at: URL, mode: 'legacy' | 'auto') => {
+      const client = new Client(
+        { name: 'rooted', version: '1' },
+        { versionNegotiation: { mode }, capabilities: { roots: {} } },
+      );
+      client.setRequestHandler('roots/list', () => ({
+        roots: [{ uri: 'file:///work/client-root' }],
+      }));
+      await client.connect(new StreamableHTTPClientTransport(at));
+      return client;
+    };
+    const where = async (client: Client) => {
+      const { result } = await outcome(client, 'where', {});
+      return (result?.content as { text: string }[])[0]!.text;
+    };
+    const direct = await rooted(url, 'auto');
+    const proxied = await rooted(await served.url, 'legacy');
+    try {
+      // Directly, a 2026-07-28 client: the upstream serves a 2025-11-25 client without sessions,
+      // which it cannot ask.
+      expect(await where(direct)).to.equal('file:///work/client-root');
+      // The proxy asks its client for its roots once it is initialized, and tells the upstream:
+      // looked at until the upstream has them (or the ceiling).
+      let seen = await where(proxied);
+      const deadline = Date.now() + scaled(10_000);
+      while (seen !== 'file:///work/client-root' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await where(proxied);
+      }
+      // Before, the proxy's working directory.
+      expect(seen).to.equal('file:///work/client-root');
+    } finally {
+      await direct.close();
+      await proxied.close();
+      served.child.kill('SIGTERM');
+      await served.done;
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
   });
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/server';
+import { SdkErrorCode, type Server } from '@modelcontextprotocol/server';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
 
 /** One root, as MCP's `roots/list` carries it. */
@@ -12,6 +12,9 @@ export interface RelayedRoot {
   uri: string;
   name?: string;
 }
+
+/** How long each `roots/list` asked of a client waits for its answer before it is sent again (ms). */
+const ASK_WAITS = [250, 500, 1_000, 2_000, 4_000, 8_000];
 
 /** Two lists of roots are the same when their URIs and names are, in order. */
 function sameRoots(a: readonly RelayedRoot[], b: readonly RelayedRoot[]): boolean {
@@ -62,17 +65,26 @@ export class RootsRelay {
     };
   }
 
-  /** Asks `server`'s client for its roots, and offers them while it is the latest to declare. */
-  private ask(server: Server): void {
-    server.listRoots().then(
+  /**
+   * Asks `server`'s client for its roots, and offers them while it is the latest to declare. Over
+   * Streamable HTTP a request sent before the client opened its stream for the server's own
+   * requests is lost, so one unanswered is sent again, waiting twice as long each time
+   * ({@link ASK_WAITS}); a client that refuses offers nothing new: the roots offered stay.
+   */
+  private ask(server: Server, attempt = 0): void {
+    const timeout = ASK_WAITS[attempt]!;
+    server.listRoots(undefined, { timeout }).then(
       ({ roots }) => {
         if (this.declaring.at(-1) !== server) return;
         this.latest.next(
           roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })),
         );
       },
-      // A client that fails to answer offers nothing new: the roots offered stay.
-      () => undefined,
+      (err: unknown) => {
+        const timedOut = (err as { code?: unknown }).code === SdkErrorCode.RequestTimeout;
+        if (timedOut && attempt + 1 < ASK_WAITS.length && this.declaring.includes(server))
+          this.ask(server, attempt + 1);
+      },
     );
   }
 
