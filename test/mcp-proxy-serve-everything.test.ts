@@ -19,18 +19,24 @@ import { cliArgs, everythingServer, root } from './support/cli.js';
 import { until } from './support/until.js';
 import { scaled } from './support/time.js';
 
-/** A client that declares roots (`file:///work/direct-root`) and questions of both modes. */
-function reader(name: string): { client: Client; logs: unknown[] } {
+/**
+ * A client that declares roots (`file:///work/client-root`, then whatever `roots` is changed to)
+ * and questions of both modes.
+ */
+function reader(name: string): {
+  client: Client;
+  logs: unknown[];
+  roots: { uri: string; name?: string }[];
+} {
   const client = new Client(
     { name, version: '1' },
     { capabilities: { roots: { listChanged: true }, elicitation: { form: {}, url: {} } } },
   );
-  client.setRequestHandler(ListRootsRequestSchema, () => ({
-    roots: [{ uri: 'file:///work/client-root', name: 'client root' }],
-  }));
+  const roots = [{ uri: 'file:///work/client-root', name: 'client root' }];
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
   const logs: unknown[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
-  return { client, logs };
+  return { client, logs, roots };
 }
 
 /** What a call ends with: its result, or its JSON-RPC error's code, message and data. */
@@ -134,6 +140,31 @@ describe('agenttool serve --mcp changes nothing: server-everything, directly and
     await until(() => updated(proxied.logs).length > 0, 'the roots log message', 10_000);
     expect(updated(proxied.logs).at(-1)).to.deep.equal(updated(direct.logs).at(-1));
   });
+
+  it("tells the upstream when the client's roots change (notifications/roots/list_changed)", async () => {
+    const rootsSeen = async (client: Client) => {
+      const { result } = await outcome(client, 'get-roots-list', {});
+      return (result?.content as { text: string }[])[0]!.text;
+    };
+    const changed = 'file:///work/changed-root';
+    for (const peer of [direct, proxied]) {
+      peer.roots.splice(0, peer.roots.length, { uri: changed, name: 'changed root' });
+      await peer.client.sendRootsListChanged();
+    }
+    // Each upstream asks again when told: looked at until it has (or the ceiling).
+    const seenBy = async (client: Client) => {
+      let seen = await rootsSeen(client);
+      const deadline = Date.now() + scaled(10_000);
+      while (!seen.includes(changed) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await rootsSeen(client);
+      }
+      return seen;
+    };
+    const theirs = await seenBy(direct.client);
+    expect(theirs).to.include(changed);
+    expect(await seenBy(proxied.client)).to.equal(theirs);
+  });
 });
 
 describe('agenttool serve --mcp changes nothing: the capabilities of an upstream that declares tools only', function () {
@@ -151,13 +182,12 @@ describe('agenttool serve --mcp changes nothing: the capabilities of an upstream
         await client.close();
       }
     };
-    const theirs = await capabilitiesOf(
-      new StdioClientTransport({ command: command!, args, cwd: root, stderr: 'ignore' }),
-    );
-    expect(theirs).to.deep.equal({ tools: {} });
-    // Before, `tools.listChanged` and `logging`, the proxy's own.
-    expect(
-      await capabilitiesOf(
+    // Both at once: each starts its processes through tsx.
+    const [theirs, ours] = await Promise.all([
+      capabilitiesOf(
+        new StdioClientTransport({ command: command!, args, cwd: root, stderr: 'ignore' }),
+      ),
+      capabilitiesOf(
         new StdioClientTransport({
           command: process.execPath,
           args: [...cliArgs(), 'serve', '--mcp', upstream],
@@ -165,6 +195,9 @@ describe('agenttool serve --mcp changes nothing: the capabilities of an upstream
           stderr: 'ignore',
         }),
       ),
-    ).to.deep.equal(theirs);
+    ]);
+    expect(theirs).to.deep.equal({ tools: {} });
+    // Before, `tools.listChanged` and `logging`, the proxy's own.
+    expect(ours).to.deep.equal(theirs);
   });
 });
