@@ -5,6 +5,7 @@
  * @module
  */
 import { SdkErrorCode, type Server } from '@modelcontextprotocol/server';
+import { isStateless } from './stateless-servers.js';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
 
 /** One root, as MCP's `roots/list` carries it. */
@@ -33,7 +34,8 @@ function sameRoots(a: readonly RelayedRoot[], b: readonly RelayedRoot[]): boolea
  * A client of a 2025-11-25 session that declared `roots` is asked for them (`roots/list`) once it
  * is initialized, and again on each `notifications/roots/list_changed` it sends. The roots offered
  * are those of the latest such client still connected; with none, `fallback` (the proxy's own
- * folders). A 2026-07-28 client is not asked: that era asks a client only inside a request.
+ * folders). A 2026-07-28 client is not asked: that era asks a client only inside a request; nor
+ * is a client served without sessions (`serveHttp({ stateless: true })`).
  */
 export class RootsRelay {
   private readonly latest: BehaviorSubject<readonly RelayedRoot[]>;
@@ -53,7 +55,8 @@ export class RootsRelay {
     const initialized = server.oninitialized;
     server.oninitialized = () => {
       initialized?.();
-      if (server.getClientCapabilities()?.roots === undefined) return;
+      // A stateless request's server cannot ask its client anything, and is never closed.
+      if (server.getClientCapabilities()?.roots === undefined || isStateless(server)) return;
       this.declaring.push(server);
       this.ask(server);
     };
