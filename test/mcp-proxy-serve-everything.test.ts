@@ -1,7 +1,9 @@
 /**
  * `agenttool serve --mcp` field by field against the reference server: one client connects to
  * server-everything directly, another through `agenttool serve --mcp <server-everything>`, both
- * declaring the same capabilities (roots, questions of both modes); what each sees is compared:
+ * declaring what the proxy declares to its upstream (roots, questions of both modes), since
+ * server-everything lists some tools only to a client that declares them (docs/mcp.md, "Not
+ * yet": one upstream connection serves every client); what each sees is compared:
  * capabilities, instructions, tools/list, a call's result, the server's log messages, the roots
  * the server sees, and the unknown-tool error. MCP 2025-11-25 (server-everything speaks no later
  * revision); test/mcp-proxy-serve-modern.test.ts does 2026-07-28.
