@@ -3,7 +3,11 @@
  * capabilities it declares as they do, and their answer to a call of a tool it does not serve.
  * See docs/mcp.md, "A proxy that changes nothing".
  */
-import { ProtocolError, type CallToolResult } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+} from '@modelcontextprotocol/server';
 import type { McpRemote } from '../adapters/mcp-client/index.js';
 import type { McpServerOptions } from '../adapters/mcp-server/create-mcp-server.js';
 import type { McpServerSpec } from './args.js';
@@ -39,6 +43,7 @@ function asOwnError(err: unknown): unknown {
  * A call of a name no served tool has, asked of `remote` (under its own name, without the
  * `--prefix` of `spec`): its result, or its JSON-RPC error, is the client's, so an unknown tool is
  * refused in the upstream's shape (an `isError` result from some servers, `-32602` from others).
+ * A name without that prefix is refused here, as `createMcpServer` refuses it.
  */
 export function askUpstream(
   remote: McpRemote,
@@ -46,7 +51,11 @@ export function askUpstream(
 ): NonNullable<McpServerOptions['unknownTool']> {
   const prefix = spec.prefix === undefined || spec.prefix === '' ? '' : `${spec.prefix}__`;
   return async (name, args) => {
-    const remoteName = prefix !== '' && name.startsWith(prefix) ? name.slice(prefix.length) : name;
+    // A name outside the server's prefix names none of its tools here: asking it would run the
+    // tool of that name, served under another.
+    if (!name.startsWith(prefix))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
+    const remoteName = name.slice(prefix.length);
     try {
       return (await remote.client.callTool({
         name: remoteName,

@@ -203,3 +203,33 @@ describe('agenttool serve --mcp changes nothing: the capabilities of an upstream
     expect(ours).to.deep.equal(theirs);
   });
 });
+
+describe('agenttool serve --mcp --prefix: an unknown tool', function () {
+  this.timeout(scaled(60_000));
+
+  it('asks the upstream under its own name a name under its prefix, and no name outside it', async () => {
+    const client = new Client({ name: 'reader', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [...cliArgs(), 'serve', '--mcp', everythingServer, '--prefix', 'every'],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      // server-everything's answer, an isError result naming the tool by its own name.
+      const { result } = await outcome(client, 'every__no-such-tool', {});
+      expect(result?.isError).to.equal(true);
+      expect(JSON.stringify(result?.content)).to.include('Tool no-such-tool not found');
+      // `echo` is server-everything's, served here as every__echo only: it is not run.
+      const refused = await outcome(client, 'echo', { message: 'hi' });
+      expect(refused.error).to.deep.include({
+        code: -32602,
+        message: 'MCP error -32602: unknown tool "echo"',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
