@@ -41,6 +41,37 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
   });
 }
 
+/** The SDK's pieces a server's transport is made with, loaded once a server is named. */
+interface TransportMakers {
+  httpTransport: typeof import('../adapters/mcp-client/index.js').httpTransport;
+  oauth: typeof import('../adapters/mcp-client/index.js').oauth;
+  stdioTransport: typeof import('../adapters/mcp-stdio/index.js').stdioTransport;
+}
+
+/**
+ * The transport to `spec`'s server: its URL with its `--header`s (and OAuth with `--auth`), or
+ * its command with the user's environment and its `--env` variables.
+ */
+async function transportOf(spec: McpServerSpec, makers: TransportMakers): Promise<McpTransport> {
+  const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);
+  const login =
+    spec.url !== undefined && spec.auth === true
+      ? // OAuth (its browser and callback server) is loaded only for a server that asks for it.
+        await (await import('./oauth-login.js')).loginProvider(spec.url, tell)
+      : undefined;
+  return spec.url !== undefined
+    ? makers.httpTransport(spec.url, {
+        ...(spec.headers === undefined ? {} : { headers: spec.headers }),
+        ...(login === undefined ? {} : { auth: makers.oauth(login) }),
+      })
+    : makers.stdioTransport({
+        command: spec.command,
+        args: spec.args,
+        env: environment(spec),
+        stderr: 'ignore',
+      });
+}
+
 /**
  * Connects every server in order; on a failure, closes those already open and throws. A stdio
  * server gets the user's environment plus its `--env` variables; a URL server gets its `--header`s
@@ -74,24 +105,7 @@ export async function connectServers(
   const offered = Array.isArray(roots) ? rootsOf(roots as readonly string[]) : (roots as McpRoots);
   try {
     for (const spec of specs) {
-      const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);
-      const login =
-        spec.url !== undefined && spec.auth === true
-          ? // OAuth (its browser and callback server) is loaded only for a server that asks for it.
-            await (await import('./oauth-login.js')).loginProvider(spec.url, tell)
-          : undefined;
-      const transport: McpTransport =
-        spec.url !== undefined
-          ? httpTransport(spec.url, {
-              ...(spec.headers === undefined ? {} : { headers: spec.headers }),
-              ...(login === undefined ? {} : { auth: oauth(login) }),
-            })
-          : stdioTransport({
-              command: spec.command,
-              args: spec.args,
-              env: environment(spec),
-              stderr: 'ignore',
-            });
+      const transport = await transportOf(spec, { httpTransport, oauth, stdioTransport });
       const name = describeServer(spec);
       // The name the server gives itself, once connected: its log lines go under it.
       let from = '';
