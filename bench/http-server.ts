@@ -114,7 +114,7 @@ const mode = process.argv[2];
 let url: string;
 if (mode === 'adapter') {
   const served = await serveHttp({ factory: () => createMcpServer(INFO, exampleTools) });
-  url = served.url.href;
+  url = served.url;
 } else if (mode === 'sdk') {
   const server = sdkHttpServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

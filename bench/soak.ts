@@ -190,7 +190,7 @@ async function serve(): Promise<void> {
     token: TOKEN,
     factory: () => createMcpServer({ name: 'soak', version: '1' }, tools),
   });
-  process.stdout.write(`READY ${http.url.href}\n`);
+  process.stdout.write(`READY ${http.url}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => void http.close().then(() => process.exit(0)));
 }

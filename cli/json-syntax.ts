@@ -3,6 +3,18 @@
  * so that a turn file with a typo is reported at its line and column. `JSON.parse` says neither
  * reliably (V8's message has no position for an unexpected character).
  *
+ * Why not a library (measured on Node 20.20, against this file's tests in
+ * test/cli-read-turn.test.ts):
+ * - `jsonc-parser` 3.3.1 (`visit` with `disallowComments`, its first `onError`): it recurses, and
+ *   `'['.repeat(100_000) + ']'.repeat(100_000)`, valid JSON this checker passes, throws "Maximum
+ *   call stack size exceeded"; and it reports the start of the token that is wrong rather than
+ *   the character: a raw line break in a string at the string's opening quote (this file: the
+ *   break itself), `1.` at offset 0 (this file: 1, the `.`). Its ES build also does not load
+ *   under Node (extensionless imports), so it would come in as CommonJS.
+ * - `parse-json` 8.3.0 reads the position out of `JSON.parse`'s message, which V8 leaves out for
+ *   an unexpected character (`[1,]` gives `Unexpected token ']', "[1,]" is not valid JSON`), and
+ *   brings `@babel/code-frame`, `index-to-position` and `type-fest`.
+ *
  * @module
  */
 

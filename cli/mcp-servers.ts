@@ -8,7 +8,7 @@ import type {
   McpRoots,
   McpTransport,
 } from '../adapters/mcp-client/index.js';
-import { type Elicitor, type Tool } from '../index.js';
+import type { Elicitor, Tool } from '../index.js';
 import { oneLine } from '../lib/errors.js';
 import { FUNCTION_NAME } from '../lib/tool-set.js';
 import type { McpServerSpec } from './args.js';

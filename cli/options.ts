@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { parseHost } from '../adapters/mcp-server/http-access.js';
-import { parseOrigin } from '../adapters/mcp-server/http-cors.js';
+import { parseHost } from '../adapters/mcp-server/http/http-access.js';
+import { parseOrigin } from '../adapters/mcp-server/http/http-cors.js';
 import { parseAnswer } from './answers.js';
 import type { McpServerSpec, RunArgs, ServeArgs, UiArgs, WorkerArgs } from './args.js';
 import { UsageError } from './usage-error.js';

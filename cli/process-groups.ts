@@ -3,6 +3,12 @@
  * all before it exits. Depends on nothing but Node, so that the CLI's entry point can reap without
  * loading the engine.
  *
+ * Why not `execa`: its `kill()`, `timeout` and `cleanup` signal the process it started, not that
+ * process's group, so a command's own children (`sleep 30 &`, a pipeline) would outlive a cancel;
+ * the group kill below (`process.kill(-pgid)`) and the watchdog would stay all the same. Against
+ * that, execa 9.6 brings 12 dependencies (cross-spawn, get-stream, human-signals, signal-exit, ...)
+ * to a CLI whose `bash` tool spawns with `node:child_process` directly (cli/tools/bash.ts).
+ *
  * @module
  */
 

@@ -3,6 +3,12 @@
  * still running are killed (SIGKILL) when the process exits (a command's end, `process.exit`, an
  * uncaught error), and on SIGHUP, SIGINT or SIGTERM that no command is waiting for.
  *
+ * Why not `signal-exit` (4.1.0, `onExit(reapShells)`), which does the same (it too leaves a signal
+ * alone when another listener waits for it): this file is imported by cli/main.ts for every
+ * command, `agenttool serve` among them, whose cold start is kept short. Importing signal-exit
+ * took 36.9 ms against 25.8 ms for an empty module (fastest of 10 fresh `node` processes each, on
+ * a shared 2-core machine at load average 15), for these 25 lines.
+ *
  * @module
  */
 import { reapShells } from './process-groups.js';

@@ -171,12 +171,12 @@ async function runTurn(
     reapShells();
   }
   const output = toOutputItems(jobs, settled);
-  // A person at a terminal gets inline images and files as placeholders; a pipe, all their bytes.
-  const shown = process.stdout.isTTY === true ? withMediaPlaceholders(output) : output;
+  // The text output is for reading, on a terminal or piped (docs/cli.md): inline images and files
+  // as one-line placeholders. --json, for programs, keeps all their bytes.
   process.stdout.write(
     args.json
       ? `${terminalJson({ type: 'output', items: output })}\n`
-      : `${terminalJson(shown, 2)}\n`,
+      : `${terminalJson(withMediaPlaceholders(output), 2)}\n`,
   );
   if (
     args.input !== undefined &&

@@ -13,8 +13,8 @@ import {
   type McpServerOptions,
 } from '../adapters/mcp-server/create-mcp-server.js';
 import { serveStdio } from '../adapters/mcp-server/serve-stdio.js';
-import { memoryTaskStore, type TaskStore } from '../adapters/mcp-server/task-store.js';
-import type { TaskOptions } from '../adapters/mcp-server/task-host.js';
+import { memoryTaskStore, type TaskStore } from '../adapters/mcp-server/tasks/task-store.js';
+import type { TaskOptions } from '../adapters/mcp-server/tasks/task-host.js';
 import { ServerLogs } from '../adapters/mcp-server/server-logs.js';
 import { RootsRelay } from '../adapters/mcp-server/roots-relay.js';
 import { bundledTools, reapShells } from './tools/index.js';
@@ -158,7 +158,7 @@ async function serveOnHttp(
   // An empty variable is unset; one with whitespace is refused below, as --token is.
   const token = args.token ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
   // Asking for a network address without a token is saying so: the command warns, and serves.
-  const { isLoopbackHost, serveHttp } = await import('../adapters/mcp-server/serve-http.js');
+  const { isLoopbackHost, serveHttp } = await import('../adapters/mcp-server/http/serve-http.js');
   const unauthenticated = token === undefined && !isLoopbackHost(args.host);
   if (unauthenticated)
     process.stderr.write(
@@ -211,7 +211,7 @@ async function serveOnHttp(
       : args.tasks === 'memory'
         ? ', tasks in memory'
         : `, tasks in ${shownUrl(args.tasks)}`;
-  process.stderr.write(`agenttool: serving ${size} tools over MCP at ${http.url.href}${kept}\n`);
+  process.stderr.write(`agenttool: serving ${size} tools over MCP at ${http.url}${kept}\n`);
   const signal = await untilSignal(new Promise<void>(() => undefined));
   if (signal === 'SIGTERM') {
     // A balancer's (or an orchestrator's) stop: let running calls finish, take no new ones.

@@ -45,5 +45,5 @@ const server = await serveHttp({
   stateless: true,
   factory: () => createMcpServer({ name: 'ledger', version: '0.1.0' }, [ledgerAppend]),
 });
-console.error(`instance ${instance} serving ledger_append at ${server.url.href}`);
+console.error(`instance ${instance} serving ledger_append at ${server.url}`);
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -18,6 +18,6 @@ if (flag === -1) {
   const port = Number(process.argv[flag + 1] ?? 3000);
   const server = await serveHttp({ port, factory: () => createMcpServer(info, exampleTools) });
   // stderr, as stdout may be a protocol stream elsewhere; here it is just the habit.
-  console.error(`serving ${exampleTools.length} tools at ${server.url.href}`);
+  console.error(`serving ${exampleTools.length} tools at ${server.url}`);
   process.once('SIGINT', () => void server.close().then(() => process.exit(0)));
 }

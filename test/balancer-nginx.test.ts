@@ -16,7 +16,10 @@ import { scaled } from './support/time.js';
 const nginx = findNginx();
 const CALLS = 2_000;
 const WORKERS = 60;
-/** The calls done when one instance is killed. */
+/**
+ * The calls done before one instance is killed: it is killed at the first call after that which
+ * it has started answering, so a call is surely running on it.
+ */
 const KILL_AFTER = 700;
 /** A call that waits: one step of slow_count. */
 const ARGS = { to: 1, step_ms: 10 };
@@ -37,8 +40,16 @@ interface Slot {
   readonly transport: Transport;
 }
 
-/** Counts the tools/call POSTs each upstream answered, from the X-Upstream header nginx adds. */
-function countingFetch(counts: Map<string, number>): FetchLike {
+/** What the clients saw of the upstreams, from the X-Upstream header nginx adds. */
+interface Upstreams {
+  /** The tools/call POSTs each upstream answered. */
+  readonly counts: Map<string, number>;
+  /** Told of each tools/call whose answer an upstream has begun (its SSE stream is open). */
+  answering?: (upstream: string) => void;
+}
+
+function countingFetch(upstreams: Upstreams): FetchLike {
+  const { counts } = upstreams;
   return async (url, init) => {
     const res = await fetch(url, init);
     if (
@@ -48,13 +59,14 @@ function countingFetch(counts: Map<string, number>): FetchLike {
     ) {
       const upstream = res.headers.get('x-upstream') ?? 'none';
       counts.set(upstream, (counts.get(upstream) ?? 0) + 1);
+      upstreams.answering?.(upstream);
     }
     return res;
   };
 }
 
-async function open(url: URL, counts: Map<string, number>): Promise<Slot> {
-  const watch = new AnswerWatch(countingFetch(counts));
+async function open(url: URL, upstreams: Upstreams): Promise<Slot> {
+  const watch = new AnswerWatch(countingFetch(upstreams));
   const transport = watch.wrap(new StreamableHTTPClientTransport(url, { fetch: watch.fetch }));
   // Sessions (what the affine configuration routes by) are MCP 2025-11-25's.
   const remote = await connectMcp(transport, { versionNegotiation: { mode: 'legacy' } });
@@ -71,6 +83,8 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
   this.timeout(scaled(120_000));
   let instances: ServingCli[] = [];
   let balancer: Balancer | undefined;
+  /** The address nginx names instance b by. */
+  let victim = '';
   const slots: Slot[] = [];
 
   before(function () {
@@ -97,6 +111,7 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
       serveCli(mode === 'stateless' ? ['--stateless'] : ['--instance', id]),
     );
     const ports = (await Promise.all(instances.map((i) => i.url))).map((u) => Number(u.port));
+    victim = `127.0.0.1:${ports[1]}`;
     balancer = await startNginx(nginx!, (listen) =>
       exampleSite(mode, listen, ports, ['add_header X-Upstream $upstream_addr always;']),
     );
@@ -105,15 +120,22 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
 
   /**
    * Runs the batch with WORKERS calls at once, worker w on slot w % slots.length; kills instance b
-   * once KILL_AFTER calls are done. `replace` is told of a failed call's slot (affine: reconnect).
+   * once KILL_AFTER calls are done, at the first call b is answering then (so one surely fails).
+   * `replace` is told of a failed call's slot (affine: reconnect).
    */
-  async function batch(replace?: (index: number, failed: Slot) => void) {
+  async function batch(upstreams: Upstreams, replace?: (index: number, failed: Slot) => void) {
     const outcomes: (Outcome | undefined)[] = new Array(CALLS);
     let ended = 0;
     let next = 0;
     let duplicates = 0;
     let killedAt = Infinity;
     let exitedAt = Infinity;
+    upstreams.answering = (upstream) => {
+      if (ended < KILL_AFTER || killedAt !== Infinity || upstream !== victim) return;
+      killedAt = performance.now();
+      instances[1]!.child.kill('SIGKILL');
+      void instances[1]!.done.then(() => (exitedAt = performance.now()));
+    };
     const worker = async (w: number): Promise<void> => {
       while (next < CALLS) {
         const i = next++;
@@ -130,11 +152,7 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
           ...(error === undefined ? {} : { error: (error as Error).message }),
           ...(instance === undefined ? {} : { instance }),
         };
-        if (++ended === KILL_AFTER) {
-          killedAt = performance.now();
-          instances[1]!.child.kill('SIGKILL');
-          void instances[1]!.done.then(() => (exitedAt = performance.now()));
-        }
+        ended++;
         if (error !== undefined && slots[index] === slot) replace?.(index, slot);
       }
     };
@@ -142,6 +160,10 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
     stalls.enable();
     await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
     stalls.disable();
+    upstreams.answering = undefined;
+    expect(killedAt, `instance b (${victim}) answered no call after ${KILL_AFTER}`).to.be.below(
+      Infinity,
+    );
     // Three seconds (scaled) from the kill (a call left hanging would never end: every call is one 10 ms
     // step), plus the longest this process went without running at all (on a machine busy with
     // nginx, three instances and other work): what it cannot see, it cannot time.
@@ -151,9 +173,10 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
 
   it('stateless, round-robin: spread over all three; the killed one’s calls fail at once, every later call succeeds', async () => {
     const { url } = await start('stateless');
-    const counts = new Map<string, number>();
-    slots.push(await open(url, counts));
-    const { outcomes, duplicates, killedAt, exitedAt, within } = await batch();
+    const upstreams: Upstreams = { counts: new Map() };
+    const { counts } = upstreams;
+    slots.push(await open(url, upstreams));
+    const { outcomes, duplicates, killedAt, exitedAt, within } = await batch(upstreams);
     const log = balancer!.errorLog();
 
     // Every call ended exactly once: one final event, or one error and no final.
@@ -161,8 +184,8 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
     expect(outcomes.filter((o) => o === undefined)).to.have.length(0);
     for (const o of outcomes) expect(o.finals).to.equal(o.error === undefined ? 1 : 0);
     // Spread over all three instances.
-    const upstreams = [...counts.keys()].filter((k) => k !== 'none');
-    expect(upstreams.length, JSON.stringify([...counts])).to.be.at.least(3);
+    const seen = [...counts.keys()].filter((k) => k !== 'none');
+    expect(seen.length, JSON.stringify([...counts])).to.be.at.least(3);
     // The calls that failed were running on the killed instance: they failed at once, clearly.
     const failed = outcomes.filter((o) => o.error !== undefined);
     expect(failed.length, log).to.be.above(0);
@@ -179,20 +202,21 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
 
   it('session-affine, routed by instance id: spread over all three; the killed one’s sessions fail cleanly and reconnect to the others', async () => {
     const { url } = await start('affine');
-    const counts = new Map<string, number>();
+    const upstreams: Upstreams = { counts: new Map() };
+    const { counts } = upstreams;
     // Six sessions, opened one after the other: least_conn spreads them over a, b and c.
-    for (let i = 0; i < 6; i++) slots.push(await open(url, counts));
+    for (let i = 0; i < 6; i++) slots.push(await open(url, upstreams));
     const first = slots.map((s) => s.transport.sessionId!.split('.')[0]);
     expect(new Set(first)).to.deep.equal(new Set(IDS));
     let reconnected = 0;
     let lastReconnect = 0;
     const reconnecting = new Set<number>();
     const retired: Slot[] = [];
-    const { outcomes, duplicates, killedAt, within } = await batch((index, failed) => {
+    const { outcomes, duplicates, killedAt, within } = await batch(upstreams, (index, failed) => {
       // The session is gone with its instance: open a new one, which lands on a live instance.
       if (reconnecting.has(index)) return;
       reconnecting.add(index);
-      void open(url, counts).then((slot) => {
+      void open(url, upstreams).then((slot) => {
         slots[index] = slot;
         reconnecting.delete(index);
         reconnected++;

@@ -112,7 +112,7 @@ describe('agenttool: MCP server options (--env, --mcp-url, --header, --root)', f
     after(() => http?.close());
 
     it('run --mcp-url with --header reaches it; without the header it is a usage error', async () => {
-      const url = http.url.href;
+      const url = http.url;
       const ok = await runCli(
         ['run', '-', '--mcp-url', url, '--header', 'Authorization: Bearer secret-token'],
         { stdin: call('s', 'shout', { text: 'hi' }) },
@@ -135,7 +135,7 @@ describe('agenttool: MCP server options (--env, --mcp-url, --header, --root)', f
             ...cliArgs(),
             'serve',
             '--mcp-url',
-            http.url.href,
+            http.url,
             '--header',
             'Authorization: Bearer secret-token',
             '--prefix',

@@ -224,9 +224,38 @@ describe('agenttool run', function () {
     expect(status, stderr).to.equal(0);
     const [echo, image] = JSON.parse(stdout);
     expect(echo.output).to.equal('Echo: hi there');
+    // Piped, the text output stays readable: the image is one line naming its type and size.
     expect(image.output.find((p: { type: string }) => p.type === 'input_image').image_url).to.match(
-      /^data:image\/png;base64,/,
+      /^\[image\/png, \d+(\.\d)? KiB\]$/,
     );
+    expect(stdout).to.not.match(/base64/);
+  });
+
+  it("npm start's turn, piped, is text a person reads: no line of base64, the image one line", async () => {
+    const args = ['run', 'examples/turn.json', '--mcp', everythingServer, '--prefix', 'every'];
+    const { status, stdout, stderr } = await runCli(args);
+    // The bundled turn fails two calls on purpose (README.md).
+    expect(status, stderr).to.equal(1);
+    const long = stdout.split('\n').filter((line) => line.length > 200);
+    expect(long, 'lines over 200 characters').to.deep.equal([]);
+    expect(stdout).to.match(/"image_url": "\[image\/png, \d+(\.\d)? KiB\]"/);
+  });
+
+  it('--json keeps every byte of an image, piped', async () => {
+    const file = turnFile('mcp-json.json', [call('img', 'every__get-tiny-image', {})]);
+    const { status, stdout, stderr } = await runCli([
+      'run',
+      file,
+      '--json',
+      '--mcp',
+      everythingServer,
+      '--prefix',
+      'every',
+    ]);
+    expect(status, stderr).to.equal(0);
+    const { items } = jsonLines(stdout).find((line) => line.type === 'output')!;
+    const part = items[0].output.find((p: { type: string }) => p.type === 'input_image');
+    expect(part.image_url).to.match(/^data:image\/png;base64,[A-Za-z0-9+/]{1000,}=*$/);
   });
 
   it('Ctrl-C cancels: running calls stop, their process groups are reaped, the output says cancelled', async () => {

@@ -66,7 +66,7 @@ describe('connectMcp over HTTP: a call whose response is lost fails at once', fu
         stateless,
         factory: () => createMcpServer({ name: 'lost', version: '1' }, [hang, quick]),
       });
-      const path = await relay(http.url);
+      const path = await relay(http.endpoint);
       const remote = await connectMcp(httpTransport(path.url));
       try {
         const running = new Promise<void>((resolve) => (started = resolve));

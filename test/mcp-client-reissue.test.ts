@@ -80,7 +80,7 @@ describe('connectMcp: a call whose response breaks before its answer', function 
   beforeEach(() => (runs = 0));
 
   async function call(cuts: number, mode: 'auto' | 'legacy', replay?: Replay) {
-    const proxy = await cutting(upstream.url, cuts);
+    const proxy = await cutting(upstream.endpoint, cuts);
     const remote = await connectMcp(httpTransport(proxy.url), {
       versionNegotiation: { mode },
       ...(replay === undefined ? {} : { replay: { lookup: replay } }),

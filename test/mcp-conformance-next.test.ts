@@ -44,7 +44,7 @@ describe('MCP conformance suite, next line (0.2.0-alpha.12: MCP 2026-07-28)', fu
 
   it('createMcpServer over Streamable HTTP: every scenario in scope passes', async () => {
     http = await serveConformance();
-    const url = http.url.href;
+    const url = http.url;
     const scenarios = Object.entries(SERVER)
       .filter(([, verdict]) => verdict === 'pass' || 'notYet' in verdict)
       .map(([name]) => name);

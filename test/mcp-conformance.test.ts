@@ -65,7 +65,7 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance under Node 22
 
   it('createMcpServer over Streamable HTTP passes every server scenario it claims', async () => {
     http = await serveConformance();
-    const url = http.url.href;
+    const url = http.url;
     const results = await all(SERVER_SCENARIOS, (scenario) =>
       conformance(node, ['server', '--url', url, '--scenario', scenario], cwd),
     );

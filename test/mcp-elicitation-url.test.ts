@@ -172,7 +172,7 @@ describe('MCP server: a tool’s URL question (2026-07-28, held calls)', functio
         ? { action: 'accept' }
         : { action: 'accept', content: { name: 'work' } };
     });
-    await client.connect(new ModernHttpTransport(http.url));
+    await client.connect(new ModernHttpTransport(http.endpoint));
     try {
       expect(client.getNegotiatedProtocolVersion()).to.equal(MODERN);
       return JSON.parse(textOf(await client.callTool({ name: 'connect', arguments: {} })));
@@ -231,7 +231,7 @@ describe('connectMcp: a server’s URL question', function () {
       factory: () => createMcpServer({ name: 'asks', version: '1' }, [connect]),
     });
     try {
-      const remote = await connectMcp(new ModernHttpTransport(http.url), {
+      const remote = await connectMcp(new ModernHttpTransport(http.endpoint), {
         urlElicitation: true,
       });
       open.push(remote);

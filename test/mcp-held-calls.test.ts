@@ -368,7 +368,7 @@ describe('MCP 2026-07-28: a tool that asks is held until the client retries with
         request.params.message === 'Go ahead?' ? { go: true } : { region: 'us' };
       return { action: 'accept', content };
     });
-    await client.connect(new ModernHttpTransport(http.url));
+    await client.connect(new ModernHttpTransport(http.endpoint));
     try {
       expect(client.getNegotiatedProtocolVersion()).to.equal(MODERN);
       const result = await client.callTool({ name: 'deploy', arguments: {} });

@@ -132,7 +132,7 @@ describe('serveHttp admission control: maxConcurrentCalls, health, drain', funct
   it('holds the calls of a session too, and the SDK client sees the busy error', async () => {
     const server = await serve({ stateless: false, maxConcurrentCalls: 1 });
     const client = new Client({ name: 'sdk', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(server.url));
+    await client.connect(new StreamableHTTPClientTransport(server.endpoint));
     try {
       const running = client.callTool({ name: 'gate', arguments: {} });
       await until(() => gates.length === 1, 'a call running');
@@ -213,7 +213,7 @@ describe('serveHttp admission control: maxConcurrentCalls, health, drain', funct
   it('drains a session: the SDK client gets the shutdown answer of each call still running', async () => {
     const server = await serve({ stateless: false });
     const client = new Client({ name: 'sdk', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(server.url));
+    await client.connect(new StreamableHTTPClientTransport(server.endpoint));
     try {
       const running = [
         client.callTool({ name: 'gate', arguments: {} }),
@@ -314,7 +314,7 @@ describe('serveHttp admission control: maxConcurrentCalls, health, drain', funct
   it('mints session ids that start with the instance, for a balancer to route by', async () => {
     const server = await serve({ stateless: false, instance: 'east-2' });
     const client = new Client({ name: 'sdk', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(server.url);
+    const transport = new StreamableHTTPClientTransport(server.endpoint);
     await client.connect(transport);
     try {
       expect(transport.sessionId).to.match(

@@ -18,7 +18,7 @@ interface Reply {
 }
 
 function send(
-  url: URL,
+  url: string | URL,
   method: string,
   headers: Record<string, string>,
   body?: string,
@@ -69,7 +69,7 @@ describe('CORS on the Streamable HTTP server', function () {
   });
   after(() => http.close());
 
-  const preflight = (origin: string, path = http.url.pathname) =>
+  const preflight = (origin: string, path = http.endpoint.pathname) =>
     send(new URL(path, http.url), 'OPTIONS', {
       host: base.host!,
       origin,

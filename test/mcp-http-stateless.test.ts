@@ -65,7 +65,7 @@ describe('serveHttp stateless: every request on its own, for load balancers', fu
     transport: StreamableHTTPClientTransport;
   }> => {
     const client = new Client({ name: 'stateless-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(http.url);
+    const transport = new StreamableHTTPClientTransport(http.endpoint);
     await client.connect(transport);
     clients.push(client);
     return { client, transport };
@@ -144,7 +144,7 @@ describe('serveHttp stateless: every request on its own, for load balancers', fu
       asked++;
       return { action: 'accept', content: { ok: true } };
     });
-    await client.connect(new StreamableHTTPClientTransport(http.url));
+    await client.connect(new StreamableHTTPClientTransport(http.endpoint));
     clients.push(client);
     const result = await client.callTool({ name: 'ask', arguments: {} });
     expect(JSON.parse(textOf(result))).to.deep.equal({ action: 'decline' });

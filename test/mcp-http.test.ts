@@ -61,9 +61,16 @@ describe('MCP over Streamable HTTP on loopback', function () {
   after(() => http.close());
 
   it('listens on 127.0.0.1 by default, on the port it chose', () => {
-    expect(http.url.hostname).to.equal('127.0.0.1');
-    expect(http.url.port).to.equal(String(http.port));
-    expect(http.url.pathname).to.equal('/mcp');
+    expect(http.endpoint.hostname).to.equal('127.0.0.1');
+    expect(http.endpoint.port).to.equal(String(http.port));
+    expect(http.endpoint.pathname).to.equal('/mcp');
+  });
+
+  it('gives its address as a string that prints as itself, and as a URL for the SDK transport', () => {
+    expect(http.url).to.equal(`http://127.0.0.1:${http.port}/mcp`);
+    expect(`${http.url}`).to.equal(http.url);
+    expect(http.endpoint).to.be.instanceOf(URL);
+    expect(http.endpoint.href).to.equal(http.url);
   });
 
   it('serves two clients at once, each in its own session with its own state', async () => {

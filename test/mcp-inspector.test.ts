@@ -25,12 +25,13 @@ const TOOL_IS_ERROR = 5;
  */
 function inspect(...args: string[]): Promise<Record<string, unknown>> {
   // Five servers start at once, each compiling the example with tsx: on a busy machine that
-  // takes longer than the CLI's 15 s default to connect.
+  // takes longer than the CLI's 15 s default to connect. Both clocks are scaled by
+  // TEST_TIME_SCALE (test/support/time.ts).
   const argv = [
     inspector,
     '--cli',
     '--connect-timeout',
-    '50000',
+    String(scaled(50_000)),
     process.execPath,
     '--import',
     'tsx',
@@ -38,7 +39,7 @@ function inspect(...args: string[]): Promise<Record<string, unknown>> {
     ...args,
   ];
   return new Promise((resolve, reject) => {
-    execFile(node22(), argv, { cwd: examples, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(node22(), argv, { cwd: examples, timeout: scaled(60_000) }, (error, stdout, stderr) => {
       if (error !== null && error.code !== TOOL_IS_ERROR)
         reject(new Error(`${error.message}\n${stderr}`));
       else resolve(JSON.parse(stdout) as Record<string, unknown>);

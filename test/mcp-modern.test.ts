@@ -74,7 +74,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
       { name: 'modern', version: '1' },
       { versionNegotiation: { mode: 'auto' } },
     );
-    await client.connect(new ModernHttpTransport(http.url));
+    await client.connect(new ModernHttpTransport(http.endpoint));
     try {
       expect(client.getNegotiatedProtocolVersion()).to.equal(MODERN);
       expect(client.getProtocolEra()).to.equal('modern');
@@ -108,9 +108,9 @@ describe('MCP 2026-07-28 and 2025-11-25 on one endpoint', function () {
 
   it('a 2025-11-25 client keeps its session on the same endpoint, and the v2 client in legacy mode too', async () => {
     const legacy = new LegacyClient({ name: 'legacy', version: '1' });
-    await legacy.connect(new LegacyHttpTransport(http.url));
+    await legacy.connect(new LegacyHttpTransport(http.endpoint));
     const pinned = new ModernClient({ name: 'pinned-legacy', version: '1' });
-    await pinned.connect(new ModernHttpTransport(http.url));
+    await pinned.connect(new ModernHttpTransport(http.endpoint));
     try {
       expect(legacy.getServerVersion()?.name).to.equal('s');
       expect(pinned.getProtocolEra()).to.equal('legacy');
@@ -333,7 +333,7 @@ describe('createMcpServer requiredCapabilities: a tool that needs a client capab
 
   it('refuses a 2025-11-25 client that did not declare it with the same error', async () => {
     const client = new LegacyClient({ name: 'legacy', version: '1' });
-    await client.connect(new LegacyHttpTransport(http.url));
+    await client.connect(new LegacyHttpTransport(http.endpoint));
     try {
       const refused = await client.callTool({ name: 'needy', arguments: {} }).then(
         () => undefined,

@@ -281,7 +281,7 @@ describe('x-mcp-header: served over HTTP', function () {
     };
     const reported: string[] = [];
     const remote = await connectMcp(
-      new StreamableHTTPClientTransport(http.url, { fetch: fetching }),
+      new StreamableHTTPClientTransport(http.endpoint, { fetch: fetching }),
       {
         onerror: (e) => reported.push(e.message),
       },
@@ -327,7 +327,7 @@ describe('x-mcp-header: served over HTTP', function () {
     }));
     const served = await serveHttp({ port: 0, stateless: true, factory: () => liar });
     const reported: string[] = [];
-    const remote = await connectMcp(new StreamableHTTPClientTransport(served.url), {
+    const remote = await connectMcp(new StreamableHTTPClientTransport(served.endpoint), {
       onerror: (e) => reported.push(e.message),
     });
     try {

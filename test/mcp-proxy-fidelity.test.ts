@@ -246,7 +246,7 @@ describe('the proxy changes nothing: list changes in MCP 2026-07-28 (subscriptio
       told++;
       changed();
     });
-    await client.connect(new ModernHttpTransport(http.url));
+    await client.connect(new ModernHttpTransport(http.endpoint));
     try {
       expect(client.getNegotiatedProtocolVersion()).to.equal('2026-07-28');
       const subscription = await client.listen({ toolsListChanged: true });
@@ -279,7 +279,7 @@ describe('the proxy changes nothing: list changes in MCP 2026-07-28 (subscriptio
       { name: 'downstream', version: '1' },
       { versionNegotiation: { mode: 'auto' } },
     );
-    await client.connect(new ModernHttpTransport(http.url));
+    await client.connect(new ModernHttpTransport(http.endpoint));
     try {
       const subscription = await client.listen({ toolsListChanged: true });
       expect(subscription.honoredFilter).to.deep.equal({});

@@ -89,7 +89,7 @@ describe('the proxy changes nothing: MCP 2026-07-28 questions', function () {
   it('keeps the key the upstream gave its question (inputRequests)', async () => {
     const peers = await upstreamAndProxy([ask]);
     try {
-      const keysFrom = async (url: URL) => {
+      const keysFrom = async (url: string | URL) => {
         const { body } = await postModern(
           url,
           'tools/call',
@@ -122,7 +122,7 @@ describe('the proxy changes nothing: an upstream refusal', function () {
         requiredCapabilities: { plain: { sampling: {} } },
       });
       try {
-        const refusal = async (url: URL) => {
+        const refusal = async (url: string | URL) => {
           const { status, body } = await postModern(
             url,
             'tools/call',
@@ -157,7 +157,7 @@ describe('the proxy changes nothing: agenttool serve --mcp-url', function () {
           instructions: 'Call plain before anything else.',
         }),
     });
-    const served = serveCli(['--mcp-url', upstream.url.href]);
+    const served = serveCli(['--mcp-url', upstream.url]);
     try {
       const proxy = await served.url;
       for (const mode of ['legacy', 'auto'] as const) {
@@ -173,7 +173,7 @@ describe('the proxy changes nothing: agenttool serve --mcp-url', function () {
             await client.close();
           }
         };
-        expect(await instructionsAt(upstream.url), mode).to.equal(
+        expect(await instructionsAt(upstream.endpoint), mode).to.equal(
           'Call plain before anything else.',
         );
         // Before, agenttool serve gave none.

@@ -150,7 +150,7 @@ describe('the proxy changes nothing: URL questions', function () {
     });
     // Before, the proxy declined it for the client: the upstream got `decline`.
     for (const era of ['v1', 'legacy', 'modern'] as const)
-      expect(unprefixed(await visitAs(proxy.url, forms, era)), era).to.deep.equal(theirs);
+      expect(unprefixed(await visitAs(new URL(proxy.url), forms, era)), era).to.deep.equal(theirs);
   });
 
   it('a client that declared URL questions is asked, in both eras', async () => {
@@ -158,6 +158,6 @@ describe('the proxy changes nothing: URL questions', function () {
     const theirs = await directly(both);
     expect(theirs).to.deep.equal({ text: 'answered accept', asked: ['url'] });
     for (const era of ['v1', 'legacy', 'modern'] as const)
-      expect(await visitAs(proxy.url, both, era), era).to.deep.equal(theirs);
+      expect(await visitAs(new URL(proxy.url), both, era), era).to.deep.equal(theirs);
   });
 });

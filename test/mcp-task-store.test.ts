@@ -1,5 +1,5 @@
 /**
- * The task stores (adapters/mcp-server/task-store.ts, adapters/redis/redis-task-store.ts): what a
+ * The task stores (adapters/mcp-server/tasks/task-store.ts, adapters/redis/redis-task-store.ts): what a
  * task server relies on of any store, run against the memory store and against Redis (Debian's
  * redis-server, started here; skipped with a line where it is missing). A task is found once
  * created, an owner's newer view replaces it until it is final, a lapsed lease lets another
@@ -14,7 +14,7 @@ import {
   type StoredTask,
   type TaskMessage,
   type TaskStore,
-} from '../adapters/mcp-server/task-store.js';
+} from '../adapters/mcp-server/tasks/task-store.js';
 import { redisTaskStore } from '../adapters/redis/index.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from './support/redis.js';
 import { scaled } from './support/time.js';

@@ -241,7 +241,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
           '--import',
           'tsx',
           join(root, 'test/support/task-client.ts'),
-          server.http.url.href,
+          server.http.url,
           journal,
           'killed',
         ],

@@ -68,8 +68,8 @@ describe('MCP tasks shared through Redis by several instances', function () {
   let redis: TestRedis;
   const stores: TaskStore[] = [];
   const servers: McpHttpServer[] = [];
-  let a: URL;
-  let b: URL;
+  let a: string;
+  let b: string;
 
   /** An instance of its own: its own store value (so its own owner id), the shared Redis. */
   async function instance(url: string): Promise<McpHttpServer> {

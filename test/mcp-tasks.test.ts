@@ -128,7 +128,7 @@ const NOT_TASKING = ASKABLE;
 describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
   this.timeout(scaled(40_000));
   let http: McpHttpServer;
-  let url: URL;
+  let url: string;
   before(async () => {
     http = await serve({ store: memoryTaskStore(), pollIntervalMs: 250 });
     url = http.url;

@@ -101,7 +101,7 @@ describe('trace context through served calls, remote tools and a proxy', functio
 
   it('a 2025-11-25 request: the same', async () => {
     const client = new LegacyClient({ name: 'legacy', version: '1' });
-    await client.connect(new LegacyHttpTransport(upstream.url));
+    await client.connect(new LegacyHttpTransport(upstream.endpoint));
     try {
       await client.callTool({ name: 'traced', arguments: {}, _meta: { traceparent: PARENT } });
     } finally {
@@ -112,14 +112,14 @@ describe('trace context through served calls, remote tools and a proxy', functio
 
   for (const mode of ['auto', 'legacy'] as const) {
     it(`connectMcp (${mode === 'auto' ? '2026-07-28' : '2025-11-25'}) sends a job's trace context, and a proxy passes it through`, async () => {
-      const direct = await connectMcp(httpTransport(upstream.url.href), {
+      const direct = await connectMcp(httpTransport(upstream.url), {
         versionNegotiation: { mode },
       });
       const proxy = await serveHttp({
         port: 0,
         factory: () => createMcpServer({ name: 'proxy', version: '1' }, direct.tools),
       });
-      const viaProxy = await connectMcp(httpTransport(proxy.url.href), {
+      const viaProxy = await connectMcp(httpTransport(proxy.url), {
         versionNegotiation: { mode },
       });
       try {

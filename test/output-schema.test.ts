@@ -95,7 +95,7 @@ describe('outputSchema over MCP', function () {
 
   it('serves the outputSchema and structuredContent, which the SDK’s own client checks and accepts', async () => {
     const client = new LegacyClient({ name: 'sdk', version: '1' });
-    await client.connect(new LegacyHttpTransport(server.url));
+    await client.connect(new LegacyHttpTransport(server.endpoint));
     try {
       const { tools } = await client.listTools();
       expect(tools[0]!.outputSchema).to.deep.equal(forecast.outputSchema);

@@ -27,9 +27,12 @@ function growth(before: Map<string, number>): Record<string, number> {
   return grown;
 }
 
-/** Polls `check` every 20 ms until it holds or `ms` have passed; resolves to whether it held. */
+/**
+ * Polls `check` every 20 ms until it holds or `ms` (scaled by TEST_TIME_SCALE) have passed;
+ * resolves to whether it held.
+ */
 async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   while (!check()) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -155,7 +155,7 @@ describe('HTTP limits: what one client can hold of the server', function () {
 
   describe('sessions that only initialized', () => {
     /** A bare initialize, as a flood sends it: the session id it got, or the HTTP status. */
-    const bareInitialize = async (url: URL): Promise<string | number> => {
+    const bareInitialize = async (url: string | URL): Promise<string | number> => {
       const reply = await post(url, initializeRequest).reply;
       const id = reply.headers['mcp-session-id'];
       return typeof id === 'string' ? id : reply.status;
@@ -249,9 +249,9 @@ describe('HTTP limits: what one client can hold of the server', function () {
         factory: () => createMcpServer(info, [echo]),
       });
       try {
-        const slow = rawSocket(http.url);
-        slow.socket.write(`POST /mcp HTTP/1.1\r\nhost: ${http.url.host}\r\n`);
-        const silent = rawSocket(http.url);
+        const slow = rawSocket(http.endpoint);
+        slow.socket.write(`POST /mcp HTTP/1.1\r\nhost: ${http.endpoint.host}\r\n`);
+        const silent = rawSocket(http.endpoint);
         const [slowReply, silentReply] = await within(
           3_000,
           Promise.all([slow.closed, silent.closed]),
@@ -312,10 +312,10 @@ describe('HTTP limits: what one client can hold of the server', function () {
         factory: () => createMcpServer(info, [echo]),
       });
       try {
-        const held = [rawSocket(http.url), rawSocket(http.url)];
+        const held = [rawSocket(http.endpoint), rawSocket(http.endpoint)];
         await Promise.all(held.map(({ socket }) => new Promise((r) => socket.once('connect', r))));
         await new Promise((resolve) => setTimeout(resolve, 50));
-        const third = rawSocket(http.url);
+        const third = rawSocket(http.endpoint);
         expect(await within(2_000, third.closed, 'the third connection')).to.equal('');
         held[0]!.socket.destroy();
         await held[0]!.closed;

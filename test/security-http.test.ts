@@ -20,7 +20,7 @@ interface Reply {
 
 /** One raw HTTP request, every header as given (Host included), the body sent in `chunks`. */
 function send(
-  url: URL,
+  url: string | URL,
   headers: Record<string, string>,
   chunks: readonly (string | Buffer)[] = [],
   method = 'POST',
@@ -154,7 +154,7 @@ describe('who may connect to the Streamable HTTP server', function () {
       expect(reply.status, host).to.equal(403);
       expect(JSON.parse(reply.body).error.message).to.equal('Forbidden: host not allowed');
     }
-    expect(await sendWithoutHost(http.url, callOf({}))).to.match(/^HTTP\/1\.1 403 /);
+    expect(await sendWithoutHost(http.endpoint, callOf({}))).to.match(/^HTTP\/1\.1 403 /);
     expect(executions).to.equal(0);
   });
 

@@ -81,7 +81,7 @@ describe('telemetry across MCP', function () {
     const era = mode === 'auto' ? '2026-07-28' : '2025-11-25';
 
     it(`${era}: turn > execute_tool > tools/call CLIENT > tools/call SERVER > execute_tool, one trace`, async () => {
-      const events = await callThrough(upstream.url.href, mode, 'Paris');
+      const events = await callThrough(upstream.url, mode, 'Paris');
       expect(events.at(-1)!.result?.output).to.equal('sunny in Paris');
       const turn = tracing.named('turn')[0]!;
       const client = tracing.spans().find((s) => s.kind === SpanKind.CLIENT)!;
@@ -106,7 +106,7 @@ describe('telemetry across MCP', function () {
         'network.transport': 'tcp',
         'network.protocol.name': 'http',
         'server.address': '127.0.0.1',
-        'server.port': Number(upstream.url.port),
+        'server.port': Number(upstream.endpoint.port),
       });
       expect(client.attributes['jsonrpc.request.id']).to.be.a('string');
       expect(server.attributes).to.include({
@@ -127,7 +127,7 @@ describe('telemetry across MCP', function () {
     });
 
     it(`${era}: a tool's error result is tool_error on both MCP spans, and its kind on execute_tool`, async () => {
-      const events = await callThrough(upstream.url.href, mode, 'Atlantis');
+      const events = await callThrough(upstream.url, mode, 'Atlantis');
       expect(events.at(-1)!.error?.message).to.contain('no such city');
       const client = tracing.spans().find((s) => s.kind === SpanKind.CLIENT)!;
       const server = tracing.spans().find((s) => s.kind === SpanKind.SERVER)!;
@@ -149,7 +149,7 @@ describe('telemetry across MCP', function () {
       factory: () => createMcpServer({ name: 'proxy', version: '1' }, upstreamRemote.tools),
     });
     try {
-      await callThrough(proxy.url.href, 'auto', 'Oslo');
+      await callThrough(proxy.url, 'auto', 'Oslo');
     } finally {
       await proxy.close();
       await upstreamRemote.close();
@@ -166,7 +166,7 @@ describe('telemetry across MCP', function () {
   });
 
   it('records mcp.client.operation.duration and mcp.server.operation.duration', async () => {
-    await callThrough(upstream.url.href, 'auto', 'Rome');
+    await callThrough(upstream.url, 'auto', 'Rome');
     for (const name of ['mcp.client.operation.duration', 'mcp.server.operation.duration']) {
       const metric = await tracing.metric(name);
       expect(metric, name).not.to.equal(undefined);

@@ -16,7 +16,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { serveLoop, type LoopServer } from '../examples/angular-app/loop-server.js';
 import { serveApp, type AppServer } from '../examples/angular-app/serve.js';
-import { builtAngularApp } from './support/angular-app.js';
+import { angularBuildWarnings, builtAngularApp } from './support/angular-app.js';
 import { root, startCli } from './support/cli.js';
 import { launchChromium, type TestBrowser } from './ui-support.js';
 import { scaled } from './support/time.js';
@@ -133,6 +133,13 @@ describe('the Angular example app in Chromium, under script-src self', function 
     expect(lazyTexts.some((text) => text.includes('server/discover'))).to.equal(true);
   });
 
+  it('builds with no warning about agenttool or what it brings (sideEffects, CommonJS)', async () => {
+    const ours = (await angularBuildWarnings()).filter((warning) =>
+      /agenttool|dist\/(lib|operators|adapters)\/|ajv-formats/.test(warning),
+    );
+    expect(ours).to.deep.equal([]);
+  });
+
   it('is served with the policy, and the page runs under it', async () => {
     const response = await page.request.get(app.url.href);
     expect(response.headers()['content-security-policy']).to.equal("script-src 'self'");
@@ -172,6 +179,23 @@ describe('the Angular example app in Chromium, under script-src self', function 
       expect(await page.isVisible(`${row(id)} [data-action="approve"]`)).to.equal(true);
     }
     expect(await page.getAttribute(row('wait'), 'data-phase')).to.equal('running');
+  });
+
+  it('shows the arguments a person approves, and the time of a running call moving', async () => {
+    await page.waitForSelector(`${row('deploy-api')} [data-action="approve"]`);
+    expect(await page.textContent(`${row('deploy-api')} .args`)).to.equal('{"service":"api"}');
+    expect(await page.textContent(`${row('deploy-db')} .args`)).to.equal('{"service":"db"}');
+    // `wait` sends nothing while it runs; its time column moves all the same.
+    const elapsed = `${row('wait')} .elapsed`;
+    const before = Number(await page.getAttribute(elapsed, 'data-elapsed'));
+    await page.waitForFunction(
+      ([selector, from]) =>
+        Number(document.querySelector(selector as string)?.getAttribute('data-elapsed')) >
+        (from as number),
+      [elapsed, before] as const,
+      { timeout: scaled(5_000) },
+    );
+    expect(await page.textContent(elapsed)).to.match(/^\d+ ms$|^\d+\.\d s$/);
   });
 
   it('asks before the calls that change something: one approved, one refused in its row', async () => {

@@ -10,3 +10,4 @@ export {
   type ToolBatchResource,
   type ToolBatchResourceOptions,
 } from './tool-batch-resource.js';
+export { tickElapsed, type TickElapsedOptions } from './tick-elapsed.js';

@@ -24,6 +24,7 @@ import { batchState, type CallState } from '../../operators/batch-state.js';
 import { executeBatchWithStarts } from '../../operators/execute-batch-with-starts.js';
 import { jobsFromItems } from '../../operators/jobs-from-items.js';
 import { toOutputItems } from '../../operators/to-output-items.js';
+import { tickElapsed, type TickElapsedOptions } from './tick-elapsed.js';
 
 /** What a batch runs: a model turn's items over a ToolSet, or jobs made already. */
 export type ToolBatchParams =
@@ -59,13 +60,20 @@ export interface ToolBatchResourceOptions {
   elicitor?: Elicitor | undefined;
   /** The engine's other options for each batch (its bound, timeouts, ...). */
   execute?: Omit<ExecuteOptions, 'signal' | 'approve' | 'elicitor'> | undefined;
+  /**
+   * The clock of running calls: every `period` ms (default 100) the value is the same states with
+   * each running call's `elapsed` counted to that instant, read from `scheduler` (default rxjs's
+   * `asyncScheduler`, virtual under TestScheduler). See {@link tickElapsed}.
+   */
+  clock?: TickElapsedOptions | undefined;
   /** Where the resource lives, when it is made outside an injection context. */
   injector?: Injector | undefined;
 }
 
 /**
  * A batch as a resource: `value()` holds each call's state (see `batchState`), a new array on each
- * change in which a call that did not change keeps its object; `error()` holds why the batch could
+ * change in which a call that did not change keeps its object; a running call's `elapsed` ticks
+ * (see {@link ToolBatchResourceOptions.clock}), so a time column moves while it runs; `error()` holds why the batch could
  * not run (its params were not a batch). The rest steers the calls of the batch running now.
  *
  * `value()` is always the latest state, so a view made after a question or an approval was asked
@@ -173,7 +181,10 @@ export function toolBatchResource(options: ToolBatchResourceOptions): ToolBatchR
                 approve: (job: Job, index: number) =>
                   !needsApproval(job, index) || waitFor(approvals, index),
               }),
-        }).pipe(batchState(jobs));
+        }).pipe(
+          batchState(jobs, { scheduler: options.clock?.scheduler }),
+          tickElapsed(options.clock),
+        );
       }),
   });
 

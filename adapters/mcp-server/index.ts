@@ -4,21 +4,21 @@
  * @module agenttool/mcp/server
  */
 export { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
-export { DEFAULT_QUESTION_TIMEOUT, DEFAULT_RETRY_TIMEOUT } from './held-calls.js';
-export { DEFAULT_MAX_HELD_CALLS, DEFAULT_MAX_TASKS } from './held-call-room.js';
+export { DEFAULT_QUESTION_TIMEOUT, DEFAULT_RETRY_TIMEOUT } from './held/held-calls.js';
+export { DEFAULT_MAX_HELD_CALLS, DEFAULT_MAX_TASKS } from './held/held-call-room.js';
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_INIT_TIMEOUT,
   McpHttpHandler,
   type McpHttpHandlerOptions,
-} from './mcp-http-handler.js';
+} from './http/mcp-http-handler.js';
 export {
   HTTP_DEFAULTS,
   isLoopbackHost,
   serveHttp,
   type McpHttpServer,
   type ServeHttpOptions,
-} from './serve-http.js';
+} from './http/serve-http.js';
 export { ServerLogs } from './server-logs.js';
 export { RootsRelay, type RelayedRoot } from './roots-relay.js';
 export { serveStdio, type McpStdioServer } from './serve-stdio.js';
@@ -32,8 +32,8 @@ export {
   type TaskStatus,
   type TaskStore,
   type TaskView,
-} from './task-store.js';
-export { TASK_DEFAULTS, TASKS_EXTENSION, type TaskOptions } from './task-host.js';
+} from './tasks/task-store.js';
+export { TASK_DEFAULTS, TASKS_EXTENSION, type TaskOptions } from './tasks/task-host.js';
 export { RECORDS_META_KEY } from '../mcp-shared/mcp-records.js';
 export { RESOURCE_META_KEY, SEQUENTIAL_META_KEY } from '../mcp-shared/ordering-hints.js';
 // The SDK's types this API uses, so that a module exporting what it returns names them through

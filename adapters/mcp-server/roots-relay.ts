@@ -5,7 +5,7 @@
  * @module
  */
 import { SdkErrorCode, type Server } from '@modelcontextprotocol/server';
-import { isStateless } from './stateless-servers.js';
+import { isStateless } from './http/stateless-servers.js';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
 
 /** One root, as MCP's `roots/list` carries it. */

@@ -82,7 +82,7 @@ function callOnce(remote: Tool, i: number): Promise<void> {
 class Poster {
   private id = 0;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  constructor(private readonly url: URL) {}
+  constructor(private readonly url: string | URL) {}
 
   post(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = JSON.stringify({
@@ -186,7 +186,7 @@ async function overhead(store: TaskStore, calls: number, rounds: number) {
  */
 async function throughClient(store: TaskStore, calls: number, rounds: number) {
   const http = await serve(store);
-  const remote = await connectMcp(httpTransport(http.url.href));
+  const remote = await connectMcp(httpTransport(http.url));
   try {
     const named = (name: string) => remote.tools.find((t) => t.name === name)!;
     const [plain5, tasked5] = [named('plain5'), named('tasked5')];

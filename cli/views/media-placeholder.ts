@@ -1,7 +1,8 @@
 /**
  * Output items as a terminal shows them: an inline image or file (a `data:` URL, kilobytes of
- * base64) becomes a short placeholder naming its type and size, `[image/png, 7.9 KiB]`. Only for a
- * person reading a terminal: a pipe or a file gets the items as they are.
+ * base64) becomes a short placeholder naming its type and size, `[image/png, 7.9 KiB]`. For the
+ * text output `agenttool run` writes for a person (docs/cli.md); `--json` gets the items as they
+ * are.
  *
  * @module
  */

@@ -27,7 +27,7 @@
  */
 import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import { type ElicitRequest, type ElicitResult, type ToolResult } from '../../lib/contract.js';
+import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
 import type { CallContextOptions } from '../../lib/context.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { CallRun } from './call-run.js';

@@ -434,5 +434,5 @@ export function serveConformance(): Promise<McpHttpServer> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const http = await serveConformance();
-  process.stdout.write(`${http.url.href}\n`);
+  process.stdout.write(`${http.url}\n`);
 }

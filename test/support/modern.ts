@@ -21,7 +21,7 @@ export const ASKABLE = {
 
 /** POSTs one modern JSON-RPC request with the headers the era requires; its answer as JSON. */
 export async function postModern(
-  url: URL,
+  url: string | URL,
   method: string,
   params: Record<string, unknown>,
   headers: Record<string, string> = {},

@@ -6,7 +6,7 @@ let nextId = 1;
  * request id is `id`, or a fresh one.
  */
 export function postCall(
-  url: URL,
+  url: string | URL,
   name: string,
   args: Record<string, unknown>,
   options: { id?: number; init?: RequestInit } = {},

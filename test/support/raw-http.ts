@@ -27,7 +27,7 @@ function messagesOf(body: string, contentType: string | undefined): RawReply['me
  * when the response has ended; `req` lets a test drop the request.
  */
 export function post(
-  url: URL,
+  url: string | URL,
   body: unknown,
   sessionId?: string,
 ): { reply: Promise<RawReply>; req: ClientRequest } {
@@ -63,7 +63,7 @@ export function post(
 }
 
 /** Opens a session (initialize, then notifications/initialized) and resolves with its id. */
-export async function openSession(url: URL): Promise<string> {
+export async function openSession(url: string | URL): Promise<string> {
   const init = await post(url, initializeRequest).reply;
   const id = init.headers['mcp-session-id'];
   if (init.status !== 200 || typeof id !== 'string')

@@ -17,7 +17,7 @@ export const TASKING = {
 
 /** One request of a tasking client (or of `meta`'s); its `result`, or throws its error's JSON. */
 export async function request(
-  url: URL,
+  url: string | URL,
   method: string,
   params: Record<string, unknown>,
   meta: Record<string, unknown> = TASKING,
@@ -31,7 +31,7 @@ export async function request(
 
 /** The JSON-RPC error a request ends with (fails the test when it succeeds). */
 export async function refusal(
-  url: URL,
+  url: string | URL,
   method: string,
   params: Record<string, unknown>,
   meta: Record<string, unknown> = TASKING,
@@ -49,7 +49,7 @@ export async function refusal(
  * for a machine busy with the whole suite; a task that gets there returns at once).
  */
 export async function pollUntil(
-  url: URL,
+  url: string | URL,
   taskId: string,
   done: (task: Record<string, unknown>) => boolean,
   within = 25_000,

@@ -1,5 +1,5 @@
 /** The two ways compileValidator checks a schema, for tests that must hold for both. */
-import { type ArgumentValidator, type JsonSchema } from '../../index.js';
+import type { ArgumentValidator, JsonSchema } from '../../index.js';
 import { compileValidator } from '../../schema.js';
 import type { ValidatorOptions } from '../../lib/validation/validation.js';
 

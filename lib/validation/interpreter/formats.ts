@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { fullFormats } from 'ajv-formats/dist/formats.js';
+// An ES module copy of ajv-formats' table (see that file): the CommonJS original made browser
+// builds warn about it.
+import { fullFormats } from './ajv-full-formats.js';
 
 /** Checks a value of the format's type; undefined for a format that checks nothing. */
 export type FormatCheck = (value: never) => boolean;

@@ -1,9 +1,10 @@
 /**
  * The rows of a batch's calls, drawn from a `toolBatchResource` that lives elsewhere: a view of
- * the batch, not its owner. Made at any time, it shows the batch as it is now, every open
- * question as a form and every pending approval with its buttons, because it reads the
- * resource's value (the latest of `batchState`'s states) rather than events that went by. What a
- * person does in a row goes to the resource, which gives it to the waiting call.
+ * the batch, not its owner. Made at any time, it shows the batch as it is now (every open
+ * question as a form, every pending approval with the call's arguments and its buttons, each
+ * running call's time as it goes), because it reads the resource's value (the latest of
+ * `batchState`'s states) rather than events that went by. What a person does in a row goes to
+ * the resource, which gives it to the waiting call.
  *
  * ```html
  * <app-call-rows [batch]="batch" />
@@ -35,11 +36,15 @@ import { QuestionFormComponent } from './question-form.component';
                 [question]="question"
                 (answer)="batch().answer(call.index, $event)"
               />
+            } @else if (call.phase === 'approving') {
+              <span class="ask">Run {{ call.name }} with</span>
+              <code class="args">{{ call.args }}</code>
             } @else {
               <span class="text">{{ call.message }}</span>
             }
           </td>
-          <td class="elapsed">{{ call.elapsed }} ms</td>
+          <!-- call.elapsed ticks while the call runs (toolBatchResource's clock). -->
+          <td class="elapsed" [attr.data-elapsed]="call.elapsed">{{ duration(call.elapsed) }}</td>
           <td class="actions">
             @if (call.phase === 'approving') {
               <button data-action="approve" (click)="batch().decide(call.index, true)">
@@ -74,6 +79,11 @@ import { QuestionFormComponent } from './question-form.component';
     .elapsed {
       text-align: right;
       color: #666;
+      font-variant-numeric: tabular-nums;
+    }
+    .args {
+      margin-left: 0.4em;
+      word-break: break-all;
     }
     tr[data-phase='failed'] .phase {
       color: #b00020;
@@ -93,6 +103,11 @@ import { QuestionFormComponent } from './question-form.component';
 export class CallRowsComponent {
   /** The batch to show and steer; it runs whether or not a view shows it. */
   readonly batch = input.required<ToolBatchResource>();
+
+  /** A call's time as a person reads it: `850 ms` under a second, `4.2 s` above. */
+  protected duration(ms: number): string {
+    return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  }
 
   /** How far a call is, from 0 to 1, when its tool reports a total. */
   protected fraction(call: CallState): number | undefined {

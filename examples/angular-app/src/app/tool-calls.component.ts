@@ -25,7 +25,7 @@ import {
   output,
   signal,
 } from '@angular/core';
-import { type FunctionCallOutputItem, type OutputItem, type ToolSet } from 'agenttool';
+import type { FunctionCallOutputItem, OutputItem, ToolSet } from 'agenttool';
 import { toolBatchResource } from 'agenttool/angular';
 import { CallRowsComponent } from './call-rows.component';
 

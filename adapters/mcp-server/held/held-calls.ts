@@ -15,11 +15,11 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/server';
 import { Observable } from 'rxjs';
-import type { ElicitResult, Elicitor } from '../../lib/contract.js';
-import { CancelledError } from '../../lib/errors.js';
-import { CALL_TOKEN } from '../mcp-shared/call-token.js';
-import { sendCallLog } from './call-log.js';
-import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
+import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
+import { CancelledError } from '../../../lib/errors.js';
+import { CALL_TOKEN } from '../../mcp-shared/call-token.js';
+import { sendCallLog } from '../call-log.js';
+import { elicitParams, mayAsk, type ElicitationModes } from '../client-elicitor.js';
 import { signState, type StateSigning } from './request-state.js';
 
 /** The default `questionTimeoutMs` of `createMcpServer`: 5 minutes, in ms. */

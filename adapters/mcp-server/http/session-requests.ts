@@ -7,9 +7,9 @@
  */
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { CancelledError } from '../../lib/errors.js';
+import { CancelledError } from '../../../lib/errors.js';
 import type { Release } from './call-admission.js';
-import { failure } from './served-call.js';
+import { failure } from '../served-call.js';
 
 /**
  * How a call of a batch was admitted (see `McpHttpHandler`): its slot, a promise of one while it

@@ -129,6 +129,27 @@ interface MemoryEntry {
   readonly channel: Subject<TaskMessage>;
 }
 
+/** The entry of `taskId`, unless there is none or its TTL has passed (then it is dropped). */
+function liveEntry(
+  entries: Map<string, MemoryEntry>,
+  taskId: string,
+  now: number,
+): MemoryEntry | undefined {
+  const entry = entries.get(taskId);
+  if (entry === undefined) return undefined;
+  const { createdAt, ttlMs } = entry.task;
+  if (ttlMs !== null && now >= createdAt + ttlMs) {
+    entries.delete(taskId);
+    entry.channel.complete();
+    return undefined;
+  }
+  return entry;
+}
+
+function missing(taskId: string): Error {
+  return new Error(`task store: no task ${JSON.stringify(taskId)}`);
+}
+
 /**
  * A {@link TaskStore} in this process's memory: tasks last as long as the process (or their TTL,
  * checked when read), and messages reach only a task running in this process. For one instance;
@@ -137,19 +158,8 @@ interface MemoryEntry {
 export function memoryTaskStore(options: MemoryTaskStoreOptions = {}): TaskStore {
   const now = options.now ?? Date.now;
   const entries = new Map<string, MemoryEntry>();
-  const live = (taskId: string): MemoryEntry | undefined => {
-    const entry = entries.get(taskId);
-    if (entry === undefined) return undefined;
-    const { createdAt, ttlMs } = entry.task;
-    if (ttlMs !== null && now() >= createdAt + ttlMs) {
-      entries.delete(taskId);
-      entry.channel.complete();
-      return undefined;
-    }
-    return entry;
-  };
-  const missing = (taskId: string): Error =>
-    new Error(`task store: no task ${JSON.stringify(taskId)}`);
+  const live = (taskId: string): MemoryEntry | undefined => liveEntry(entries, taskId, now());
+  // The store is a plain object of own methods, so a caller may wrap it with a spread.
   return {
     create(task, leaseMs) {
       if (live(task.taskId) !== undefined)

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { describeThrown } from '../../lib/errors.js';
+import { describeThrown } from '../../../lib/errors.js';
 import type { StoredTask, TaskStatus } from './task-store.js';
 
 const STATUSES: readonly TaskStatus[] = [

@@ -180,3 +180,20 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
     req.on('error', reject);
   });
 }
+
+/** Resolves once `res` has ended (finished or closed), or after `ceiling` ms. */
+export function ended(res: ServerResponse, ceiling: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (res.writableEnded) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(resolve, ceiling);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    res.once('close', done);
+    res.once('finish', done);
+  });
+}

@@ -8,10 +8,10 @@
  * @module
  */
 import { CLIENT_CAPABILITIES_META_KEY, type Server } from '@modelcontextprotocol/server';
-import { clientElicits } from './client-elicitor.js';
+import { clientElicits } from '../client-elicitor.js';
 import type { HeldCall } from './held-calls.js';
-import { declaresTasks, existingTaskHost } from './task-host.js';
-import type { TaskStore } from './task-store.js';
+import { declaresTasks, existingTaskHost } from '../tasks/task-host.js';
+import type { TaskStore } from '../tasks/task-store.js';
 
 /** The default `maxHeldCalls` of `serveHttp`. */
 export const DEFAULT_MAX_HELD_CALLS = 1000;

@@ -17,9 +17,9 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/server';
 import { catchError, from, of, switchMap } from 'rxjs';
-import type { ElicitResult, Elicitor } from '../../lib/contract.js';
-import type { HeldCall } from './held-calls.js';
-import type { StateSigning } from './request-state.js';
+import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
+import type { HeldCall } from '../held/held-calls.js';
+import type { StateSigning } from '../held/request-state.js';
 import type { RunningTask, WireTask } from './task-host.js';
 
 /** The opening call a held call belongs to, when it does. */

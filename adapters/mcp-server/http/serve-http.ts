@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { parseHost } from './http-access.js';
 import { McpHttpHandler, type McpHttpHandlerOptions } from './mcp-http-handler.js';
-import { existingTaskHost, type TaskOptions } from './task-host.js';
+import { existingTaskHost, type TaskOptions } from '../tasks/task-host.js';
 
 /** Options of {@link serveHttp}: where to listen, and the handler's options. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {
@@ -87,8 +87,16 @@ function positive(name: keyof typeof HTTP_DEFAULTS, value: number | undefined): 
 
 /** A running Streamable HTTP server. */
 export interface McpHttpServer {
-  /** Where clients connect, e.g. `http://127.0.0.1:41234/mcp`. */
-  readonly url: URL;
+  /**
+   * Where clients connect, as text: `http://127.0.0.1:41234/mcp`. It prints as itself in a log
+   * line and goes into `fetch`, a config file or a command line as it is.
+   */
+  readonly url: string;
+  /**
+   * The same address as a `URL`, the type the MCP SDK's `StreamableHTTPClientTransport` takes
+   * (the MCP specification calls this address the server's MCP endpoint).
+   */
+  readonly endpoint: URL;
   /** The port it listens on (the one chosen, when asked for 0). */
   readonly port: number;
   /** How many client sessions are open. */
@@ -238,8 +246,10 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
           server.close(() => done());
           server.closeAllConnections();
         });
+      const endpoint = new URL(`http://${bracketed(host)}:${port}${options.path ?? '/mcp'}`);
       resolve({
-        url: new URL(`http://${bracketed(host)}:${port}${options.path ?? '/mcp'}`),
+        url: endpoint.href,
+        endpoint,
         port,
         get sessions() {
           return handler.sessionCount;

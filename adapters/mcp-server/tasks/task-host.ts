@@ -16,16 +16,16 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/server';
 import { Observable, type Subscription } from 'rxjs';
-import type { ElicitResult, Elicitor } from '../../lib/contract.js';
-import { CancelledError, describeThrown, oneLine, ToolPanicError } from '../../lib/errors.js';
-import { McpCallError } from '../mcp-shared/mcp-errors.js';
-import { CALL_TOKEN } from '../mcp-shared/call-token.js';
-import { elicitParams, mayAsk, type ElicitationModes } from './client-elicitor.js';
-import { answerOf } from './held-calls.js';
+import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
+import { CancelledError, describeThrown, oneLine, ToolPanicError } from '../../../lib/errors.js';
+import { McpCallError } from '../../mcp-shared/mcp-errors.js';
+import { CALL_TOKEN } from '../../mcp-shared/call-token.js';
+import { elicitParams, mayAsk, type ElicitationModes } from '../client-elicitor.js';
+import { answerOf } from '../held/held-calls.js';
 import { damagedTask, readStoredTask, storedTaskProblem } from './stored-task-check.js';
 import { isTerminal, type StoredTask, type TaskMessage, type TaskStore } from './task-store.js';
 
-import { TASKS_EXTENSION } from '../mcp-shared/tasks-extension.js';
+import { TASKS_EXTENSION } from '../../mcp-shared/tasks-extension.js';
 
 export { TASKS_EXTENSION };
 
