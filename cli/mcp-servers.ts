@@ -5,6 +5,7 @@ import type {
   McpLogMessage,
   McpRemote,
   McpRoot,
+  McpRoots,
   McpTransport,
 } from '../adapters/mcp-client/index.js';
 import type { Elicitor, Tool } from '../index.js';
@@ -40,10 +41,43 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
   });
 }
 
+/** The SDK's pieces a server's transport is made with, loaded once a server is named. */
+interface TransportMakers {
+  httpTransport: typeof import('../adapters/mcp-client/index.js').httpTransport;
+  oauth: typeof import('../adapters/mcp-client/index.js').oauth;
+  stdioTransport: typeof import('../adapters/mcp-stdio/index.js').stdioTransport;
+}
+
+/**
+ * The transport to `spec`'s server: its URL with its `--header`s (and OAuth with `--auth`), or
+ * its command with the user's environment and its `--env` variables.
+ */
+async function transportOf(spec: McpServerSpec, makers: TransportMakers): Promise<McpTransport> {
+  const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);
+  const login =
+    spec.url !== undefined && spec.auth === true
+      ? // OAuth (its browser and callback server) is loaded only for a server that asks for it.
+        await (await import('./oauth-login.js')).loginProvider(spec.url, tell)
+      : undefined;
+  return spec.url !== undefined
+    ? makers.httpTransport(spec.url, {
+        ...(spec.headers === undefined ? {} : { headers: spec.headers }),
+        ...(login === undefined ? {} : { auth: makers.oauth(login) }),
+      })
+    : makers.stdioTransport({
+        command: spec.command,
+        args: spec.args,
+        env: environment(spec),
+        stderr: 'ignore',
+      });
+}
+
 /**
  * Connects every server in order; on a failure, closes those already open and throws. A stdio
  * server gets the user's environment plus its `--env` variables; a URL server gets its `--header`s
- * on every request. Every server is offered `roots` (default: the working directory). A question
+ * on every request. Every server is offered `roots`: the folders given (default: the working
+ * directory), or the roots a function or Observable gives (`agenttool serve` offers its clients'
+ * roots, see RootsRelay). A question
  * a server asks that no single call can be told to own (a third-party server asking while several
  * calls run) goes to `questions`, or is declined without it. Each client declares URL questions
  * as well as forms. A log message a server sends outside a call goes to `relay` (`agenttool serve`
@@ -52,7 +86,7 @@ export function rootsOf(dirs: readonly string[]): McpRoot[] {
  */
 export async function connectServers(
   specs: readonly McpServerSpec[],
-  roots: readonly string[] = [],
+  roots: readonly string[] | Exclude<McpRoots, readonly McpRoot[]> = [],
   questions?: Elicitor,
   relay?: (message: McpLogMessage) => boolean,
 ): Promise<McpRemote[]> {
@@ -68,27 +102,10 @@ export async function connectServers(
         import('../adapters/mcp-stdio/index.js'),
       ]),
   );
-  const offered = rootsOf(roots);
+  const offered = Array.isArray(roots) ? rootsOf(roots as readonly string[]) : (roots as McpRoots);
   try {
     for (const spec of specs) {
-      const tell = (line: string): void => void process.stderr.write(`${visible(line)}\n`);
-      const login =
-        spec.url !== undefined && spec.auth === true
-          ? // OAuth (its browser and callback server) is loaded only for a server that asks for it.
-            await (await import('./oauth-login.js')).loginProvider(spec.url, tell)
-          : undefined;
-      const transport: McpTransport =
-        spec.url !== undefined
-          ? httpTransport(spec.url, {
-              ...(spec.headers === undefined ? {} : { headers: spec.headers }),
-              ...(login === undefined ? {} : { auth: oauth(login) }),
-            })
-          : stdioTransport({
-              command: spec.command,
-              args: spec.args,
-              env: environment(spec),
-              stderr: 'ignore',
-            });
+      const transport = await transportOf(spec, { httpTransport, oauth, stdioTransport });
       const name = describeServer(spec);
       // The name the server gives itself, once connected: its log lines go under it.
       let from = '';

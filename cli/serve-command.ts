@@ -16,12 +16,14 @@ import { serveStdio } from '../adapters/mcp-server/serve-stdio.js';
 import { memoryTaskStore, type TaskStore } from '../adapters/mcp-server/tasks/task-store.js';
 import type { TaskOptions } from '../adapters/mcp-server/tasks/task-host.js';
 import { ServerLogs } from '../adapters/mcp-server/server-logs.js';
+import { RootsRelay } from '../adapters/mcp-server/roots-relay.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { ToolSet, type Tool } from '../index.js';
 import { combineLatest, map, type Observable } from 'rxjs';
 import type { ServeArgs } from './args.js';
 import type { McpRemote } from '../adapters/mcp-client/index.js';
-import { closeServers, connectServers } from './mcp-servers.js';
+import { closeServers, connectServers, rootsOf } from './mcp-servers.js';
+import { askUpstream, declaredOf } from './proxy-options.js';
 import { UsageError } from './usage-error.js';
 import { shownUrl } from './worker-command.js';
 
@@ -85,9 +87,12 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   // The --mcp servers' log messages of no call go to the clients, as those servers' own would;
   // with no client connected, to stderr.
   const logs = new ServerLogs();
+  // The roots the --mcp servers are offered: those of the latest client that declared roots, else
+  // the --root folders (the working directory).
+  const roots = new RootsRelay(rootsOf(args.roots));
   const remotes = await connectServers(
     args.mcp,
-    args.roots,
+    args.mcp.length === 0 ? args.roots : roots.roots$,
     undefined,
     ({ level, logger, data }) =>
       logs.send(logger === undefined ? { level, data } : { level, logger, data }) > 0,
@@ -101,9 +106,15 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
           map((lists) => [...bundledTools, ...lists.flat()]),
         );
   const instructions = instructionsOf(remotes);
-  const passed = {
+  // Declared as the upstreams declare them; a name no tool has is the first upstream's to refuse.
+  const declares = remotes.length === 0 ? undefined : declaredOf(remotes);
+  const passed: Serving['passed'] = {
     ...(instructions === undefined ? {} : { instructions }),
-    ...(remotes.length === 0 ? {} : { logs }),
+    ...(declares?.logging === true ? { logs } : {}),
+    ...(remotes.length === 0 ? {} : { roots }),
+    ...(declares === undefined
+      ? {}
+      : { declares, unknownTool: askUpstream(remotes[0]!, args.mcp[0]!) }),
   };
   // Names are checked by createMcpServer: MCP allows names (128 characters, `.`, `/`) that a
   // model's function list does not.
@@ -114,7 +125,10 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
 /** What both ways of serving serve: the tools, the server's options, the --mcp servers. */
 interface Serving {
   readonly served: Iterable<Tool> | Observable<Iterable<Tool>>;
-  readonly passed: Pick<McpServerOptions, 'instructions' | 'logs'>;
+  readonly passed: Pick<
+    McpServerOptions,
+    'instructions' | 'logs' | 'roots' | 'declares' | 'unknownTool'
+  >;
   readonly remotes: McpRemote[];
   /** How many tools there are at start. */
   readonly size: number;

@@ -9,6 +9,7 @@ import type {
   ClientCapabilities,
   ElicitResult as McpElicitResult,
 } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { firstValueFrom, isObservable } from 'rxjs';
 import type {
   ElicitRequest,
@@ -90,6 +91,23 @@ function callOf(inFlight: ReadonlySet<InFlightCall>, token: string | undefined, 
   return only;
 }
 
+/**
+ * Throws what a client answers a question in a mode it did not declare (the SDK's clients:
+ * `-32602 Client does not support URL-mode elicitation requests`), when `call` relays for such a
+ * client (a proxy's call; see relayed-modes.ts): the upstream gets the refusal that client would
+ * give, as a JSON-RPC error. In MCP 2026-07-28 an error would end the upstream's whole call
+ * (`inputRequests` carry answers only), so there the question is left to be declined.
+ */
+function refuseUndeclaredMode(client: Client, call: InFlightCall | undefined, url: boolean): void {
+  const modes = call?.relays === true ? call.relayedModes : undefined;
+  if (modes === undefined || (url ? modes.url : modes.form)) return;
+  if (client.getProtocolEra() === 'modern') return;
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Client does not support ${url ? 'URL' : 'form'}-mode elicitation requests`,
+  );
+}
+
 /** Asks `elicitor` outside any call: its answer, or `cancel` when it fails. */
 async function askSession(elicitor: Elicitor, request: ElicitRequest): Promise<McpElicitResult> {
   try {
@@ -139,10 +157,15 @@ export function answerQuestions(
       question = { mode: 'url', message: params.message, url: params.url, ...keyOf(ctx.mcpReq.id) };
     } else {
       schema = params.requestedSchema;
-      question = { message: params.message, schema: schema as ElicitSchema, ...keyOf(ctx.mcpReq.id) };
+      question = {
+        message: params.message,
+        schema: schema as ElicitSchema,
+        ...keyOf(ctx.mcpReq.id),
+      };
     }
     const url = question.mode === 'url';
     const call = callOf(inFlight, callTokenOf(params._meta), relatedTaskOf(params._meta));
+    refuseUndeclaredMode(client, call, url);
     const asked = call?.elicit(question);
     if (asked !== undefined) {
       const answer = toMcp(await asked, url);

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   CallToolResult,
   LoggingMessageNotification,
@@ -19,6 +19,7 @@ import {
   ValidationError,
 } from '../../lib/errors.js';
 import { relaysQuestions } from '../../lib/context.js';
+import { relayedModesOf, type QuestionModes } from '../mcp-shared/relayed-modes.js';
 import { elicitUrlProblem } from '../../lib/elicit-url.js';
 import { describeValue } from '../../lib/validation/format.js';
 import type { Recordable, ToolRecord } from '../../lib/records.js';
@@ -88,6 +89,8 @@ export interface InFlightCall extends TimedCall {
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
   /** Whether its context relays questions for another party (see `relaysQuestions`). */
   readonly relays: boolean;
+  /** The question modes of the client its context relays for, when known (relayed-modes.ts). */
+  readonly relayedModes?: QuestionModes | undefined;
   /** The id of the server's task the call follows, once it follows one. */
   readonly taskId?: string | undefined;
 }
@@ -478,11 +481,13 @@ class RemoteCall implements InFlightCall, RoutedCall {
           name: remoteName,
           arguments: args,
           ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
-          // Asking for the call's records (see asksForRecords).
+          // Asking for the call's records (see asksForRecords), and, for a proxy's call in MCP
+          // 2026-07-28, its every log message: the proxy's client's level filters them (call-log.ts).
           _meta: {
             ...this.request.meta,
             progressToken: this.token,
             [RECORDS_META_KEY]: true,
+            ...(connection.modern && this.relays ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}),
             ...(trace === undefined ? {} : traceMeta(trace)),
           },
         },
@@ -516,6 +521,10 @@ class RemoteCall implements InFlightCall, RoutedCall {
 
   get relays(): boolean {
     return relaysQuestions(this.context);
+  }
+
+  get relayedModes(): QuestionModes | undefined {
+    return relayedModesOf(this.context);
   }
 
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined {

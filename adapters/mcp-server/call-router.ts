@@ -55,7 +55,8 @@ type Answer = CallToolResult | Promise<CallToolResult> | ReturnType<HeldCall['an
 type Speaker = Pick<
   ServedCall,
   'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log' | 'sendRecords'
->;
+> &
+  Partial<Pick<ServedCall, 'modes'>>;
 
 /** A call as the router has read it: its tool, its arguments' text, its request's `_meta`. */
 interface Routed {
@@ -121,11 +122,14 @@ export class CallRouter {
    * capabilities the tool needs (-32021 when missing), its arguments as text (or the failure
    * that answers arguments too deep to write).
    */
-  private read(request: CallToolRequest, ctx: Ctx): Routed | { answer: CallToolResult } {
+  private read(request: CallToolRequest, ctx: Ctx): Routed | { answer: Answer } {
     const { name, _meta: meta } = request.params;
     const entry = this.list.current().entries.get(name);
-    if (entry === undefined)
+    if (entry === undefined) {
+      const unknown = this.options.unknownTool;
+      if (unknown !== undefined) return { answer: unknown(name, request.params.arguments) };
       throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
+    }
     this.checkCapabilities(name, ctx);
     const args = request.params.arguments;
     let text: string;
@@ -345,6 +349,7 @@ export class CallRouter {
       progressToken: call.progressToken,
       notify: call.notify,
       elicitor: call.elicitor,
+      modes,
       log: call.log,
       sendRecords: asksForRecords(routed.meta),
     });
@@ -374,6 +379,7 @@ export class CallRouter {
         elicitor: modern
           ? undefined
           : clientElicitor(this.server, ctx, this.report, routed.meta, remote),
+        modes: modern ? undefined : elicitationModes(this.server),
         log: (params) => sendCallLog(ctx, token, modern ? undefined : this.server, params),
         sendRecords: asksForRecords(routed.meta),
       }),
@@ -409,6 +415,7 @@ export class CallRouter {
       progressToken: speaker.progressToken,
       notify: speaker.notify,
       elicitor: speaker.elicitor,
+      modes: speaker.modes,
       log: speaker.log,
       report: this.report,
       passThrough: entry.tool.remote !== undefined,

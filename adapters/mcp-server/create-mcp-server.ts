@@ -109,12 +109,13 @@ export function createMcpServer(
   const list = new ServedList(tools, options, report);
   // A proxy passes its upstream servers' log messages on (see served-call.ts), so it declares
   // logging (and answers logging/setLevel); a server of local tools sends none.
-  const proxies = options.logs !== undefined || list.proxies();
+  const proxies = options.declares?.logging ?? (options.logs !== undefined || list.proxies());
+  const listChanged = options.declares?.toolsListChanged ?? list.live;
   const tasks = options.tasks;
   if (tasks !== undefined) checkTaskOptions(tasks);
   const server = new (tasks === undefined ? Server : TaskServer)(info, {
     capabilities: {
-      tools: list.live ? { listChanged: true } : {},
+      tools: listChanged ? { listChanged: true } : {},
       ...(proxies ? { logging: {} } : {}),
       ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
     },
@@ -123,7 +124,10 @@ export function createMcpServer(
   });
   if (proxies) answerSetLevel(server);
   options.logs?.add(server);
-  list.follow(server);
+  options.roots?.add(server);
+  // A list declared not to change (`declares.toolsListChanged` false) is still read live, but no
+  // client is told of a change.
+  if (listChanged) list.follow(server);
   headerRules.set(server, () => list.current().rules);
   server.setRequestHandler('tools/list', () => list.current().list);
   if (tasks !== undefined) serveTasks(server as TaskServer, list, tasks, report);

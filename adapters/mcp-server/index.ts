@@ -20,6 +20,7 @@ export {
   type ServeHttpOptions,
 } from './http/serve-http.js';
 export { ServerLogs } from './server-logs.js';
+export { RootsRelay, type RelayedRoot } from './roots-relay.js';
 export { serveStdio, type McpStdioServer } from './serve-stdio.js';
 // Tasks (MCP's tasks extension): where they live, and how long they last.
 export {

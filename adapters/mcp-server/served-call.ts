@@ -10,6 +10,7 @@ import type {
   ServerNotification,
 } from '@modelcontextprotocol/server';
 import { ProtocolError } from '@modelcontextprotocol/server';
+import { relayModes, type QuestionModes } from '../mcp-shared/relayed-modes.js';
 import { UnsubscriptionError } from 'rxjs';
 import { CallConsumer, ENDED } from '../../lib/call-consumer.js';
 import { CallContext, type ProgressSink } from '../../lib/context.js';
@@ -57,6 +58,11 @@ export interface ServedCall {
    * cannot answer (the questions are declined at once).
    */
   readonly elicitor?: Elicitor | undefined;
+  /**
+   * The question modes the client declared, for a remote tool's call: its upstream's question in
+   * another mode is refused as that client would refuse it (see relayed-modes.ts).
+   */
+  readonly modes?: QuestionModes | undefined;
   /** Told of a fault that belongs to no result: the tool's teardown threw. Must not throw. */
   readonly report: (error: Error) => void;
   /**
@@ -233,6 +239,9 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
       checkAnswers: this.served.passThrough !== true,
     });
     if (this.served.taskRelay !== undefined) relayTasks(context, this.served.taskRelay);
+    const modes = this.served.modes;
+    if (this.served.passThrough === true && modes !== undefined && (modes.form || modes.url))
+      relayModes(context, modes);
     if (!this.consume(tool, call, context))
       return this.refusal === undefined ? this.result! : Promise.reject(this.refusal);
     // An abort while the tool started is taken now. The listener stays: once the request is

@@ -3,10 +3,11 @@
  *
  * @module
  */
-import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Recorder } from '../../lib/records.js';
 import type { ArgumentLimits } from '../../lib/validation/validation.js';
 import type { ServerLogs } from './server-logs.js';
+import type { RootsRelay } from './roots-relay.js';
 import type { TaskOptions } from './tasks/task-host.js';
 
 /** Options of `createMcpServer`; every field is optional. */
@@ -19,6 +20,27 @@ export interface McpServerOptions {
    * server then declares `logging`. Default none.
    */
   logs?: ServerLogs | undefined;
+  /**
+   * The roots of this server's clients, for a proxy to offer its upstream servers (see
+   * {@link RootsRelay}: `connectMcp`'s `roots` is its `roots$`). Default none.
+   */
+  roots?: RootsRelay | undefined;
+  /**
+   * What a proxy declares as its upstreams do, rather than by its own rule: `logging` (declared,
+   * and `logging/setLevel` answered, only when true) and `toolsListChanged` (`tools.listChanged`
+   * only when true). `agenttool serve --mcp` declares each when one of its upstream servers does.
+   * Default: `logging` for a server of remote tools or `logs`, `toolsListChanged` for a live list.
+   */
+  declares?: { logging?: boolean; toolsListChanged?: boolean } | undefined;
+  /**
+   * Answers a call of a tool name this server does not serve, instead of the server's own
+   * `-32602 unknown tool "<name>"`: a proxy asks its upstream, whose answer (a result, or a
+   * JSON-RPC error, thrown as a ProtocolError) is the client's. `agenttool serve --mcp` asks its
+   * first upstream server.
+   */
+  unknownTool?:
+    | ((name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>)
+    | undefined;
   /** Limits on a call's raw argument text (the validator's defaults: 1 MiB, nesting 256). */
   limits?: ArgumentLimits | undefined;
   /**

@@ -8,7 +8,12 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { Observable, type Subscriber } from 'rxjs';
 import { describeThrown } from '../../lib/errors.js';
 import { damagedTask, readStoredTask } from '../mcp-server/tasks/stored-task-check.js';
-import type { StoredTask, TaskMessage, TaskStore, TaskView } from '../mcp-server/tasks/task-store.js';
+import type {
+  StoredTask,
+  TaskMessage,
+  TaskStore,
+  TaskView,
+} from '../mcp-server/tasks/task-store.js';
 
 /** Options of {@link redisTaskStore}. */
 export interface RedisTaskStoreOptions {
