@@ -39,8 +39,13 @@ function checked(roots: readonly McpRoot[]): { uri: string; name?: string }[] {
  * (with `listChanged` for an Observable) and answers `roots/list`. Call `connected()` once the
  * session is open (later lists from an Observable are announced from then on) and `close()` when
  * it ends. A fixed list is checked at once (throws TypeError for a URI that is not `file://`).
+ * `declared` is the capability declared, which a call of MCP 2026-07-28 carries in its own
+ * client capabilities.
  */
-export function offerRoots(client: Client, roots: McpRoots): { connected(): void; close(): void } {
+export function offerRoots(
+  client: Client,
+  roots: McpRoots,
+): { connected(): void; close(): void; declared: { listChanged?: true } } {
   let answer: () => Promise<{ uri: string; name?: string }[]>;
   let subscription: Subscription | undefined;
   let open = false;
@@ -61,17 +66,17 @@ export function offerRoots(client: Client, roots: McpRoots): { connected(): void
       await arrived;
       return checked(latest ?? []);
     };
-    client.registerCapabilities({ roots: { listChanged: true } });
   } else if (typeof roots === 'function') {
     answer = async () => checked(await roots());
-    client.registerCapabilities({ roots: {} });
   } else {
     const fixed = checked(roots as readonly McpRoot[]);
     answer = () => Promise.resolve(fixed);
-    client.registerCapabilities({ roots: {} });
   }
+  const declared = subscription === undefined ? {} : { listChanged: true as const };
+  client.registerCapabilities({ roots: declared });
   client.setRequestHandler('roots/list', async () => ({ roots: await answer() }));
   return {
+    declared,
     connected: () => {
       open = true;
     },

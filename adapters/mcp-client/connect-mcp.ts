@@ -662,7 +662,13 @@ export async function connectMcp(
     if (options.roots !== undefined) roots = offerRoots(client, options.roots);
     await client.connect(ordered);
     roots?.connected();
-    const remote = new McpRemote(client, ordered, options, roots, { capabilities, clientInfo });
+    // What the client declares, its roots included: a 2026-07-28 call carries it (remote-tool.ts).
+    const declared =
+      roots === undefined ? capabilities : { ...capabilities, roots: roots.declared };
+    const remote = new McpRemote(client, ordered, options, roots, {
+      capabilities: declared,
+      clientInfo,
+    });
     await remote.refresh();
     return remote;
   } catch (err) {
