@@ -11,7 +11,7 @@ import { buildPackage } from './support/package.js';
 import { scaled } from './support/time.js';
 
 /** The tarball's budget, in bytes packed (README.md, "The package"). */
-const PACKED_BUDGET = 560 * 1000;
+const PACKED_BUDGET = 590 * 1000;
 
 interface PackedFile {
   path: string;

@@ -86,7 +86,7 @@ describe('the package', function () {
       'runWorker',
     ]);
     expect(names['agenttool/testing']).to.include('stubTool');
-    expect(names['agenttool/angular']).to.deep.equal(['toolBatchResource']);
+    expect(names['agenttool/angular']).to.deep.equal(['tickElapsed', 'toolBatchResource']);
     expect(names['agenttool/wire']).to.include.members([
       'toUIMessageStream',
       'uiMessageStreamResponse',
