@@ -6,25 +6,22 @@
  *
  * @module
  */
-import type { SchedulerAction, SchedulerLike } from 'rxjs';
+import type { SchedulerAction } from 'rxjs';
 import type * as consumer from '../../lib/call-consumer.js';
 import { CallConsumer } from '../../lib/call-consumer.js';
 import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
-import { CallContext, type CallContextOptions } from '../../lib/context.js';
+import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Job } from '../job.js';
+import type { BatchSettings } from './batch-settings.js';
 import type { BatchSpans } from './call-spans.js';
 import type { Review } from './job-approval.js';
 import type { Fifo } from './run-queues.js';
 
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
 export interface RunOwner {
-  /** What every call's context is made with: the batch's recorder, elicitor and caps. */
-  readonly contextOptions: CallContextOptions;
-  readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
-  /** Milliseconds, or 0 for none. */
-  readonly timeout: number;
-  readonly scheduler: SchedulerLike;
+  /** The batch's settings: its calls' context options, onStart, timeout and scheduler. */
+  readonly settings: BatchSettings;
   /** The batch's spans, when the application traces; the tool gets the call they name. */
   readonly spans: BatchSpans | undefined;
   /** What approvals added to calls (job-approval.ts), by index, once one has. */
@@ -121,7 +118,7 @@ export class CallRun extends CallConsumer {
   /** Runs onStart, then the tool. The slot is the caller's to count. */
   start(): void {
     this.started = true;
-    const onStart = this.owner.onStart;
+    const onStart = this.owner.settings.onStart;
     if (onStart === undefined) return this.subscribeTool();
     let pending: void | Promise<void>;
     let then: unknown;
@@ -157,10 +154,11 @@ export class CallRun extends CallConsumer {
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);
-    const context = new CallContext(call, owner.contextOptions, this);
+    const settings = owner.settings;
+    const context = new CallContext(call, settings.contextOptions, this);
     if (!this.consume(tool, call, context)) return;
-    const timeout = owner.timeout;
-    if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
+    const timeout = settings.timeout;
+    if (timeout > 0) this.timer = settings.scheduler.schedule(fireTimeout, timeout, this);
     // The job's choice wins over the tool's; a batch without detached calls reads two undefineds.
     if ((job.detach ?? tool.detach) === true) owner.detached(this);
   }
@@ -182,7 +180,7 @@ export class CallRun extends CallConsumer {
   /** Called by the scheduler's timer once the timeout has passed. */
   timedOut(): void {
     if (this.phase !== RUNNING) return;
-    const error = new TimeoutError(this.owner.timeout);
+    const error = new TimeoutError(this.owner.settings.timeout);
     this.context?.cancel(error);
     this.end(undefined, error);
   }

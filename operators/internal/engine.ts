@@ -25,14 +25,12 @@
  *
  * @module
  */
-import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
-import { asyncScheduler } from 'rxjs';
+import type { Subscriber, Unsubscribable } from 'rxjs';
 import { type ElicitRequest, type ElicitResult, type ToolResult } from '../../lib/contract.js';
-import type { CallContextOptions } from '../../lib/context.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { CallRun } from './call-run.js';
 import { Turns, type TurnsHost } from './turns.js';
-import { approveTimeoutBound, capacitiesOf, parallelBound, timeoutBound } from './batch-mode.js';
+import { BatchSettings } from './batch-settings.js';
 import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { RunningList } from './run-queues.js';
@@ -47,13 +45,7 @@ import {
 import { NotApprovedError } from '../../lib/errors.js';
 import type { BatchSpans } from './call-spans.js';
 import { spansFor } from './span-hook.js';
-import {
-  contextOptionsOf,
-  detachedEvent,
-  finalEvent,
-  progressEvent,
-  questionEvent,
-} from './call-events.js';
+import { detachedEvent, finalEvent, progressEvent, questionEvent } from './call-events.js';
 
 /**
  * Runs jobs for one subscriber. `executeBatch` hands it the whole array; `executeCalls` an empty
@@ -67,14 +59,10 @@ export class Engine
   // as CallConsumer's are: no run could tell the two apart in time (BENCHMARKS.md, The engine's
   // floors), and this form is the smaller in a browser bundle (about 30 B min+gzip with turns.ts).
   declare private readonly destination: Subscriber<ExecutionEvent>;
-  declare readonly contextOptions: CallContextOptions;
-  declare readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
-  declare readonly timeout: number;
-  declare readonly approveTimeout: number;
-  declare readonly scheduler: SchedulerLike;
+  /** The batch's options, resolved once; its calls and approvals read them here. */
+  declare readonly settings: BatchSettings;
   /** The batch's spans, when the application traces (call-spans.ts); undefined otherwise. */
   declare readonly spans: BatchSpans | undefined;
-  declare private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   declare private readonly approve: ExecuteOptions['approve'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
   declare upstream: Unsubscribable | undefined;
@@ -100,17 +88,14 @@ export class Engine
     jobs: readonly Job[] | undefined,
     serial: boolean,
   ) {
+    // Throws for a capacity that cannot be: the batch fails at once.
+    const settings = new BatchSettings(options);
     this.destination = destination;
-    this.contextOptions = contextOptionsOf(options);
-    this.onStart = options.onStart;
-    this.timeout = timeoutBound(options);
-    this.approveTimeout = approveTimeoutBound(options);
-    this.onTeardownError = options.onTeardownError;
-    this.approve = options.approve;
+    this.settings = settings;
+    this.approve = settings.approve;
     this.upstream = undefined;
-    this.scheduler = options.scheduler ?? asyncScheduler;
-    this.limit = serial ? 1 : parallelBound(options);
-    this.signal = options.signal;
+    this.limit = serial ? 1 : settings.maxParallel;
+    this.signal = settings.signal;
     this.running = 0;
     this.runningCalls = new RunningList<CallRun>();
     this.draining = false;
@@ -119,13 +104,7 @@ export class Engine
     this.watches = undefined;
     this.reviews = undefined;
     this.sourceDone = jobs !== undefined;
-    this.turns = new Turns(
-      this,
-      jobs,
-      serial,
-      options.approve !== undefined,
-      capacitiesOf(options), // throws for a capacity that cannot be: the batch fails at once
-    );
+    this.turns = new Turns(this, jobs, serial, settings.approve !== undefined, settings.capacities);
     this.spans = spansFor(options);
   }
 
@@ -337,16 +316,22 @@ export class Engine
   }
 
   teardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+    reportTeardownError(this.settings.onTeardownError, thrown, run.job, run.index);
   }
 
   answerTeardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(this.onTeardownError, thrown, run.job, run.index, "the elicitor's answer");
+    reportTeardownError(
+      this.settings.onTeardownError,
+      thrown,
+      run.job,
+      run.index,
+      "the elicitor's answer",
+    );
   }
 
   approvalTeardownError(pending: PendingApproval, thrown: unknown): void {
     reportTeardownError(
-      this.onTeardownError,
+      this.settings.onTeardownError,
       thrown,
       pending.job,
       pending.index,
