@@ -66,6 +66,10 @@ describe('package boundaries', () => {
     expect(violations('adapters/wire', (s) => !allowed(s))).to.deep.equal([]);
   });
 
+  it('adapters/ import nothing from operators/internal/: span hooks are lib/telemetry/’s', () => {
+    expect(violations('adapters', (s) => s.startsWith('operators/internal'))).to.deep.equal([]);
+  });
+
   it('cli/ imports nothing from operators/internal/: the engine as its users see it', () => {
     expect(violations('cli', (s) => s.startsWith('operators/internal'))).to.deep.equal([]);
   });

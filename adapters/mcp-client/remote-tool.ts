@@ -54,8 +54,8 @@ import { SDK_TIMEOUT, type CallDeadlines, type TimedCall } from './call-deadline
 import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 import { traceMeta } from '../../lib/trace-context.js';
-import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
-import { openMcpSpan } from '../../operators/internal/span-hook.js';
+import type { McpPeer, McpSpan } from '../../lib/telemetry/mcp-spans.js';
+import { openMcpSpan } from '../../lib/telemetry/span-hook.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import { listedAsDetached } from '../mcp-shared/mcp-detach.js';
 import {

@@ -14,7 +14,7 @@ import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Job } from '../job.js';
 import type { BatchSettings } from './batch-settings.js';
-import type { BatchSpans } from './call-spans.js';
+import type { BatchSpans } from '../../lib/telemetry/call-spans.js';
 import type { Review } from './job-approval.js';
 import type { Fifo } from './run-queues.js';
 
@@ -23,7 +23,7 @@ export interface RunOwner {
   /** The batch's settings: its calls' context options, onStart, timeout and scheduler. */
   readonly settings: BatchSettings;
   /** The batch's spans, when the application traces; the tool gets the call they name. */
-  readonly spans: BatchSpans | undefined;
+  readonly spans: BatchSpans<Job> | undefined;
   /** What approvals added to calls (job-approval.ts), by index, once one has. */
   readonly reviews: ReadonlyMap<number, Review> | undefined;
   progress(run: CallRun, result: ToolResult): void;

@@ -43,8 +43,8 @@ import {
   type ApprovalHost,
 } from './job-approval.js';
 import { NotApprovedError } from '../../lib/errors.js';
-import type { BatchSpans } from './call-spans.js';
-import { spansFor } from './span-hook.js';
+import type { BatchSpans } from '../../lib/telemetry/call-spans.js';
+import { spansFor } from '../../lib/telemetry/span-hook.js';
 import { detachedEvent, finalEvent, progressEvent, questionEvent } from './call-events.js';
 
 /**
@@ -62,7 +62,7 @@ export class Engine
   /** The batch's options, resolved once; its calls and approvals read them here. */
   declare readonly settings: BatchSettings;
   /** The batch's spans, when the application traces (call-spans.ts); undefined otherwise. */
-  declare readonly spans: BatchSpans | undefined;
+  declare readonly spans: BatchSpans<Job> | undefined;
   declare private readonly approve: ExecuteOptions['approve'];
   /** The source of `executeCalls`, unsubscribed when the engine closes. */
   declare upstream: Unsubscribable | undefined;

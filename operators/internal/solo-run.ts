@@ -22,10 +22,10 @@ import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract
 import { CancelledError } from '../../lib/errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { BatchSettings } from './batch-settings.js';
-import type { BatchSpans } from './call-spans.js';
+import type { BatchSpans } from '../../lib/telemetry/call-spans.js';
 import { CallRun, type RunOwner } from './call-run.js';
 import { detachedEvent, finalEvent, progressEvent, questionEvent } from './call-events.js';
-import { spansFor } from './span-hook.js';
+import { spansFor } from '../../lib/telemetry/span-hook.js';
 import { reportTeardownError } from './teardown-errors.js';
 
 /** Whether a batch of `jobs` under `options` is one the solo run takes (see the module). */
@@ -46,7 +46,7 @@ export class SoloRun implements RunOwner, Unsubscribable {
   declare private readonly job: Job;
   /** The batch's options, resolved once, as the engine resolves them. */
   declare readonly settings: BatchSettings;
-  declare readonly spans: BatchSpans | undefined;
+  declare readonly spans: BatchSpans<Job> | undefined;
   /** Approvals add to calls; a solo run has none. */
   declare readonly reviews: undefined;
   declare private run: CallRun | undefined;

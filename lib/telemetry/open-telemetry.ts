@@ -13,9 +13,9 @@
  *
  * @module
  */
-import type { ToolResult, TraceContext } from './contract.js';
-import { optionalModule } from './optional-module.js';
-import { traceOf } from './trace-context.js';
+import type { ToolResult, TraceContext } from '../contract.js';
+import { optionalModule } from '../optional-module.js';
+import { traceOf } from '../trace-context.js';
 
 /** The instrumentation scope's name: the tracer and the meter the spans and metrics come from. */
 export const INSTRUMENTATION_NAME = 'agenttool';

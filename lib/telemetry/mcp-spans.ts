@@ -1,15 +1,14 @@
 /**
  * MCP's spans and durations per the OpenTelemetry MCP conventions (docs/telemetry.md), for the
- * adapters (which reach it through operators/internal/span-hook.ts, so a bundle without
- * telemetry carries none of it): a
- * `tools/call {name}` CLIENT span around each call `connectMcp`'s tools send, a SERVER span around
+ * adapters (which reach it through span-hook.ts, so a bundle without telemetry carries none of
+ * it): a `tools/call {name}` CLIENT span around each call `connectMcp`'s tools send, a SERVER span around
  * each call `createMcpServer` serves, parented on the `traceparent` its request carries, and the
  * `mcp.client.operation.duration` / `mcp.server.operation.duration` histograms. Made only when the
- * application registered a provider (telemetry.ts); otherwise `open` gives undefined.
+ * application registered a provider (open-telemetry.ts); otherwise `open` gives undefined.
  *
  * @module
  */
-import type { TraceContext } from './contract.js';
+import type { TraceContext } from '../contract.js';
 import {
   activeTelemetry,
   continuing,
@@ -22,7 +21,7 @@ import {
   type OtelAttributes,
   type OtelContext,
   type OtelSpan,
-} from './telemetry.js';
+} from './open-telemetry.js';
 
 /** What a span says of the peer and the protocol: attributes of the conventions. */
 export interface McpPeer {

@@ -12,8 +12,8 @@
  *
  * @module
  */
-import type { ElicitRequest, ElicitResult, ToolCall, ToolResult } from '../../lib/contract.js';
-import { CancelledError } from '../../lib/errors.js';
+import type { ElicitRequest, ElicitResult, Tool, ToolCall, ToolResult } from '../contract.js';
+import { CancelledError } from '../errors.js';
 import {
   activeTelemetry,
   continuing,
@@ -27,10 +27,28 @@ import {
   type OtelAttributes,
   type OtelContext,
   type OtelSpan,
-} from '../../lib/telemetry.js';
-import type { ExecuteOptions, Job, TelemetryOptions } from '../job.js';
+} from './open-telemetry.js';
 import { installSpans } from './span-hook.js';
-import { McpSpan } from '../../lib/mcp-spans.js';
+import { McpSpan } from './mcp-spans.js';
+
+/** What a span is made for: a call and its tool (a batch's `Job`, operators/job.ts, is one). */
+export interface SpannedJob {
+  readonly tool: Tool;
+  readonly call: ToolCall;
+}
+
+/** What a batch's spans record: its `telemetry` option (`TelemetryOptions`, operators/job.ts). */
+export interface SpanOptions<J extends SpannedJob = SpannedJob> {
+  readonly recordInputs?: boolean | undefined;
+  readonly recordOutputs?: boolean | undefined;
+  readonly onSpan?:
+    ((job: J, index: number, span: { traceId: string; spanId: string }) => void) | undefined;
+}
+
+/** The options a batch's spans are made from (a batch's `ExecuteOptions` is one). */
+export interface SpannedBatch<J extends SpannedJob = SpannedJob> {
+  readonly telemetry?: SpanOptions<J> | false | undefined;
+}
 
 /** Has the engine make spans from now on (see span-hook.ts). */
 export function installCallSpans(): void {
@@ -45,7 +63,9 @@ export function installCallSpans(): void {
  * The spans of one batch, or undefined when the batch makes none: telemetry turned off for it,
  * the API not found, or no provider registered.
  */
-export function batchSpans(options: ExecuteOptions): BatchSpans | undefined {
+export function batchSpans<J extends SpannedJob>(
+  options: SpannedBatch<J>,
+): BatchSpans<J> | undefined {
   const telemetry = options.telemetry;
   if (telemetry === false) return undefined;
   const active = activeTelemetry();
@@ -55,17 +75,17 @@ export function batchSpans(options: ExecuteOptions): BatchSpans | undefined {
 }
 
 /** The open spans of a batch, by job index. */
-export class BatchSpans {
+export class BatchSpans<J extends SpannedJob = SpannedJob> {
   private readonly open = new Map<number, ToolSpan>();
 
   constructor(
     private readonly active: ActiveTelemetry,
     private readonly parent: OtelContext,
-    private readonly options: TelemetryOptions,
+    private readonly options: SpanOptions<J>,
   ) {}
 
   /** Job `index`'s span, started now when it has none yet. */
-  private spanOf(index: number, job: Job): ToolSpan {
+  private spanOf(index: number, job: J): ToolSpan {
     const open = this.open.get(index);
     if (open !== undefined) return open;
     // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
@@ -85,7 +105,7 @@ export class BatchSpans {
   }
 
   /** Job `index`'s approval is being asked. */
-  asked(index: number, job: Job): void {
+  asked(index: number, job: J): void {
     this.spanOf(index, job).span?.addEvent('agenttool.approval.requested');
   }
 
@@ -97,12 +117,12 @@ export class BatchSpans {
   }
 
   /** Runs `start` (the call's onStart, then its tool) in the context of job `index`'s span. */
-  start(index: number, job: Job, start: () => void): void {
+  start(index: number, job: J, start: () => void): void {
     this.spanOf(index, job).run(start);
   }
 
   /** The call job `index`'s tool is given: its `trace` names the call's span. */
-  callOf(index: number, job: Job): ToolCall {
+  callOf(index: number, job: J): ToolCall {
     return this.spanOf(index, job).call;
   }
 
@@ -120,7 +140,7 @@ export class BatchSpans {
   }
 
   /** Job `index` has its final event: its span ends with the outcome. */
-  ended(index: number, job: Job, result: ToolResult | undefined, error: Error | undefined): void {
+  ended(index: number, job: J, result: ToolResult | undefined, error: Error | undefined): void {
     const made = this.spanOf(index, job);
     this.open.delete(index);
     made.end(result, error);
@@ -151,13 +171,13 @@ export class ToolSpan {
 
   constructor(
     private readonly active: ActiveTelemetry,
-    job: Job,
+    job: SpannedJob,
     /** The context the span goes under. */
     under: OtelContext,
-    private readonly options: TelemetryOptions,
+    private readonly options: Pick<SpanOptions, 'recordInputs' | 'recordOutputs'>,
   ) {
     const { otel, tracer } = active;
-    const tool = job.tool as Job['tool'] | undefined;
+    const tool = job.tool as Tool | undefined;
     const call = job.call;
     const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
     this.toolName = toolName;
@@ -189,7 +209,7 @@ export class ToolSpan {
    * (the active context when undefined); undefined when the application neither traces nor
    * measures.
    */
-  static under(parent: OtelContext | undefined, job: Job): ToolSpan | undefined {
+  static under(parent: OtelContext | undefined, job: SpannedJob): ToolSpan | undefined {
     const active = activeTelemetry();
     if (active === undefined) return undefined;
     return new ToolSpan(active, job, parent ?? active.otel.context.active(), {});
