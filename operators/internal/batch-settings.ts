@@ -11,6 +11,9 @@ import type { CallContextOptions } from '../../lib/context.js';
 import type { ExecuteOptions, Job } from '../job.js';
 import { approveTimeoutBound, capacitiesOf, parallelBound, timeoutBound } from './batch-mode.js';
 import { contextOptionsOf } from './call-events.js';
+import type { CallRun } from './call-run.js';
+import type { PendingApproval } from './job-approval.js';
+import { reportTeardownError } from './teardown-errors.js';
 
 /** The options of one batch as its runs read them, each resolved by its rule in batch-mode.ts. */
 export class BatchSettings {
@@ -44,5 +47,26 @@ export class BatchSettings {
     this.approve = options.approve;
     this.signal = options.signal;
     this.onTeardownError = options.onTeardownError;
+  }
+
+  /** Unsubscribing `run`'s tool threw: the call's outcome stands, this only reports it. */
+  teardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
+  }
+
+  /** Unsubscribing an elicitor's Observable answer threw: the answer stands, this only reports it. */
+  answerTeardownError(run: CallRun, thrown: unknown): void {
+    reportTeardownError(this.onTeardownError, thrown, run.job, run.index, "the elicitor's answer");
+  }
+
+  /** Unsubscribing the answer of `pending` threw: the approval's outcome stands. */
+  approvalTeardownError(pending: PendingApproval, thrown: unknown): void {
+    reportTeardownError(
+      this.onTeardownError,
+      thrown,
+      pending.job,
+      pending.index,
+      "approve's answer",
+    );
   }
 }

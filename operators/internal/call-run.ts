@@ -20,7 +20,10 @@ import type { Fifo } from './run-queues.js';
 
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
 export interface RunOwner {
-  /** The batch's settings: its calls' context options, onStart, timeout and scheduler. */
+  /**
+   * The batch's settings: its calls' context options, onStart, timeout and scheduler, and where
+   * what a teardown throws is reported.
+   */
   readonly settings: BatchSettings;
   /** The batch's spans, when the application traces; the tool gets the call they name. */
   readonly spans: BatchSpans<Job> | undefined;
@@ -33,10 +36,6 @@ export interface RunOwner {
   detached(run: CallRun): void;
   /** The call has ended by itself: exactly one of `result` and `error` is set. */
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
-  /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
-  teardownError(run: CallRun, thrown: unknown): void;
-  /** Unsubscribing an elicitor's Observable answer threw: the answer stands, this only reports it. */
-  answerTeardownError(run: CallRun, thrown: unknown): void;
 }
 
 /**
@@ -174,7 +173,7 @@ export class CallRun extends CallConsumer {
 
   /** What unsubscribing an elicitor's Observable answer to the call's question threw. */
   answerTeardownError(thrown: unknown): void {
-    this.owner.answerTeardownError(this, thrown);
+    this.owner.settings.answerTeardownError(this, thrown);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */
@@ -221,6 +220,6 @@ export class CallRun extends CallConsumer {
    * or the error it was cut with), and the caller goes on with its other calls.
    */
   protected onTeardownError(thrown: unknown): void {
-    this.owner.teardownError(this, thrown);
+    this.owner.settings.teardownError(this, thrown);
   }
 }

@@ -7,11 +7,8 @@
  * is that pipeline, and marbles/engine-vs-model.test.ts requires both to give the same events
  * and tool subscriptions, frame for frame, on thousands of random batches.
  *
- * Why it is fused into this class rather than built from those operators: cost. The pipeline
- * model, run on trivial synchronous calls (maxParallel 8), took about 60 times this engine's CPU
- * time per call on a batch of 2,000 and about 125 times on 100,000: every call subscribes a chain
- * of operators, and RxJS keeps a batch's pending inner subscriptions in arrays it searches and
- * `splice`s, so a call's cost grows with the batch. Here each structure is O(1) amortised per
+ * Why it is fused into this class rather than built from those operators: cost (docs/engine.md,
+ * "The pipeline to read it by", gives the measures). Here each structure is O(1) amortised per
  * call. The engine is in two parts along the model's own seam: turns.ts decides whose turn it is
  * (the cursor, the heap, the chains, the barrier, the approvals parked), and this class owns the
  * slots, the events, the end, the abort and the watches:
@@ -31,7 +28,6 @@ import { CancelledError } from '../../lib/errors.js';
 import type { CallRun } from './call-run.js';
 import { Turns, type TurnsHost } from './turns.js';
 import { BatchSettings } from './batch-settings.js';
-import { reportTeardownError } from './teardown-errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
 import { RunningList } from './run-queues.js';
 import { abortError, JobWatch, type WatchOwner } from './job-watch.js';
@@ -313,30 +309,6 @@ export class Engine
     if (watch === undefined) return;
     watch.stop();
     this.watches?.delete(index);
-  }
-
-  teardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(this.settings.onTeardownError, thrown, run.job, run.index);
-  }
-
-  answerTeardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(
-      this.settings.onTeardownError,
-      thrown,
-      run.job,
-      run.index,
-      "the elicitor's answer",
-    );
-  }
-
-  approvalTeardownError(pending: PendingApproval, thrown: unknown): void {
-    reportTeardownError(
-      this.settings.onTeardownError,
-      thrown,
-      pending.job,
-      pending.index,
-      "approve's answer",
-    );
   }
 
   /** The subscriber's teardown: {@link Engine.dispose}. */

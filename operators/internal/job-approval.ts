@@ -25,10 +25,11 @@ export interface ApprovalOwner {
 
 /** What a pending approval reads from its batch: how long it waits, and where it reports. */
 export interface ApprovalHost {
-  /** The batch's settings: the longest wait (`approveTimeout`), and the scheduler of its timer. */
+  /**
+   * The batch's settings: the longest wait (`approveTimeout`), the scheduler of its timer, and
+   * where what its answer's teardown throws is reported.
+   */
   readonly settings: BatchSettings;
-  /** Unsubscribing the answer of `pending` threw: the approval's outcome stands. */
-  approvalTeardownError(pending: PendingApproval, thrown: unknown): void;
 }
 
 function fireApproveTimeout(
@@ -223,7 +224,7 @@ export class PendingApproval {
     try {
       subscription.unsubscribe();
     } catch (thrown) {
-      this.host.approvalTeardownError(this, thrown);
+      this.host.settings.approvalTeardownError(this, thrown);
     }
   }
 

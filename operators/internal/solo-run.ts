@@ -26,7 +26,6 @@ import type { BatchSpans } from '../../lib/telemetry/call-spans.js';
 import { CallRun, type RunOwner } from './call-run.js';
 import { detachedEvent, finalEvent, progressEvent, questionEvent } from './call-events.js';
 import { spansFor } from '../../lib/telemetry/span-hook.js';
-import { reportTeardownError } from './teardown-errors.js';
 
 /** Whether a batch of `jobs` under `options` is one the solo run takes (see the module). */
 export function runsAlone(jobs: readonly Job[], options: ExecuteOptions): boolean {
@@ -107,20 +106,6 @@ export class SoloRun implements RunOwner, Unsubscribable {
     spans?.closeAll();
     // Nothing, when the consumer unsubscribed in its handler.
     destination.complete();
-  }
-
-  teardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(this.settings.onTeardownError, thrown, run.job, run.index);
-  }
-
-  answerTeardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(
-      this.settings.onTeardownError,
-      thrown,
-      run.job,
-      run.index,
-      "the elicitor's answer",
-    );
   }
 
   /** The subscriber's teardown: a call still running is cancelled. */
