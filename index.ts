@@ -22,7 +22,7 @@
 import { registerZod3 } from './lib/schema/zod3.js';
 import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
 import { registerAjv } from './lib/validation/validation.js';
-import { installCallSpans } from './operators/internal/call-spans.js';
+import { installCallSpans } from './lib/telemetry/call-spans.js';
 import { registerStandardSchema, registerValibotConverter } from './lib/schema/standard.js';
 import { onceReader } from './lib/schema/decode-once.js';
 import { registerDecodeOnce } from './lib/tool-arguments.js';

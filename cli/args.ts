@@ -183,7 +183,16 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command === '--version' || command === 'version') return { command: 'version' };
   if (command !== 'run' && command !== 'serve' && command !== 'ui' && command !== 'worker')
     throw new UsageError(`unknown command ${JSON.stringify(command)} (try: agenttool help)`);
+  const p = emptyParsing(command);
+  if (readWords(p, rest) === 'help') return { command: 'help', of: command };
+  checkAuth(p);
+  checkCombinations(p);
+  if (command === 'worker') return p.worker;
+  return command === 'run' ? p.run : command === 'ui' ? p.ui : p.serve;
+}
 
+/** What `command` starts from, each command's options at their defaults, before any word. */
+function emptyParsing(command: Command): Parsing {
   const mcp: McpServerSpec[] = [];
   const roots: string[] = [];
   const run: RunArgs = {
@@ -214,30 +223,23 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   };
   // run and ui share the batch options; each value goes to the command's own.
   const worker: WorkerArgs = { command: 'worker', mcp, roots };
-  const p: Parsing = {
-    command,
-    run,
-    serve,
-    ui,
-    worker,
-    batch: command === 'ui' ? ui : run,
-    mcp,
-    authorize: false,
-  };
+  const batch = command === 'ui' ? ui : run;
+  return { command, run, serve, ui, worker, batch, mcp, authorize: false };
+}
+
+/**
+ * Applies the words after the command to `p`, option by option, in order; 'help' for `-h` or
+ * `--help` (what follows it is not read).
+ */
+function readWords(p: Parsing, words: readonly string[]): 'help' | undefined {
   // Not node's strict mode: its messages name no command, and an option's value may start with -.
   const { tokens } = splitWords({
-    args: [...rest],
+    args: [...words],
     options: WORDS,
     strict: false,
     allowPositionals: true,
     tokens: true,
   });
-  const input = (word: string): void => {
-    if (command === 'serve' || command === 'worker')
-      throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
-    if (p.batch.input !== undefined) throw new UsageError('give one turn file at most');
-    p.batch.input = word;
-  };
   let terminated = false;
   /** The flag just read whose value may follow it as the next word (see Option.optionalValue). */
   let awaiting: (typeof OPTIONS)[number] | undefined;
@@ -255,29 +257,71 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       }
       if (!terminated && token.value.startsWith('-') && token.value !== '-')
         throw new UsageError(`unknown option ${JSON.stringify(token.value)}`);
-      input(token.value);
+      takeInput(p, token.value);
       continue;
     }
-    if (token.name === 'help') return { command: 'help', of: command };
-    const option = BY_NAME.get(token.name);
-    if (option === undefined || token.rawName.length === 2)
-      throw new UsageError(`unknown option ${JSON.stringify(token.rawName)}`);
-    if (!option.commands.includes(command))
-      throw new UsageError(
-        `${token.rawName} is an option of ${option.commands.map((w) => `"agenttool ${w}"`).join(' and ')}`,
-      );
-    if (option.value === undefined && token.value !== undefined)
-      throw new UsageError(`${token.rawName} takes no value`);
+    if (token.name === 'help') return 'help';
+    const option = optionOf(p.command, token.name, token.rawName, token.value);
     if (option.optionalValue !== undefined && token.value === undefined) awaiting = option;
     option.apply(p, token.value);
   }
-  if (p.authorize) {
-    if (!mcp.some((spec) => spec.url !== undefined))
-      throw new UsageError('--auth applies to --mcp-url servers; none is given');
-    for (const spec of mcp) if (spec.url !== undefined) spec.auth = true;
-  }
-  if (ui.replay !== undefined && ui.input !== undefined)
+  return undefined;
+}
+
+/** A word that is no option: the turn file, for the commands that read one. */
+function takeInput(p: Parsing, word: string): void {
+  if (p.command === 'serve' || p.command === 'worker')
+    throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
+  if (p.batch.input !== undefined) throw new UsageError('give one turn file at most');
+  p.batch.input = word;
+}
+
+/** The option `rawName` names, once it is known to be one of `command`'s that takes `value`. */
+function optionOf(
+  command: Command,
+  name: string,
+  rawName: string,
+  value: string | undefined,
+): (typeof OPTIONS)[number] {
+  const option = BY_NAME.get(name);
+  if (option === undefined || rawName.length === 2)
+    throw new UsageError(`unknown option ${JSON.stringify(rawName)}`);
+  if (!option.commands.includes(command))
+    throw new UsageError(
+      `${rawName} is an option of ${option.commands.map((w) => `"agenttool ${w}"`).join(' and ')}`,
+    );
+  if (option.value === undefined && value !== undefined)
+    throw new UsageError(`${rawName} takes no value`);
+  return option;
+}
+
+/** `--auth`: every `--mcp-url` server authorizes; there must be one. */
+function checkAuth(p: Parsing): void {
+  if (!p.authorize) return;
+  if (!p.mcp.some((spec) => spec.url !== undefined))
+    throw new UsageError('--auth applies to --mcp-url servers; none is given');
+  for (const spec of p.mcp) if (spec.url !== undefined) spec.auth = true;
+}
+
+/** The options that apply only with another one, each checked in this order. */
+function checkCombinations(p: Parsing): void {
+  if (p.ui.replay !== undefined && p.ui.input !== undefined)
     throw new UsageError('give a turn file or --replay, not both');
+  checkServe(p.serve);
+  if (p.ui.traceUrl !== undefined && p.ui.otlp === undefined)
+    throw new UsageError('--trace-url applies with --otlp only');
+  if (p.command === 'worker' && p.worker.redis === undefined)
+    throw new UsageError('agenttool worker needs --redis redis://HOST:PORT');
+  if (p.batch.queue !== undefined && p.batch.redis === undefined)
+    throw new UsageError('--queue applies with --redis only');
+  if (p.batch.secretFile !== undefined && p.batch.redis === undefined)
+    throw new UsageError('--secret-file applies with --redis only');
+  if (p.run.batchId !== undefined && p.run.redis === undefined)
+    throw new UsageError('--batch-id applies with --redis only');
+}
+
+/** `agenttool serve`'s options that apply with `--http`, `--max-calls` or `--tasks` only. */
+function checkServe(serve: ServeArgs): void {
   if (serve.token !== undefined && serve.http === undefined)
     throw new UsageError('--token applies to --http only');
   if (serve.maxSessions !== undefined && serve.http === undefined)
@@ -304,16 +348,4 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError('--max-tasks applies with --tasks only');
   if (serve.allowOrigins.length > 0 && serve.http === undefined)
     throw new UsageError('--allow-origin applies to --http only');
-  if (p.ui.traceUrl !== undefined && p.ui.otlp === undefined)
-    throw new UsageError('--trace-url applies with --otlp only');
-  if (command === 'worker' && worker.redis === undefined)
-    throw new UsageError('agenttool worker needs --redis redis://HOST:PORT');
-  if (p.batch.queue !== undefined && p.batch.redis === undefined)
-    throw new UsageError('--queue applies with --redis only');
-  if (p.batch.secretFile !== undefined && p.batch.redis === undefined)
-    throw new UsageError('--secret-file applies with --redis only');
-  if (p.run.batchId !== undefined && p.run.redis === undefined)
-    throw new UsageError('--batch-id applies with --redis only');
-  if (command === 'worker') return worker;
-  return command === 'run' ? run : command === 'ui' ? ui : serve;
 }

@@ -4,7 +4,7 @@
  * reliably (V8's message has no position for an unexpected character).
  *
  * Why not a library (measured on Node 20.20, against this file's tests in
- * test/cli-read-turn.test.ts):
+ * test/cli/cli-read-turn.test.ts):
  * - `jsonc-parser` 3.3.1 (`visit` with `disallowComments`, its first `onError`): it recurses, and
  *   `'['.repeat(100_000) + ']'.repeat(100_000)`, valid JSON this checker passes, throws "Maximum
  *   call stack size exceeded"; and it reports the start of the token that is wrong rather than

@@ -17,7 +17,7 @@ import {
   timer,
   type Observable,
 } from 'rxjs';
-import type { OpenTelemetryApi } from '../lib/telemetry.js';
+import type { OpenTelemetryApi } from '../lib/telemetry/open-telemetry.js';
 import { registerOpenTelemetry } from '../operators/telemetry.js';
 import { UsageError } from './usage-error.js';
 

@@ -7,9 +7,27 @@ import type { Observable } from 'rxjs';
 import type { JsonSchema, ToolOutput } from './open-responses.js';
 import type { Recordable, ToolRecord } from './records.js';
 import type { ResumedRun } from './steps.js';
-import { describeValue } from './validation/format.js';
-import { DEFAULT_LIMITS } from './validation/argument-validator.js';
-import { parseArgumentsText } from './validation/json.js';
+import type { ElicitRequest, ElicitResult } from './elicitation.js';
+import type { ResourceFunction, ResourceName } from './resources.js';
+
+// What a tool asks (elicitation.ts) and what it names as its resource (resources.ts) are parts of
+// the contract, kept in files of their own and exported from here as before.
+export type {
+  ElicitField,
+  ElicitFormRequest,
+  ElicitRequest,
+  ElicitResult,
+  ElicitSchema,
+  ElicitUrlRequest,
+  Elicitor,
+} from './elicitation.js';
+export type {
+  CountedResource,
+  JsonArguments,
+  ResourceFunction,
+  ResourceName,
+} from './resources.js';
+export { capacityOf, checkedCapacity, namedResource, resourceOf } from './resources.js';
 
 /** One invocation of a tool, as the model asked for it. */
 export interface ToolCall {
@@ -166,182 +184,6 @@ export interface ToolContext {
 }
 
 /**
- * One field of a question's form: the primitive schemas MCP allows in elicitation. A string with
- * `enum` is a single choice (`enumNames` are their labels), as is a string with `oneOf` (each
- * value with its title); an array of enum strings (or of titled `anyOf` values) a multiple
- * choice. {@link elicitChoices} lists a field's choices in any of these forms.
- */
-export type ElicitField =
-  | {
-      /** A text field. */
-      type: 'string';
-      /** The field's label. */
-      title?: string;
-      /** A longer explanation of the field. */
-      description?: string;
-      /** The fewest characters accepted. */
-      minLength?: number;
-      /** The most characters accepted. */
-      maxLength?: number;
-      /** The text's format. */
-      format?: 'email' | 'uri' | 'date' | 'date-time';
-      /** The value the form starts with. */
-      default?: string;
-      /** The only values accepted: a single choice. */
-      enum?: string[];
-      /** The labels of `enum`'s values, in the same order. */
-      enumNames?: string[];
-      /** A single choice whose values have labels: each value (`const`) with its `title`. */
-      oneOf?: {
-        /** The value. */
-        const: string;
-        /** Its label. */
-        title: string;
-      }[];
-    }
-  | {
-      /** A number field; `integer` accepts whole numbers only. */
-      type: 'number' | 'integer';
-      /** The field's label. */
-      title?: string;
-      /** A longer explanation of the field. */
-      description?: string;
-      /** The smallest value accepted. */
-      minimum?: number;
-      /** The largest value accepted. */
-      maximum?: number;
-      /** The value the form starts with. */
-      default?: number;
-    }
-  | {
-      /** A yes/no field. */
-      type: 'boolean';
-      /** The field's label. */
-      title?: string;
-      /** A longer explanation of the field. */
-      description?: string;
-      /** The value the form starts with. */
-      default?: boolean;
-    }
-  | {
-      /** A multiple choice. */
-      type: 'array';
-      /** The field's label. */
-      title?: string;
-      /** A longer explanation of the field. */
-      description?: string;
-      /** The fewest choices accepted. */
-      minItems?: number;
-      /** The most choices accepted. */
-      maxItems?: number;
-      /** The choices: values (`enum`), or values with labels (`anyOf` of `const` and `title`). */
-      items:
-        | {
-            /** Choices are strings. */
-            type: 'string';
-            /** The values that can be chosen. */
-            enum: string[];
-          }
-        | {
-            /** The values that can be chosen (`const`), each with its label (`title`). */
-            anyOf: {
-              /** The value. */
-              const: string;
-              /** Its label. */
-              title: string;
-            }[];
-          };
-      /** The choices the form starts with. */
-      default?: string[];
-    };
-
-/** A flat object schema, as MCP defines for elicitation (its `requestedSchema`). */
-export interface ElicitSchema {
-  /** Always an object. */
-  type: 'object';
-  /** The form's fields, by name. */
-  properties: Record<string, ElicitField>;
-  /** The names of the fields an accepted answer must fill. */
-  required?: string[];
-}
-
-/**
- * A question answered in a form: `context.elicit({ message, schema })`. MCP's form mode; its
- * answer's content is the form's values.
- */
-export interface ElicitFormRequest {
-  /** Form mode; may be left out. */
-  readonly mode?: 'form';
-  /** The question, for a person. */
-  readonly message: string;
-  /** The form of the answer. */
-  readonly schema: ElicitSchema;
-  /**
-   * A name for the question within its call: 1 to 64 letters, digits, `_`, `.` or `-`. Optional;
-   * where a question travels under a name (MCP 2026-07-28's `inputRequests`, a key per question)
-   * it goes under this one, when no other open question of the call has it, else under `q<n>`.
-   */
-  readonly key?: string;
-}
-
-/**
- * A question answered on a page: `context.elicit({ mode: 'url', message, url })`. MCP's URL mode,
- * for what must not pass through the client or the model (a credential, a payment, a third party's
- * authorization): the person is shown the full URL and its host, opens it only if they agree, and
- * answers once back. `accept` says they went and came back (its content is always empty: what they
- * typed there is the page's, never the answer's); the tool then checks with its own page whether
- * the interaction finished. `decline` and `cancel` as for a form.
- */
-export interface ElicitUrlRequest {
-  /** URL mode. */
-  readonly mode: 'url';
-  /** Why the person should go there, for a person. */
-  readonly message: string;
-  /** Where: an absolute `http:` or `https:` URL, at most 2,048 characters, no credentials in it. */
-  readonly url: string;
-  /** As {@link ElicitFormRequest.key}. */
-  readonly key?: string;
-}
-
-/** What a tool asks: a form ({@link ElicitFormRequest}) or a page ({@link ElicitUrlRequest}). */
-export type ElicitRequest = ElicitFormRequest | ElicitUrlRequest;
-
-/**
- * The person's answer, as MCP's elicitation result: `accept` with the form's content, `decline`
- * (they said no), or `cancel` (they dismissed it, or nobody could answer).
- */
-export type ElicitResult =
-  | {
-      /** The person answered. */
-      readonly action: 'accept';
-      /** The form's values, by field name. */
-      readonly content: Readonly<Record<string, string | number | boolean | string[]>>;
-    }
-  | {
-      /** The person refused to answer. */
-      readonly action: 'decline';
-    }
-  | {
-      /** The question was dismissed, or the call ended before an answer. */
-      readonly action: 'cancel';
-    };
-
-/**
- * Answers a tool's question for the application, with the same shape as a Recorder: a plain answer, a
- * Promise of one, or an Observable whose first value is the answer. A throw, a rejection, an
- * observable that errors or completes empty, an answer that is not an {@link ElicitResult}, or an
- * accepted answer whose content does not fit the question's schema (a field of the wrong type,
- * outside its choices or bounds, missing though required, or not in the schema; told in one
- * `console.error` line naming the field) resolves the tool's `elicit` to `{ action: 'cancel' }`,
- * never an error in the tool. When the
- * call ends first, an Observable answer is unsubscribed (a Promise is left to settle, ignored).
- */
-export type Elicitor = (
-  request: ElicitRequest,
-  call: ToolCall,
-) => ElicitResult | Promise<ElicitResult> | Observable<ElicitResult>;
-
-/**
  * MCP's behavioural hints. They are hints and never permission: a policy may use them to be
  * stricter, never alone to allow a call. An unstated hint says nothing about the tool.
  */
@@ -397,7 +239,7 @@ export interface Tool {
   /**
    * The shared state a call touches (`"shell:session"`); calls naming the same resource run one
    * after another in the model's order while the rest of the batch runs alongside. A counted
-   * resource (`{ key: "sandbox", capacity: 4 }`, a {@link CountedResource}) lets up to `capacity`
+   * resource (`{ key: "sandbox", capacity: 4 }`, see {@link ResourceName}) lets up to `capacity`
    * of its calls run at once, still starting in the model's order. A function names it per call,
    * from the call's arguments (`(args) => "file:" + args.path`): two writes to one file run in
    * turn, writes to different files side by side. See {@link ResourceFunction}, `resourceOf` and
@@ -465,54 +307,6 @@ export interface RemoteListing {
   readonly [field: string]: unknown;
 }
 
-/** A call's arguments as parsed from its JSON text: always an object ("" is `{}`). */
-export interface JsonArguments {
-  readonly [key: string]: unknown;
-}
-
-/**
- * A resource named per call: given the call's arguments parsed from its JSON text, it returns the
- * resource the call touches, or "" for none (the call runs alongside everything). It runs once
- * when the engine admits the call, before the call takes a turn, and again wherever `resourceOf`
- * or `chains` is asked, so it should be a pure function of the arguments. A tool made by `tool()`
- * passes the arguments through its schema first, so its author's function sees them validated,
- * decoded and typed; a throw (the schema's ValidationError, or the function's own) fails that call
- * with the error, and the call never takes a turn of any resource.
- */
-export type ResourceFunction = (args: JsonArguments) => ResourceName;
-
-/**
- * A resource that up to `capacity` calls may hold at once: a pool of four sandboxes is
- * `{ key: "sandbox", capacity: 4 }`, an API that takes two requests at a time
- * `{ key: "api", capacity: 2 }`. Its calls start in job order (a later call never overtakes an
- * earlier one waiting for it), and at most `capacity` of them run at once. `capacity` is an integer
- * of at least 1, or Infinity (no bound of its own); 1 is a plain resource, the same as naming
- * `key` alone. A key of "" names no resource. The application's `ExecuteOptions.capacities` wins
- * over what a tool states.
- */
-export interface CountedResource {
-  /** The resource, as a plain string names it: calls naming the same key share it. */
-  readonly key: string;
-  /** How many of its calls may run at once: an integer >= 1, or Infinity. */
-  readonly capacity: number;
-}
-
-/** What a tool's `resource` names: a resource (capacity 1), or a {@link CountedResource}. */
-export type ResourceName = string | CountedResource;
-
-/**
- * `capacity` when a counted resource may have it (an integer >= 1, or Infinity).
- *
- * @throws RangeError naming `where` otherwise.
- */
-export function checkedCapacity(capacity: unknown, where: string): number {
-  if (capacity === Infinity || (Number.isInteger(capacity) && (capacity as number) >= 1))
-    return capacity as number;
-  throw new RangeError(
-    `${where}: capacity must be an integer >= 1 or Infinity, got ${describeValue(capacity)}`,
-  );
-}
-
 /** Whether `tool`'s schema is strict. */
 export function isStrict(tool: Tool): boolean {
   return tool.strict === true;
@@ -521,75 +315,6 @@ export function isStrict(tool: Tool): boolean {
 /** Whether `tool` asks to run alone. */
 export function isSequential(tool: Tool): boolean {
   return tool.sequential === true;
-}
-
-/**
- * The shared state a call of `tool` with arguments `args` touches (a counted resource's `key`), or
- * "" when it names none. A sequential tool takes the whole batch and reports "" here whatever it
- * says, so a scheduler need not check both.
- *
- * A `resource` that is a function ({@link ResourceFunction}) is called with `args` parsed (no
- * arguments, "", is `{}`), and what it returns is the resource. The parse has no length limit of
- * its own (the tool applies its limits when it runs) and refuses nesting deeper than 256 levels.
- *
- * @param tool The tool.
- * @param args The call's raw argument text; omitted, "" (no arguments). Only a resource function
- *   reads it.
- * @return The resource, "" for none.
- * @throws ValidationError when `args` is not a JSON object (`invalid arguments: not valid JSON:
- *   ...`); whatever the resource function throws (a `tool()` tool's ValidationError for arguments
- *   its schema refuses); a TypeError when it names something other than a string or a
- *   {@link CountedResource}, a RangeError for a capacity that is not an integer >= 1 or Infinity.
- */
-export function resourceOf(tool: Tool, args = ''): string {
-  if (tool.sequential === true) return '';
-  const resource = tool.resource;
-  if (typeof resource === 'string') return resource;
-  if (resource === undefined) return '';
-  const named = namedResource(tool, args);
-  return typeof named === 'string' ? named : named.key;
-}
-
-/**
- * How many calls of its resource a call of `tool` with arguments `args` says may run at once:
- * the `capacity` of a {@link CountedResource}, 1 for a plain resource or none. What the engine
- * runs under is the application's `ExecuteOptions.capacities` for the key when it sets one.
- *
- * @param tool The tool.
- * @param args The call's raw argument text, for a resource function; omitted, "".
- * @return An integer >= 1, or Infinity.
- * @throws What {@link resourceOf} throws.
- */
-export function capacityOf(tool: Tool, args = ''): number {
-  if (tool.sequential === true || typeof tool.resource === 'string') return 1;
-  if (tool.resource === undefined) return 1;
-  const named = namedResource(tool, args);
-  return typeof named === 'string' ? 1 : named.capacity;
-}
-
-/**
- * What a call of `tool` names (a function's answer for `args`), checked: a string, or a counted
- * resource with a string key and a valid capacity. For the engine, which needs both at once.
- */
-export function namedResource(tool: Tool, args: string): ResourceName {
-  const resource = tool.resource;
-  if (resource === undefined || resource === null) return ''; // null, from JavaScript: none
-  if (typeof resource === 'string') return resource;
-  const named: unknown =
-    typeof resource === 'function'
-      ? resource(parseArgumentsText(args, Infinity, DEFAULT_LIMITS.maxDepth))
-      : resource;
-  if (typeof named === 'string') return named;
-  const key = (named as { key?: unknown } | null)?.key;
-  if (typeof named !== 'object' || typeof key !== 'string')
-    throw new TypeError(
-      `tool "${tool.name}": resource ${typeof resource === 'function' ? 'returned' : 'is'} ${describeValue(named)}, not a string or { key, capacity }`,
-    );
-  checkedCapacity(
-    (named as { capacity?: unknown }).capacity,
-    `tool "${tool.name}": resource "${key}"`,
-  );
-  return named as CountedResource;
 }
 
 /**

@@ -4,7 +4,7 @@
  * context, and a value it returns is the call's final at once, with no Observable, Subscriber or
  * second context between them. A Promise, an async generator or an Observable it returns is
  * followed as `execute` follows it. The events are those of subscribing `execute`
- * (test/direct-run.test.ts runs the same calls both ways).
+ * (test/tool/direct-run.test.ts runs the same calls both ways).
  *
  * Registered by the Node entry (index.ts); a browser bundle, which does not, subscribes `execute`.
  *

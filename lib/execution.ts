@@ -45,7 +45,7 @@ export interface EventSink {
  * instead of subscribing `execute`'s Observable (a call that returns a value then costs what the
  * function costs: no Observable, no Subscriber, no second context). What the function returns
  * otherwise (a Promise, an async generator, an Observable) is followed as `execute` follows it.
- * Both ways give the same events in the same order (test/direct-run.test.ts runs the same calls
+ * Both ways give the same events in the same order (test/tool/direct-run.test.ts runs the same calls
  * both ways). The Node entry registers the runner (lib/direct-run.ts); a browser bundle subscribes
  * `execute` and stays smaller.
  */

@@ -289,7 +289,7 @@ let installed = false;
  * Calling it again does nothing.
  *
  * On the prototype rather than in the class, so that a browser bundle that does not call it goes
- * without their code (the bundle's size is held by test/bundle-size.test.ts). `progress` is
+ * without their code (the bundle's size is held by test/packaging/bundle-size.test.ts). `progress` is
  * wrapped to keep each context's last update, which the next step to finish commits.
  */
 export function registerSteps(): void {

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { TimeoutError } from '../lib/errors.js';
 import { executeBatch } from '../operators/execute-batch.js';
-import { installCallSpans } from '../operators/internal/call-spans.js';
+import { installCallSpans } from '../lib/telemetry/call-spans.js';
 import { errorEvent, progressEvent, stubTool } from '../testing/index.js';
 import { startTracing, type Tracing } from '../test/support/otel.js';
 import { doneEvents, job, testScheduler, toolEvents } from './support.js';

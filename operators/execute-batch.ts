@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
 import { isSerialBatch } from './internal/batch-mode.js';
-import { Engine } from './internal/scheduler-internals.js';
+import { Engine } from './internal/engine.js';
 import { resumeBatch } from './resume-batch.js';
 import { planResume, type BatchOptions } from './resume-log.js';
 import type { runsAlone, SoloRun } from './internal/solo-run.js';

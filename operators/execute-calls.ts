@@ -1,7 +1,7 @@
 import { Observable, Subscription, type Observer, type OperatorFunction } from 'rxjs';
 import type { ExecuteOptions, ExecutionEvent, Job } from './job.js';
 import { parallelBound } from './internal/batch-mode.js';
-import { Engine } from './internal/scheduler-internals.js';
+import { Engine } from './internal/engine.js';
 
 /**
  * Runs jobs as they arrive, each as soon as the rules allow, and emits their progress and final

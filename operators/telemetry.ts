@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { useOpenTelemetry } from '../lib/telemetry.js';
-import { installCallSpans } from './internal/call-spans.js';
+import { useOpenTelemetry } from '../lib/telemetry/open-telemetry.js';
+import { installCallSpans } from '../lib/telemetry/call-spans.js';
 
 /**
  * Has this package use `module`, the application's `@opentelemetry/api` module (1.x), for its

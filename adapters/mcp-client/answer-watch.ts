@@ -136,6 +136,111 @@ async function busyAnswer(res: Response, retries: number): Promise<Response> {
   });
 }
 
+/**
+ * A step-up (a 403 for a scope the token lacks) as a 401: the transport's auth (see `oauth`)
+ * authorizes again on a 401, with the scope this challenge asks for, and the request goes again.
+ */
+async function stepUpAnswer(res: Response): Promise<Response> {
+  const text = await res.text().catch(() => '');
+  return new Response(text, { status: 401, statusText: 'Unauthorized', headers: res.headers });
+}
+
+/** An error page in place of a JSON-RPC answer, shortened to `HTTP <status> <text>`. */
+async function errorPage(res: Response): Promise<Response> {
+  await res.body?.cancel().catch(() => undefined);
+  // The headers stay (a 401's WWW-Authenticate is what authorization starts from).
+  const headers = new Headers(res.headers);
+  headers.set('content-type', 'text/plain');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return new Response(`HTTP ${res.status} ${res.statusText}`.trim(), {
+    status: res.status,
+    statusText: res.statusText,
+    headers,
+  });
+}
+
+/**
+ * A POST's SSE stream passed on to the SDK: its call's log messages marked as its own (see
+ * related-logs.ts), and its end told (`onEnd`, with why it broke if it did) unless its events
+ * carry ids. A stream whose events carry ids can be resumed: the SDK reconnects with
+ * Last-Event-ID when it ends, so its end loses nothing.
+ */
+class WatchedStream {
+  private readonly decoder = new TextDecoder();
+  private readonly encoder = new TextEncoder();
+  private readonly marker: LogMarker | undefined;
+  private resumable = false;
+  private tail = '\n';
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    callToken: string | undefined,
+    private readonly release: () => void,
+    private readonly onEnd: (reason: string | undefined) => void,
+  ) {
+    this.marker = callToken === undefined ? undefined : new LogMarker(callToken);
+  }
+
+  /** The stream the SDK reads. A broken stream is ended, not errored: an error would drop what it delivered last. */
+  body(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => this.pull(controller),
+      cancel: (reason) => {
+        this.release();
+        return this.reader.cancel(reason);
+      },
+    });
+  }
+
+  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    let reason: string | undefined;
+    try {
+      // Until something is enqueued: a pull that enqueues nothing is not called again.
+      for (;;) {
+        const { done, value } = await this.reader.read();
+        if (done) break;
+        if (this.pass(controller, value)) return;
+      }
+    } catch (err) {
+      reason = err instanceof Error ? err.message : String(err);
+    }
+    const marker = this.marker;
+    if (marker !== undefined) {
+      const rest = marker.flush() + this.decoder.decode();
+      if (rest !== '') controller.enqueue(this.encoder.encode(rest));
+    }
+    this.release();
+    controller.close();
+    if (!this.resumable) this.onEnd(reason);
+  }
+
+  /** Passes on what `value` carries; false when it carried nothing to pass on yet. */
+  private pass(
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    value: Uint8Array,
+  ): boolean {
+    const marker = this.marker;
+    // Decoded once, for both: a marked stream is read to its end, an unmarked one until it shows
+    // it can be resumed.
+    const text =
+      marker !== undefined || !this.resumable ? this.decoder.decode(value, { stream: true }) : '';
+    if (!this.resumable) {
+      const seen = this.tail + text;
+      this.resumable = /[\r\n]id:/.test(seen);
+      this.tail = seen.slice(-3);
+    }
+    if (marker === undefined) {
+      controller.enqueue(value);
+      return true;
+    }
+    const marked = marker.push(text);
+    if (marked === '') return false;
+    controller.enqueue(this.encoder.encode(marked));
+    return true;
+  }
+}
+
 /** The id a notifications/cancelled names, if `message` is one. */
 export function cancelledId(message: JSONRPCMessage): RequestId | undefined {
   if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
@@ -184,111 +289,63 @@ export class AnswerWatch {
     }
     const { ids, callToken } =
       init?.method === 'POST' ? posted(init.body) : { ids: [], callToken: undefined };
-    let res: Response;
-    let retries = 0;
+    let sent: { res: Response; retries: number };
     try {
-      res = await this.base(url, init);
-      // Refused busy: the server ran nothing, so the same requests go again once it has room.
-      for (; retries < this.busyRetries && ids.length > 0; retries++) {
-        const wait = busyWait(res);
-        if (wait === undefined) break;
-        await res.body?.cancel().catch(() => undefined);
-        await pause(wait, init?.signal ?? undefined);
-        res = await this.base(url, init);
-      }
+      sent = await this.send(url, init, ids.length > 0);
     } catch (err) {
       release();
       throw init?.signal?.aborted === true ? err : requestFailed(err);
     }
-    if (this.stepUp && res.status === 403 && insufficientScope(res)) {
-      // A step-up: the transport's auth (see `oauth`) authorizes again on a 401, with the scope
-      // this challenge asks for, and the request goes again.
-      release();
-      const text = await res.text().catch(() => '');
-      return new Response(text, { status: 401, statusText: 'Unauthorized', headers: res.headers });
-    }
+    const { res, retries } = sent;
     const type = res.headers.get('content-type') ?? '';
-    if (ids.length > 0 && BUSY.has(res.status) && type.includes('json')) {
+    if (!type.includes('text/event-stream') || res.body === null || !res.ok) {
       release();
-      return busyAnswer(res, retries);
+      return this.plainAnswer(res, type, ids.length > 0, retries);
     }
-    if (!res.ok && !type.includes('json')) {
-      release();
-      await res.body?.cancel().catch(() => undefined);
-      // The headers stay (a 401's WWW-Authenticate is what authorization starts from).
-      const headers = new Headers(res.headers);
-      headers.set('content-type', 'text/plain');
-      headers.delete('content-length');
-      headers.delete('content-encoding');
-      return new Response(`HTTP ${res.status} ${res.statusText}`.trim(), {
-        status: res.status,
-        statusText: res.statusText,
-        headers,
-      });
-    }
-    if (!type.includes('text/event-stream') || res.body === null) {
-      release();
-      return res;
-    }
-    const reader = res.body.getReader();
-    // A stream whose events carry ids can be resumed: the SDK reconnects with Last-Event-ID when
-    // it ends, so its end loses nothing.
-    const decoder = new TextDecoder();
-    let resumable = false;
-    let tail = '\n';
-    // A call's log messages are marked as its own (see related-logs.ts).
-    const marker = callToken === undefined ? undefined : new LogMarker(callToken);
-    const encoder = new TextEncoder();
-    // A broken stream is ended, not errored: an error would drop what it delivered last.
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        let reason: string | undefined;
-        try {
-          // Until something is enqueued: a pull that enqueues nothing is not called again.
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            // Decoded once, for both: a marked stream is read to its end, an unmarked one until
-            // it shows it can be resumed.
-            const text =
-              marker !== undefined || !resumable ? decoder.decode(value, { stream: true }) : '';
-            if (!resumable) {
-              const seen = tail + text;
-              resumable = /[\r\n]id:/.test(seen);
-              tail = seen.slice(-3);
-            }
-            if (marker === undefined) {
-              controller.enqueue(value);
-              return;
-            }
-            const marked = marker.push(text);
-            if (marked !== '') {
-              controller.enqueue(encoder.encode(marked));
-              return;
-            }
-          }
-        } catch (err) {
-          reason = err instanceof Error ? err.message : String(err);
-        }
-        if (marker !== undefined) {
-          const rest = marker.flush() + decoder.decode();
-          if (rest !== '') controller.enqueue(encoder.encode(rest));
-        }
-        release();
-        controller.close();
-        if (!resumable) this.ended(ids, reason);
-      },
-      cancel: (reason) => {
-        release();
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(body, {
+    // An ok SSE stream: none of plainAnswer's cases (each has a status that is not ok).
+    const stream = new WatchedStream(res.body.getReader(), callToken, release, (reason) =>
+      this.ended(ids, reason),
+    );
+    return new Response(stream.body(), {
       status: res.status,
       statusText: res.statusText,
       headers: res.headers,
     });
   };
+
+  /**
+   * Sends a request, and sends it again while the server refuses it busy (it ran nothing, so the
+   * same requests go again once it has room), at most `busyRetries` times.
+   */
+  private async send(
+    url: string | URL,
+    init: RequestInit | undefined,
+    requests: boolean,
+  ): Promise<{ res: Response; retries: number }> {
+    let res = await this.base(url, init);
+    let retries = 0;
+    for (; retries < this.busyRetries && requests; retries++) {
+      const wait = busyWait(res);
+      if (wait === undefined) break;
+      await res.body?.cancel().catch(() => undefined);
+      await pause(wait, init?.signal ?? undefined);
+      res = await this.base(url, init);
+    }
+    return { res, retries };
+  }
+
+  /** A response that is no SSE stream of answers: a step-up, a busy refusal, an error page, or as is. */
+  private async plainAnswer(
+    res: Response,
+    type: string,
+    requests: boolean,
+    retries: number,
+  ): Promise<Response> {
+    if (this.stepUp && res.status === 403 && insufficientScope(res)) return stepUpAnswer(res);
+    if (requests && BUSY.has(res.status) && type.includes('json')) return busyAnswer(res, retries);
+    if (!res.ok && !type.includes('json')) return errorPage(res);
+    return res;
+  }
 
   /** `inner` (built with this watch's `fetch`) as a Transport that gets the errors. */
   wrap(inner: Transport): Transport {

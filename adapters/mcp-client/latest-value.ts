@@ -1,7 +1,7 @@
 /**
  * The latest value of a list and the subscribers that follow it: what `connectMcp`'s `tools$`
  * needs of rxjs's BehaviorSubject, which would bring rxjs's Subject into a browser page that has
- * no other use for it (about 660 B min+gzip; test/mcp-client-browser.test.ts holds the client to
+ * no other use for it (about 660 B min+gzip; test/browser/mcp-client-browser.test.ts holds the client to
  * its budget).
  *
  * @module

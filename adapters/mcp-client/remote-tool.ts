@@ -57,8 +57,8 @@ import { logText } from './server-log.js';
 import { taskRelayOf, type TaskRelay } from '../mcp-shared/task-relay.js';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import { traceMeta } from '../../lib/trace-context.js';
-import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
-import { openMcpSpan } from '../../operators/internal/span-hook.js';
+import type { McpPeer, McpSpan } from '../../lib/telemetry/mcp-spans.js';
+import { openMcpSpan } from '../../lib/telemetry/span-hook.js';
 import { logDetails } from '../mcp-shared/server-logs.js';
 import { listedAsDetached } from '../mcp-shared/mcp-detach.js';
 import {

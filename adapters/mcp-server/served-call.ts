@@ -31,9 +31,9 @@ import { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
 import { relayTasks, type TaskRelay } from '../mcp-shared/task-relay.js';
-import type { McpPeer, McpSpan } from '../../lib/mcp-spans.js';
-import type { ToolSpan } from '../../operators/internal/call-spans.js';
-import { openMcpSpan, toolSpanUnder } from '../../operators/internal/span-hook.js';
+import type { McpPeer, McpSpan } from '../../lib/telemetry/mcp-spans.js';
+import type { ToolSpan } from '../../lib/telemetry/call-spans.js';
+import { openMcpSpan, toolSpanUnder } from '../../lib/telemetry/span-hook.js';
 
 /** What one served call needs. */
 export interface ServedCall {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { McpPeer } from '../../lib/mcp-spans.js';
+import type { McpPeer } from '../../lib/telemetry/mcp-spans.js';
 
 /** What each transport says of its peer. */
 export const transportPeers = new WeakMap<object, McpPeer>();

@@ -4,7 +4,7 @@
  *
  * @module agenttool/mcp/stdio
  */
-import { installCallSpans } from '../../operators/internal/call-spans.js';
+import { installCallSpans } from '../../lib/telemetry/call-spans.js';
 
 // Node only, like the package root: spans once the application registers a provider.
 installCallSpans();

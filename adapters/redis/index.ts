@@ -5,7 +5,7 @@
  *
  * @module agenttool/redis
  */
-import { installCallSpans } from '../../operators/internal/call-spans.js';
+import { installCallSpans } from '../../lib/telemetry/call-spans.js';
 import { registerSteps } from '../../lib/steps.js';
 
 // Node only, like the package root: spans once the application registers a provider, and the

@@ -12,7 +12,7 @@ import { row, type Row } from '../report.js';
 
 /**
  * The most an app may grow, min+gzip, by importing `tool` and `executeBatch`: what the test holds
- * it to (test/bundle-size.test.ts), so it grows no further: 32 KB, the 30 KB the engine and
+ * it to (test/packaging/bundle-size.test.ts), so it grows no further: 32 KB, the 30 KB the engine and
  * `tool()` took and what counted resources, approvals' notes and edits, detached calls and the
  * step's refusal added (BENCHMARKS.md, The engine's floors).
  */

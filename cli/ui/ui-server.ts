@@ -100,102 +100,10 @@ function withToken(html: string, token: string): string {
 
 /** Starts the server; resolves once it listens. */
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
-  const { source } = options;
   const assets = options.assets ?? (await loadPageAssets());
-  const runs = new RunController(source);
-  const streams = new Set<ServerResponse>();
-  const session: StreamRecord = {
-    type: 'session',
-    mode: source.mode,
-    title: source.title,
-    ...(options.traceUrl === undefined ? {} : { traceUrl: options.traceUrl }),
-  };
-  // Filled in once listening: the Host values (and so the origins) this server answers to.
-  const hosts = new Set<string>();
-  const origins = new Set<string>();
-  const token = newToken();
-  const html = withToken(assets.html, token);
-
-  const files: Record<string, [string, string]> = {
-    '/': ['text/html; charset=utf-8', html],
-    '/index.html': ['text/html; charset=utf-8', html],
-    '/app.js': ['text/javascript; charset=utf-8', assets.js],
-    '/app.css': ['text/css; charset=utf-8', assets.css],
-  };
-
-  const stream = (res: ServerResponse): void => {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    res.write('retry: 1000\n\n');
-    const send = (record: StreamRecord): void => void res.write(`data: ${recordJson(record)}\n\n`);
-    send(session);
-    streams.add(res);
-    // Before subscribing, so that the page gets the run's batch record and not the preview's too.
-    if (options.autoRun === true && runs.runCount === 0) runs.start();
-    const subscription: Subscription = runs.records.subscribe({
-      next: send,
-      complete: () => res.end(),
-    });
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    res.once('close', () => {
-      clearInterval(heartbeat);
-      subscription.unsubscribe();
-      streams.delete(res);
-    });
-  };
-
-  const post = (path: string, body: unknown, res: ServerResponse): void => {
-    if (path === '/run')
-      return runs.start()
-        ? answer(res, 202, { ok: true })
-        : answer(res, 409, { error: 'a run is going: cancel it or wait for it to end' });
-    if (path === '/cancel')
-      return runs.cancel()
-        ? answer(res, 202, { ok: true })
-        : answer(res, 409, {
-            error: source.mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
-          });
-    const call = /^\/calls\/(\d+)\/(cancel|approve|refuse|answer)$/.exec(path);
-    if (call === null) return answer(res, 404, { error: `no ${path} here` });
-    const action = call[2] as 'cancel' | 'approve' | 'refuse' | 'answer';
-    const reply = callRequest(runs, source.mode === 'live', Number(call[1]), action, body);
-    answer(res, reply.status, reply.body);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!hosts.has(req.headers.host ?? ''))
-      return answer(res, 403, { error: 'this server answers its own host name only' });
-    const target = parseTarget(req.url);
-    if (target === undefined)
-      return answer(res, 400, { error: 'the request target is not a path' });
-    const { path, query } = target;
-    if (req.method === 'GET' && path === '/events') {
-      const refused = checkOwnPage(req, query, origins, token);
-      return refused === undefined ? stream(res) : answer(res, refused.status, refused);
-    }
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      const file = files[path];
-      if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
-      res.writeHead(200, {
-        'content-type': file[0],
-        'cache-control': 'no-store',
-        'content-security-policy': PAGE_POLICY,
-      });
-      return void res.end(req.method === 'HEAD' ? undefined : file[1]);
-    }
-    if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
-    const refused = checkOwnPage(req, query, origins, token);
-    if (refused !== undefined) return answer(res, refused.status, refused);
-    const body = await checkBody(req);
-    if ('status' in body) return answer(res, body.status, body);
-    post(path, body.value, res);
-  };
-
+  const requests = new UiRequests(options, assets);
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    requests.handle(req, res).catch((err: unknown) => {
       process.stderr.write(
         `agenttool ui: a request failed: ${visible(String((err as Error).message))}\n`,
       );
@@ -208,19 +116,141 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   });
   const address = server.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  hosts.add(`${hostPart}:${address.port}`).add(`localhost:${address.port}`);
-  for (const host of hosts) origins.add(`http://${host}`);
-
+  requests.listening(`${hostPart}:${address.port}`, `localhost:${address.port}`);
+  const runs = requests.runs;
   return {
     url: new URL(`http://${hostPart}:${address.port}/`),
-    token,
+    token: requests.token,
     runs,
     close: async () => {
       runs.close();
-      for (const res of streams) res.end();
+      requests.endStreams();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
     },
   };
+}
+
+/** What the server answers, request by request: the page, the event stream, the buttons. */
+class UiRequests {
+  readonly runs: RunController;
+  readonly token = newToken();
+  private readonly streams = new Set<ServerResponse>();
+  private readonly session: StreamRecord;
+  // Filled in once listening: the Host values (and so the origins) this server answers to.
+  private readonly hosts = new Set<string>();
+  private readonly origins = new Set<string>();
+  private readonly files: Record<string, [string, string]>;
+
+  constructor(
+    private readonly options: UiServerOptions,
+    assets: PageAssets,
+  ) {
+    const { source } = options;
+    this.runs = new RunController(source);
+    this.session = {
+      type: 'session',
+      mode: source.mode,
+      title: source.title,
+      ...(options.traceUrl === undefined ? {} : { traceUrl: options.traceUrl }),
+    };
+    const html = withToken(assets.html, this.token);
+    this.files = {
+      '/': ['text/html; charset=utf-8', html],
+      '/index.html': ['text/html; charset=utf-8', html],
+      '/app.js': ['text/javascript; charset=utf-8', assets.js],
+      '/app.css': ['text/css; charset=utf-8', assets.css],
+    };
+  }
+
+  /** The server listens: these are the Host values it answers to. */
+  listening(...hosts: string[]): void {
+    for (const host of hosts) this.hosts.add(host);
+    for (const host of this.hosts) this.origins.add(`http://${host}`);
+  }
+
+  /** Ends every event stream (the server is closing). */
+  endStreams(): void {
+    for (const res of this.streams) res.end();
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.hosts.has(req.headers.host ?? ''))
+      return answer(res, 403, { error: 'this server answers its own host name only' });
+    const target = parseTarget(req.url);
+    if (target === undefined)
+      return answer(res, 400, { error: 'the request target is not a path' });
+    const { path, query } = target;
+    if (req.method === 'GET' && path === '/events') {
+      const refused = checkOwnPage(req, query, this.origins, this.token);
+      return refused === undefined ? this.stream(res) : answer(res, refused.status, refused);
+    }
+    if (req.method === 'GET' || req.method === 'HEAD') return this.file(req.method, path, res);
+    if (req.method !== 'POST') return answer(res, 405, { error: `${req.method} is not served` });
+    const refused = checkOwnPage(req, query, this.origins, this.token);
+    if (refused !== undefined) return answer(res, refused.status, refused);
+    const body = await checkBody(req);
+    if ('status' in body) return answer(res, body.status, body);
+    this.post(path, body.value, res);
+  }
+
+  /** One of the page's files, under {@link PAGE_POLICY}. */
+  private file(method: 'GET' | 'HEAD', path: string, res: ServerResponse): void {
+    const file = this.files[path];
+    if (file === undefined) return answer(res, 404, { error: `no ${path} here` });
+    res.writeHead(200, {
+      'content-type': file[0],
+      'cache-control': 'no-store',
+      'content-security-policy': PAGE_POLICY,
+    });
+    res.end(method === 'HEAD' ? undefined : file[1]);
+  }
+
+  /** The event stream: the session record, then the runs' records, with a heartbeat. */
+  private stream(res: ServerResponse): void {
+    const runs = this.runs;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    res.write('retry: 1000\n\n');
+    const send = (record: StreamRecord): void => void res.write(`data: ${recordJson(record)}\n\n`);
+    send(this.session);
+    this.streams.add(res);
+    // Before subscribing, so that the page gets the run's batch record and not the preview's too.
+    if (this.options.autoRun === true && runs.runCount === 0) runs.start();
+    const subscription: Subscription = runs.records.subscribe({
+      next: send,
+      complete: () => res.end(),
+    });
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    res.once('close', () => {
+      clearInterval(heartbeat);
+      subscription.unsubscribe();
+      this.streams.delete(res);
+    });
+  }
+
+  /** A button: run, cancel, or an action on one call. */
+  private post(path: string, body: unknown, res: ServerResponse): void {
+    const runs = this.runs;
+    const mode = this.options.source.mode;
+    if (path === '/run')
+      return runs.start()
+        ? answer(res, 202, { ok: true })
+        : answer(res, 409, { error: 'a run is going: cancel it or wait for it to end' });
+    if (path === '/cancel')
+      return runs.cancel()
+        ? answer(res, 202, { ok: true })
+        : answer(res, 409, {
+            error: mode === 'live' ? 'no run is going' : 'a replay cannot be cancelled',
+          });
+    const call = /^\/calls\/(\d+)\/(cancel|approve|refuse|answer)$/.exec(path);
+    if (call === null) return answer(res, 404, { error: `no ${path} here` });
+    const action = call[2] as 'cancel' | 'approve' | 'refuse' | 'answer';
+    const reply = callRequest(runs, mode === 'live', Number(call[1]), action, body);
+    answer(res, reply.status, reply.body);
+  }
 }

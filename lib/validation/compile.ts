@@ -278,7 +278,7 @@ export function compileSchema(
   // The interpreter's checks come first, and are ajv's too: a schema that is not a JSON object,
   // nests too deep, uses what neither engine supports (unevaluated* holding a schema, $dynamicRef,
   // a reference outside the schema) is refused alike by both, which then answer the same schemas
-  // the same way (test/json-schema-suite.test.ts; ajv gets some of those refused ones wrong).
+  // the same way (test/schema/json-schema-suite.test.ts; ajv gets some of those refused ones wrong).
   interpretSchema(source, tool, patterns);
   const text = JSON.stringify(source);
   const key = `${patterns}:${text}`;

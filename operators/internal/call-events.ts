@@ -1,5 +1,5 @@
 /**
- * The events of a call, as the engine (scheduler-internals.ts) and the solo run (solo-run.ts)
+ * The events of a call, as the engine (engine.ts) and the solo run (solo-run.ts)
  * emit them, and the options every call's context is made with.
  *
  * @module

@@ -6,27 +6,27 @@
  *
  * @module
  */
-import type { SchedulerAction, SchedulerLike } from 'rxjs';
+import type { SchedulerAction } from 'rxjs';
 import type * as consumer from '../../lib/call-consumer.js';
 import { CallConsumer } from '../../lib/call-consumer.js';
 import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
-import { CallContext, type CallContextOptions } from '../../lib/context.js';
+import { CallContext } from '../../lib/context.js';
 import { describeThrown, NoToolError, TimeoutError } from '../../lib/errors.js';
 import type { Job } from '../job.js';
-import type { BatchSpans } from './call-spans.js';
+import type { BatchSettings } from './batch-settings.js';
+import type { BatchSpans } from '../../lib/telemetry/call-spans.js';
 import type { Review } from './job-approval.js';
 import type { Fifo } from './run-queues.js';
 
 /** What a call reports to (the engine that runs it), and the per-batch settings it reads. */
 export interface RunOwner {
-  /** What every call's context is made with: the batch's recorder, elicitor and caps. */
-  readonly contextOptions: CallContextOptions;
-  readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
-  /** Milliseconds, or 0 for none. */
-  readonly timeout: number;
-  readonly scheduler: SchedulerLike;
+  /**
+   * The batch's settings: its calls' context options, onStart, timeout and scheduler, and where
+   * what a teardown throws is reported.
+   */
+  readonly settings: BatchSettings;
   /** The batch's spans, when the application traces; the tool gets the call they name. */
-  readonly spans: BatchSpans | undefined;
+  readonly spans: BatchSpans<Job> | undefined;
   /** What approvals added to calls (job-approval.ts), by index, once one has. */
   readonly reviews: ReadonlyMap<number, Review> | undefined;
   progress(run: CallRun, result: ToolResult): void;
@@ -36,10 +36,6 @@ export interface RunOwner {
   detached(run: CallRun): void;
   /** The call has ended by itself: exactly one of `result` and `error` is set. */
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void;
-  /** Unsubscribing the call's tool threw: the call's outcome stands, this only reports it. */
-  teardownError(run: CallRun, thrown: unknown): void;
-  /** Unsubscribing an elicitor's Observable answer threw: the answer stands, this only reports it. */
-  answerTeardownError(run: CallRun, thrown: unknown): void;
 }
 
 /**
@@ -121,7 +117,7 @@ export class CallRun extends CallConsumer {
   /** Runs onStart, then the tool. The slot is the caller's to count. */
   start(): void {
     this.started = true;
-    const onStart = this.owner.onStart;
+    const onStart = this.owner.settings.onStart;
     if (onStart === undefined) return this.subscribeTool();
     let pending: void | Promise<void>;
     let then: unknown;
@@ -157,10 +153,11 @@ export class CallRun extends CallConsumer {
     // A job with no tool (a lookup that missed) fails like a call of a missing tool.
     if (tool === undefined || tool === null) return this.end(undefined, new NoToolError(call.id));
     if (this.failure !== undefined) return this.end(undefined, this.failure);
-    const context = new CallContext(call, owner.contextOptions, this);
+    const settings = owner.settings;
+    const context = new CallContext(call, settings.contextOptions, this);
     if (!this.consume(tool, call, context)) return;
-    const timeout = owner.timeout;
-    if (timeout > 0) this.timer = owner.scheduler.schedule(fireTimeout, timeout, this);
+    const timeout = settings.timeout;
+    if (timeout > 0) this.timer = settings.scheduler.schedule(fireTimeout, timeout, this);
     // The job's choice wins over the tool's; a batch without detached calls reads two undefineds.
     if ((job.detach ?? tool.detach) === true) owner.detached(this);
   }
@@ -176,13 +173,13 @@ export class CallRun extends CallConsumer {
 
   /** What unsubscribing an elicitor's Observable answer to the call's question threw. */
   answerTeardownError(thrown: unknown): void {
-    this.owner.answerTeardownError(this, thrown);
+    this.owner.settings.answerTeardownError(this, thrown);
   }
 
   /** Called by the scheduler's timer once the timeout has passed. */
   timedOut(): void {
     if (this.phase !== RUNNING) return;
-    const error = new TimeoutError(this.owner.timeout);
+    const error = new TimeoutError(this.owner.settings.timeout);
     this.context?.cancel(error);
     this.end(undefined, error);
   }
@@ -223,6 +220,6 @@ export class CallRun extends CallConsumer {
    * or the error it was cut with), and the caller goes on with its other calls.
    */
   protected onTeardownError(thrown: unknown): void {
-    this.owner.teardownError(this, thrown);
+    this.owner.settings.teardownError(this, thrown);
   }
 }

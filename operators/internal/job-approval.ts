@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isObservable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import { isObservable, type SchedulerAction, type Subscription } from 'rxjs';
 import type { Tool } from '../../lib/contract.js';
 import { describeThrown, NotApprovedError } from '../../lib/errors.js';
 import { validatorOf, type ArgumentValidator } from '../../lib/validation/argument-validator.js';
@@ -12,6 +12,7 @@ import { describeValue } from '../../lib/validation/format.js';
 import { toolChecker } from '../../lib/validation/tool-checker.js';
 import type { CallRun } from './call-run.js';
 import { jobResource } from './batch-mode.js';
+import type { BatchSettings } from './batch-settings.js';
 import type { ExecuteOptions, Job, Reviewed } from '../job.js';
 
 /** What a pending approval tells once its answer has come. */
@@ -24,12 +25,11 @@ export interface ApprovalOwner {
 
 /** What a pending approval reads from its batch: how long it waits, and where it reports. */
 export interface ApprovalHost {
-  /** The longest wait in ms ({@link ExecuteOptions.approveTimeout}), or 0 for none. */
-  readonly approveTimeout: number;
-  /** Schedules that wait's timer. */
-  readonly scheduler: SchedulerLike;
-  /** Unsubscribing the answer of `pending` threw: the approval's outcome stands. */
-  approvalTeardownError(pending: PendingApproval, thrown: unknown): void;
+  /**
+   * The batch's settings: the longest wait (`approveTimeout`), the scheduler of its timer, and
+   * where what its answer's teardown throws is reported.
+   */
+  readonly settings: BatchSettings;
 }
 
 function fireApproveTimeout(
@@ -159,15 +159,16 @@ export class PendingApproval {
 
   /** Starts the wait's timer, when the batch sets approveTimeout and no answer has come yet. */
   time(): void {
-    const ms = this.host.approveTimeout;
+    const settings = this.host.settings;
+    const ms = settings.approveTimeout;
     if (ms > 0 && this.outcome === undefined)
-      this.timer = this.host.scheduler.schedule(fireApproveTimeout, ms, this);
+      this.timer = settings.scheduler.schedule(fireApproveTimeout, ms, this);
   }
 
   /** Called by the timer: the answer has not come within approveTimeout. */
   timedOut(): void {
     this.timer = undefined;
-    const ms = this.host.approveTimeout;
+    const ms = this.host.settings.approveTimeout;
     const reason = `call "${this.callId}" was not approved: no answer within ${ms} ms`;
     this.settle(new NotApprovedError(this.callId, reason));
   }
@@ -223,7 +224,7 @@ export class PendingApproval {
     try {
       subscription.unsubscribe();
     } catch (thrown) {
-      this.host.approvalTeardownError(this, thrown);
+      this.host.settings.approvalTeardownError(this, thrown);
     }
   }
 

@@ -17,24 +17,15 @@
  *
  * @module
  */
-import type { SchedulerLike, Subscriber, Unsubscribable } from 'rxjs';
-import { asyncScheduler } from 'rxjs';
+import type { Subscriber, Unsubscribable } from 'rxjs';
 import type { ElicitRequest, ElicitResult, ToolResult } from '../../lib/contract.js';
-import type { CallContextOptions } from '../../lib/context.js';
 import { CancelledError } from '../../lib/errors.js';
 import type { ExecuteOptions, ExecutionEvent, Job } from '../job.js';
-import { capacitiesOf, timeoutBound } from './batch-mode.js';
-import type { BatchSpans } from './call-spans.js';
+import { BatchSettings } from './batch-settings.js';
+import type { BatchSpans } from '../../lib/telemetry/call-spans.js';
 import { CallRun, type RunOwner } from './call-run.js';
-import {
-  contextOptionsOf,
-  detachedEvent,
-  finalEvent,
-  progressEvent,
-  questionEvent,
-} from './call-events.js';
-import { spansFor } from './span-hook.js';
-import { reportTeardownError } from './teardown-errors.js';
+import { detachedEvent, finalEvent, progressEvent, questionEvent } from './call-events.js';
+import { spansFor } from '../../lib/telemetry/span-hook.js';
 
 /** Whether a batch of `jobs` under `options` is one the solo run takes (see the module). */
 export function runsAlone(jobs: readonly Job[], options: ExecuteOptions): boolean {
@@ -52,27 +43,19 @@ export function runsAlone(jobs: readonly Job[], options: ExecuteOptions): boolea
 export class SoloRun implements RunOwner, Unsubscribable {
   declare private readonly destination: Subscriber<ExecutionEvent>;
   declare private readonly job: Job;
-  declare readonly contextOptions: CallContextOptions;
-  declare readonly onStart: ((job: Job, index: number) => void | Promise<void>) | undefined;
-  declare readonly timeout: number;
-  declare readonly scheduler: SchedulerLike;
-  declare readonly spans: BatchSpans | undefined;
+  /** The batch's options, resolved once, as the engine resolves them. */
+  declare readonly settings: BatchSettings;
+  declare readonly spans: BatchSpans<Job> | undefined;
   /** Approvals add to calls; a solo run has none. */
   declare readonly reviews: undefined;
-  declare private readonly onTeardownError: ExecuteOptions['onTeardownError'];
   declare private run: CallRun | undefined;
   declare private closed: boolean;
 
   constructor(destination: Subscriber<ExecutionEvent>, options: ExecuteOptions, job: Job) {
     // The engine refuses a capacity that cannot be before anything runs; so does this.
-    if (options.capacities !== undefined) capacitiesOf(options);
+    this.settings = new BatchSettings(options);
     this.destination = destination;
     this.job = job;
-    this.contextOptions = contextOptionsOf(options);
-    this.onStart = options.onStart;
-    this.timeout = timeoutBound(options);
-    this.scheduler = options.scheduler ?? asyncScheduler;
-    this.onTeardownError = options.onTeardownError;
     this.reviews = undefined;
     this.run = undefined;
     this.closed = false;
@@ -123,14 +106,6 @@ export class SoloRun implements RunOwner, Unsubscribable {
     spans?.closeAll();
     // Nothing, when the consumer unsubscribed in its handler.
     destination.complete();
-  }
-
-  teardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(this.onTeardownError, thrown, run.job, run.index);
-  }
-
-  answerTeardownError(run: CallRun, thrown: unknown): void {
-    reportTeardownError(this.onTeardownError, thrown, run.job, run.index, "the elicitor's answer");
   }
 
   /** The subscriber's teardown: a call still running is cancelled. */

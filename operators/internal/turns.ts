@@ -1,6 +1,6 @@
 /**
  * Whose turn it is: the half of the engine that decides which admitted call a free slot takes
- * (scheduler-internals.ts owns the slots, the events, the end and the watches).
+ * (engine.ts owns the slots, the events, the end and the watches).
  *
  * - Jobs are admitted lazily through a cursor over the job array, so a 100k batch holds only what
  *   runs or waits. The not-yet-admitted jobs are the ready FIFO, and the cursor its head index.
@@ -37,7 +37,7 @@ export interface TurnsHost extends RunOwner {
 /** The turn-taking state of one batch. */
 export class Turns {
   // Declared, and set in the constructor, rather than initialised as class fields: see the
-  // engine's (scheduler-internals.ts).
+  // engine's (engine.ts).
   declare private readonly host: TurnsHost;
   /** One call at a time in job order, ignoring resources (and, without approvals, chains). */
   declare private readonly serial: boolean;

@@ -55,7 +55,7 @@ export const SERVER: Record<string, Verdict> = {
   'prompts-get-with-image': { outOfScope: PROMPTS },
   'dns-rebinding-protection': 'pass',
   caching: {
-    outOfScope: `${PROMPTS}; tools/list carries ttlMs and cacheScope (test/mcp-modern.test.ts)`,
+    outOfScope: `${PROMPTS}; tools/list carries ttlMs and cacheScope (test/mcp/mcp-modern.test.ts)`,
   },
   'http-header-validation': 'pass',
   'http-custom-header-server-validation': 'pass',
@@ -186,7 +186,7 @@ export function runClientScenarios(
     scenarios,
     async (scenario) => {
       const first = await run(scenario);
-      // sse-retry times the reconnection on the wall clock (see test/mcp-conformance.test.ts).
+      // sse-retry times the reconnection on the wall clock (see test/mcp/mcp-conformance.test.ts).
       return /reconnected very late/.test(first.output) ? run(scenario) : first;
     },
     2,

@@ -52,7 +52,12 @@ export function conformanceOf(
       execFile(
         node,
         [cli, ...args, ...(timeout ? ['--timeout', String(scaled(30_000))] : [])],
-        { cwd, timeout: scaled(120_000), maxBuffer: 16 << 20, env: { ...process.env, NO_COLOR: '1' } },
+        {
+          cwd,
+          timeout: scaled(120_000),
+          maxBuffer: 16 << 20,
+          env: { ...process.env, NO_COLOR: '1' },
+        },
         (error, stdout, stderr) => {
           const status = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
           done({ status, output: `${stdout}${stderr}` });

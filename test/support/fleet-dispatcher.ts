@@ -1,6 +1,6 @@
 /**
  * A fleet dispatcher in a process of its own, for the test that kills it mid-batch and runs the
- * batch again (test/fleet.test.ts): four calls of `counted_slow` sent to the queue of the Redis at
+ * batch again (test/fleet/fleet.test.ts): four calls of `counted_slow` sent to the queue of the Redis at
  * the given URL, each printed (`final <call id>`) as it ends.
  *
  * Run: `node --import tsx test/support/fleet-dispatcher.ts <redis url>`.

@@ -1,10 +1,10 @@
 /**
  * A fleet worker in a process of its own, for the test that kills it mid-call
- * (test/fleet.test.ts): the tools of `toolsOf` below, on the queue of the Redis at the given URL.
+ * (test/fleet/fleet.test.ts): the tools of `toolsOf` below, on the queue of the Redis at the given URL.
  * It prints `ready` once it takes calls, and `started <label>` as each call starts.
  *
  * Its locks are short (`lockDuration` 1 s, `stalledInterval` 0.5 s), or the fleet's defaults when
- * a third argument `defaults` is given (test/fleet-recovery.test.ts).
+ * a third argument `defaults` is given (test/fleet/fleet-recovery.test.ts).
  *
  * Run: `node --import tsx test/support/fleet-worker.ts <redis url> <queue> [defaults]`.
  */

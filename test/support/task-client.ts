@@ -1,7 +1,7 @@
 /**
  * A client process that calls a remote task tool and writes its journal as it goes (each call as
  * it starts, each record, each final event: one JSON line each), for the test that kills it
- * mid-task and resumes the batch from the journal (test/mcp-tasks-client.test.ts).
+ * mid-task and resumes the batch from the journal (test/mcp/tasks/mcp-tasks-client.test.ts).
  *
  * Run: `node --import tsx test/support/task-client.ts <server url> <journal file> <label>`.
  */

@@ -11,7 +11,8 @@ import { fail, failAfter } from './failure.js';
 import { dataPath, SchemaProblem, sequence, typeTest, type Check } from './check.js';
 import { jsonEqual } from './equal.js';
 import type { PatternEngine } from '../compile.js';
-import { arrayGroup, numberGroup, objectGroup, stringGroup } from './typed-keywords.js';
+import { arrayGroup, numberGroup, stringGroup } from './typed-keywords.js';
+import { objectGroup } from './object-keywords.js';
 import { SchemaRefs, type Schema } from './schema-refs.js';
 import { spendReference } from '../work-budget.js';
 

@@ -3,7 +3,7 @@
  * over AG-UI: the model's text, each call with its progress and result, the approvals asked
  * (answered with `POST /approve`) and the tools' questions (answered with `POST /answer` under the
  * question's id). The events are read with `fetch` and applied here, a few lines for the events
- * the loop sends: `@ag-ui/client`'s HttpAgent (which test/example-angular-loop-server.test.ts
+ * the loop sends: `@ag-ui/client`'s HttpAgent (which test/angular/example-angular-loop-server.test.ts
  * reads the same server with) took the page past its 500 kB initial budget, even loaded lazily.
  */
 import { ChangeDetectionStrategy, Component, signal } from '@angular/core';

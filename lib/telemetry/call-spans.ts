@@ -1,0 +1,248 @@
+/**
+ * A batch's OpenTelemetry spans and durations: one `execute_tool {name}` span per job that gets a
+ * final event, per the GenAI semantic conventions (docs/telemetry.md). Made by the engine only
+ * when the application has registered a tracer or a meter provider; otherwise the engine holds
+ * undefined and pays one check per hook.
+ *
+ * A call's span starts when its approval is asked, or else when it starts; it ends with its final
+ * event (its status and `error.type` from its error), or when the batch is unsubscribed (as
+ * cancelled). A job that ends before it starts (refused, its own signal, the batch aborted) still
+ * gets its span, started and ended at once. The tool runs in the span's context, and its call's
+ * `trace` names the span, so a remote tool's request carries it on.
+ *
+ * @module
+ */
+import type { ElicitRequest, ElicitResult, Tool, ToolCall, ToolResult } from '../contract.js';
+import { CancelledError } from '../errors.js';
+import {
+  activeTelemetry,
+  continuing,
+  errorType,
+  now,
+  recordedOutput,
+  SPAN_KIND,
+  STATUS_ERROR,
+  traceContextOf,
+  type ActiveTelemetry,
+  type OtelAttributes,
+  type OtelContext,
+  type OtelSpan,
+} from './open-telemetry.js';
+import { installSpans } from './span-hook.js';
+import { McpSpan } from './mcp-spans.js';
+
+/** What a span is made for: a call and its tool (a batch's `Job`, operators/job.ts, is one). */
+export interface SpannedJob {
+  readonly tool: Tool;
+  readonly call: ToolCall;
+}
+
+/** What a batch's spans record: its `telemetry` option (`TelemetryOptions`, operators/job.ts). */
+export interface SpanOptions<J extends SpannedJob = SpannedJob> {
+  readonly recordInputs?: boolean | undefined;
+  readonly recordOutputs?: boolean | undefined;
+  readonly onSpan?:
+    ((job: J, index: number, span: { traceId: string; spanId: string }) => void) | undefined;
+}
+
+/** The options a batch's spans are made from (a batch's `ExecuteOptions` is one). */
+export interface SpannedBatch<J extends SpannedJob = SpannedJob> {
+  readonly telemetry?: SpanOptions<J> | false | undefined;
+}
+
+/** Has the engine make spans from now on (see span-hook.ts). */
+export function installCallSpans(): void {
+  installSpans({
+    batch: batchSpans,
+    mcp: (side, tool, peer, trace) => McpSpan.open(side, tool, peer, trace),
+    tool: (parent, job) => ToolSpan.under(parent, job),
+  });
+}
+
+/**
+ * The spans of one batch, or undefined when the batch makes none: telemetry turned off for it,
+ * the API not found, or no provider registered.
+ */
+export function batchSpans<J extends SpannedJob>(
+  options: SpannedBatch<J>,
+): BatchSpans<J> | undefined {
+  const telemetry = options.telemetry;
+  if (telemetry === false) return undefined;
+  const active = activeTelemetry();
+  if (active === undefined) return undefined;
+  // The context active where the batch is subscribed is its calls' parent.
+  return new BatchSpans(active, active.otel.context.active(), telemetry ?? {});
+}
+
+/** The open spans of a batch, by job index. */
+export class BatchSpans<J extends SpannedJob = SpannedJob> {
+  private readonly open = new Map<number, ToolSpan>();
+
+  constructor(
+    private readonly active: ActiveTelemetry,
+    private readonly parent: OtelContext,
+    private readonly options: SpanOptions<J>,
+  ) {}
+
+  /** Job `index`'s span, started now when it has none yet. */
+  private spanOf(index: number, job: J): ToolSpan {
+    const open = this.open.get(index);
+    if (open !== undefined) return open;
+    // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
+    const parent = continuing(this.active.otel, this.parent, job.call.trace);
+    const made = new ToolSpan(this.active, job, parent, this.options);
+    const onSpan = this.options.onSpan;
+    if (onSpan !== undefined && made.span !== undefined) {
+      const { traceId, spanId } = made.span.spanContext();
+      try {
+        onSpan(job, index, { traceId, spanId });
+      } catch {
+        // The application's hook: it has no say in the call.
+      }
+    }
+    this.open.set(index, made);
+    return made;
+  }
+
+  /** Job `index`'s approval is being asked. */
+  asked(index: number, job: J): void {
+    this.spanOf(index, job).span?.addEvent('agenttool.approval.requested');
+  }
+
+  /** Job `index`'s approval came: approved, or refused (its end follows). */
+  answered(index: number, approved: boolean): void {
+    this.open.get(index)?.span?.addEvent('agenttool.approval.answered', {
+      'agenttool.approval.approved': approved,
+    });
+  }
+
+  /** Runs `start` (the call's onStart, then its tool) in the context of job `index`'s span. */
+  start(index: number, job: J, start: () => void): void {
+    this.spanOf(index, job).run(start);
+  }
+
+  /** The call job `index`'s tool is given: its `trace` names the call's span. */
+  callOf(index: number, job: J): ToolCall {
+    return this.spanOf(index, job).call;
+  }
+
+  /** A question job `index`'s tool asked, or its answer. */
+  question(index: number, request: ElicitRequest, answer: ElicitResult | undefined): void {
+    const span = this.open.get(index)?.span;
+    if (span === undefined) return;
+    const mode = (request as { mode?: unknown }).mode;
+    if (answer === undefined)
+      span.addEvent('agenttool.question.asked', {
+        'agenttool.question.mode': typeof mode === 'string' ? mode : 'form',
+      });
+    else
+      span.addEvent('agenttool.question.answered', { 'agenttool.question.action': answer.action });
+  }
+
+  /** Job `index` has its final event: its span ends with the outcome. */
+  ended(index: number, job: J, result: ToolResult | undefined, error: Error | undefined): void {
+    const made = this.spanOf(index, job);
+    this.open.delete(index);
+    made.end(result, error);
+  }
+
+  /** The batch is over with spans still open (unsubscribed, or its source failed): cancelled. */
+  closeAll(): void {
+    if (this.open.size === 0) return;
+    const error = new CancelledError('call cancelled: the batch was unsubscribed');
+    for (const made of this.open.values()) made.end(undefined, error);
+    this.open.clear();
+  }
+}
+
+/**
+ * One call's `execute_tool` span (when tracing) and its start (for its duration): made by a
+ * batch for each of its jobs, and by `createMcpServer` for each call it serves.
+ */
+export class ToolSpan {
+  readonly span: OtelSpan | undefined;
+  /** The context the tool runs in: the span's, under its parent. */
+  private readonly context: OtelContext;
+  /** The call the tool gets: the job's, its `trace` naming the span. */
+  readonly call: ToolCall;
+  private readonly toolName: string | undefined;
+  private readonly start = now();
+  private ended = false;
+
+  constructor(
+    private readonly active: ActiveTelemetry,
+    job: SpannedJob,
+    /** The context the span goes under. */
+    under: OtelContext,
+    private readonly options: Pick<SpanOptions, 'recordInputs' | 'recordOutputs'>,
+  ) {
+    const { otel, tracer } = active;
+    const tool = job.tool as Tool | undefined;
+    const call = job.call;
+    const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
+    this.toolName = toolName;
+    this.context = under;
+    this.call = call;
+    this.span = undefined;
+    if (tracer === undefined) return;
+    const attributes: OtelAttributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': toolName,
+      'gen_ai.tool.call.id': call.id,
+      'gen_ai.tool.type': 'function',
+    };
+    const description = tool?.description;
+    if (typeof description === 'string' && description !== '')
+      attributes['gen_ai.tool.description'] = description;
+    if (options.recordInputs === true)
+      attributes['gen_ai.tool.call.arguments'] = call.args === '' ? '{}' : call.args;
+    if (call.resumed !== undefined) attributes['agenttool.call.resumed'] = true;
+    const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
+    const span = tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, under);
+    this.span = span;
+    this.context = otel.trace.setSpan(under, span);
+    this.call = { ...call, trace: traceContextOf(span.spanContext()) };
+  }
+
+  /**
+   * The span of a call run outside a batch (a call `createMcpServer` serves), under `parent`
+   * (the active context when undefined); undefined when the application neither traces nor
+   * measures.
+   */
+  static under(parent: OtelContext | undefined, job: SpannedJob): ToolSpan | undefined {
+    const active = activeTelemetry();
+    if (active === undefined) return undefined;
+    return new ToolSpan(active, job, parent ?? active.otel.context.active(), {});
+  }
+
+  /** Runs `work` (the call's onStart and tool) in the span's context. */
+  run<T>(work: () => T): T {
+    return this.active.otel.context.with(this.context, work);
+  }
+
+  /** Ends the span with the call's outcome, and records its duration. Once only. */
+  end(result: ToolResult | undefined, error: Error | undefined): void {
+    if (this.ended) return;
+    this.ended = true;
+    const type = error === undefined ? undefined : errorType(error);
+    const span = this.span;
+    if (span !== undefined) {
+      if (error !== undefined) {
+        span.setAttribute('error.type', type!);
+        span.setStatus({ code: STATUS_ERROR, message: error.message });
+      } else if (result !== undefined && this.options.recordOutputs === true) {
+        span.setAttribute('gen_ai.tool.call.result', recordedOutput(result));
+      }
+      span.end();
+    }
+    const durations = this.active.durations;
+    if (durations !== undefined) {
+      const attributes: OtelAttributes = {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': this.toolName,
+      };
+      if (type !== undefined) attributes['error.type'] = type;
+      durations.tool.record((now() - this.start) / 1000, attributes);
+    }
+  }
+}
