@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpHttpServer } from '../../adapters/mcp-server/index.js';
 import { serveConformance } from '../conformance/everything-server.js';
-import { all, failures, node22 } from '../support/conformance.js';
+import { all, failures, node22, onceMore } from '../support/conformance.js';
 import {
   CLIENT,
   clientOutOfScope,
@@ -48,8 +48,11 @@ describe('MCP conformance suite, next line (0.2.0-alpha.12: MCP 2026-07-28)', fu
     const scenarios = Object.entries(SERVER)
       .filter(([, verdict]) => verdict === 'pass' || 'notYet' in verdict)
       .map(([name]) => name);
+    const one = (scenario: string) =>
+      conformance(node, ['server', '--url', url, '--scenario', scenario], cwd);
+    // A scenario expected to pass is run once more when it fails (see onceMore).
     const results = await all(scenarios, (scenario) =>
-      conformance(node, ['server', '--url', url, '--scenario', scenario], cwd),
+      SERVER[scenario] === 'pass' ? onceMore(one)(scenario) : one(scenario),
     );
     const expected = new Map([...results].filter(([name]) => SERVER[name] === 'pass'));
     expect(failures(expected)).to.deep.equal([]);

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpHttpServer } from '../../adapters/mcp-server/index.js';
 import { serveConformance } from '../conformance/everything-server.js';
-import { all, conformanceClient, conformanceOf, failures, node22 } from '../support/conformance.js';
+import {
+  all,
+  conformanceClient,
+  conformanceOf,
+  failures,
+  node22,
+  onceMore,
+} from '../support/conformance.js';
 import { scaled } from '../support/time.js';
 
 const conformance = conformanceOf('@modelcontextprotocol/conformance');
@@ -66,8 +73,11 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance under Node 22
   it('createMcpServer over Streamable HTTP passes every server scenario it claims', async () => {
     http = await serveConformance();
     const url = http.url;
-    const results = await all(SERVER_SCENARIOS, (scenario) =>
-      conformance(node, ['server', '--url', url, '--scenario', scenario], cwd),
+    const results = await all(
+      SERVER_SCENARIOS,
+      onceMore((scenario) =>
+        conformance(node, ['server', '--url', url, '--scenario', scenario], cwd),
+      ),
     );
     expect(failures(results)).to.deep.equal([]);
   });

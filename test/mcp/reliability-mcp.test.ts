@@ -16,7 +16,7 @@ const faultServer = join(import.meta.dirname, '..', 'fixtures', 'mcp-fault-serve
 const hangServer = join(import.meta.dirname, '..', 'fixtures', 'hang-stdio-server.ts');
 
 describe('reliability: an MCP peer that goes away mid-call', function () {
-  this.timeout(scaled(10_000));
+  this.timeout(scaled(30_000));
 
   it('a server killed mid-call fails its waiting calls within a second and keeps every answer given', async () => {
     const transport = new StdioClientTransport({
