@@ -81,6 +81,47 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
+/** The authorization this process waits for: its `state`, and who its redirect is given to. */
+interface Waiting {
+  state?: string | undefined;
+  answer?: ((response: AuthorizationResponse) => void) | undefined;
+  refuse?: ((error: Error) => void) | undefined;
+}
+
+/**
+ * The loopback server the authorization server sends the browser back to: a redirect that brings
+ * back `waiting`'s state gives its code (or its error) to `waiting`.
+ */
+function callbackServer(waiting: Waiting): Server {
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback') {
+      res.writeHead(404).end();
+      return;
+    }
+    const text = (status: number, body: string): void =>
+      void res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+    if (!sameState(url.searchParams.get('state'), waiting.state)) {
+      // Not the redirect of the authorization this process started: ignored, still waiting.
+      text(400, 'not the authorization agenttool is waiting for (wrong or missing state)\n');
+      return;
+    }
+    waiting.state = undefined; // a state is good for one redirect
+    const code = url.searchParams.get('code');
+    const iss = url.searchParams.get('iss');
+    const error = url.searchParams.get('error');
+    if (code === null) {
+      text(400, `authorization failed: ${error ?? 'no code'}\n`);
+      waiting.refuse?.(
+        new Error(`oauth: the authorization server answered ${error ?? 'without a code'}`),
+      );
+      return;
+    }
+    text(200, 'agenttool is authorized; you can close this page.\n');
+    waiting.answer?.(iss === null ? { code } : { code, iss });
+  });
+}
+
 /**
  * The provider `--auth` gives `oauth()` for the server at `serverUrl`: a loopback redirect, the
  * page's URL told through `tell`, what the server grants kept in {@link oauthFile}. Resolves once
@@ -93,35 +134,9 @@ export async function loginProvider(
   const file = oauthFile();
   let kept: Kept = readAll(file)[serverUrl] ?? {};
   let verifier: string | undefined;
-  let state: string | undefined;
-  let answer: ((response: AuthorizationResponse) => void) | undefined;
-  let refuse: ((error: Error) => void) | undefined;
+  const waiting: Waiting = {};
   let response: Promise<AuthorizationResponse> | undefined;
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback') {
-      res.writeHead(404).end();
-      return;
-    }
-    const text = (status: number, body: string): void =>
-      void res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
-    if (!sameState(url.searchParams.get('state'), state)) {
-      // Not the redirect of the authorization this process started: ignored, still waiting.
-      text(400, 'not the authorization agenttool is waiting for (wrong or missing state)\n');
-      return;
-    }
-    state = undefined; // a state is good for one redirect
-    const code = url.searchParams.get('code');
-    const iss = url.searchParams.get('iss');
-    const error = url.searchParams.get('error');
-    if (code === null) {
-      text(400, `authorization failed: ${error ?? 'no code'}\n`);
-      refuse?.(new Error(`oauth: the authorization server answered ${error ?? 'without a code'}`));
-      return;
-    }
-    text(200, 'agenttool is authorized; you can close this page.\n');
-    answer?.(iss === null ? { code } : { code, iss });
-  });
+  const server = callbackServer(waiting);
   server.unref();
   const port = await listen(server, kept.port ?? 0);
   if (port !== kept.port) {
@@ -151,7 +166,7 @@ export async function loginProvider(
     saveClientInformation: (client) => save({ client }),
     tokens: () => kept.tokens as never,
     saveTokens: (tokens) => save({ tokens }),
-    state: () => (state = randomBytes(32).toString('base64url')),
+    state: () => (waiting.state = randomBytes(32).toString('base64url')),
     saveCodeVerifier: (saved) => void (verifier = saved),
     codeVerifier: () => {
       if (verifier === undefined) throw new Error('oauth: no PKCE code verifier was saved');
@@ -165,8 +180,8 @@ export async function loginProvider(
     },
     redirectToAuthorization: (url) => {
       response = new Promise((resolve, reject) => {
-        answer = resolve;
-        refuse = reject;
+        waiting.answer = resolve;
+        waiting.refuse = reject;
       });
       server.ref(); // waiting for the person keeps the process alive
       void response.finally(() => server.unref()).catch(() => undefined);

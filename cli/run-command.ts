@@ -98,15 +98,7 @@ async function runTurn(
   const controller = new AbortController();
   const began = Date.now();
   const state = initialState(jobs, args);
-  const view: BatchView = args.json
-    ? new JsonView(
-        process.stdout,
-        jobs,
-        initialCallStates(jobs).map((state) => state.resource),
-      )
-    : process.stderr.isTTY === true
-      ? new LiveView(process.stderr)
-      : new PlainView(process.stderr);
+  const view = turnView(args, jobs);
   let interrupts = 0;
   const onInterrupt = (): void => {
     interrupts++;
@@ -134,18 +126,8 @@ async function runTurn(
   };
   if (args.maxParallel !== undefined) options.maxParallel = args.maxParallel;
   if (args.timeout !== undefined) options.timeout = args.timeout;
-  // The tools' questions: scripted with --answer; asked on a terminal; else declined at once.
-  let form: TerminalForm | undefined;
-  const names = new Map(jobs.map((job, index) => [job.call.id, `#${index} ${job.tool.name}`]));
-  const asker = (call: { id: string }): string =>
-    names.get(call.id) ?? (call.id === '' ? 'a server (its call unknown)' : call.id);
-  if (args.answers.length > 0)
-    options.elicitor = scriptedElicitor(args.answers, (line) => view.notice(line), asker);
-  else if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
-    const asking = new TerminalForm(process.stdin, process.stderr, view);
-    form = asking;
-    options.elicitor = (request, call) => asking.ask(request, asker(call));
-  }
+  const { elicitor, form } = turnAnswers(args, jobs, view);
+  if (elicitor !== undefined) options.elicitor = elicitor;
   if (options.elicitor !== undefined) questions.answer = options.elicitor;
 
   const settled = new Array<SettledResult>(jobs.length);
@@ -170,6 +152,47 @@ async function runTurn(
     form?.close();
     reapShells();
   }
+  return printOutput(args, jobs, settled);
+}
+
+type Jobs = ReturnType<typeof jobsFromItems>;
+
+/** Where the turn is shown: JSON lines with --json, live rows on a terminal, else plain lines. */
+function turnView(args: RunArgs, jobs: Jobs): BatchView {
+  return args.json
+    ? new JsonView(
+        process.stdout,
+        jobs,
+        initialCallStates(jobs).map((state) => state.resource),
+      )
+    : process.stderr.isTTY === true
+      ? new LiveView(process.stderr)
+      : new PlainView(process.stderr);
+}
+
+/**
+ * The tools' questions: scripted with --answer; asked on a terminal (`form`, closed when the turn
+ * ends); else declined at once (no elicitor).
+ */
+function turnAnswers(
+  args: RunArgs,
+  jobs: Jobs,
+  view: BatchView,
+): { elicitor?: Elicitor; form?: TerminalForm } {
+  const names = new Map(jobs.map((job, index) => [job.call.id, `#${index} ${job.tool.name}`]));
+  const asker = (call: { id: string }): string =>
+    names.get(call.id) ?? (call.id === '' ? 'a server (its call unknown)' : call.id);
+  if (args.answers.length > 0)
+    return { elicitor: scriptedElicitor(args.answers, (line) => view.notice(line), asker) };
+  if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
+    const form = new TerminalForm(process.stdin, process.stderr, view);
+    return { elicitor: (request, call) => form.ask(request, asker(call)), form };
+  }
+  return {};
+}
+
+/** Prints the turn's output items; resolves to the exit status. */
+function printOutput(args: RunArgs, jobs: Jobs, settled: SettledResult[]): number {
   const output = toOutputItems(jobs, settled);
   // The text output is for reading, on a terminal or piped (docs/cli.md): inline images and files
   // as one-line placeholders. --json, for programs, keeps all their bytes.

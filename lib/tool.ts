@@ -209,27 +209,37 @@ export function tool<
     };
     Object.assign(built, { resource: named });
   }
-  if (confined !== undefined) {
-    built.confined = (raw, context) => {
-      let args: unknown;
-      try {
-        args = argsOf(raw);
-      } catch {
-        return { confined: false, by: '' };
-      }
-      // Asynchronous decoding cannot answer a synchronous question: not confined is the safe answer.
-      if (args instanceof Promise) {
-        args.catch(() => undefined);
-        return { confined: false, by: '' };
-      }
-      return confined.call(definition, args as ArgsOf<S>, context);
-    };
-  }
+  if (confined !== undefined) built.confined = confinedOf(definition, confined, argsOf);
   selfChecking.add(built);
   return built;
 }
 
 const selfChecking = new WeakSet<Tool>();
+
+/**
+ * The built tool's `confined`: the definition's, asked with the call's arguments read as `execute`
+ * reads them; not confined when they do not read.
+ */
+function confinedOf<S extends AnyZodSchema | StandardSchemaLike | JsonSchema | undefined, Out>(
+  definition: ToolDefinition<S, Out>,
+  confined: NonNullable<ToolDefinition<S, Out>['confined']>,
+  argsOf: ReturnType<typeof toolArguments>['argsOf'],
+): NonNullable<Tool['confined']> {
+  return (raw, context) => {
+    let args: unknown;
+    try {
+      args = argsOf(raw);
+    } catch {
+      return { confined: false, by: '' };
+    }
+    // Asynchronous decoding cannot answer a synchronous question: not confined is the safe answer.
+    if (args instanceof Promise) {
+      args.catch(() => undefined);
+      return { confined: false, by: '' };
+    }
+    return confined.call(definition, args as ArgsOf<S>, context);
+  };
+}
 
 /**
  * A declared output schema, made canonical (an object schema, as MCP requires), and the check of

@@ -25,10 +25,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Session } from '../../lib/contract.js';
 import { ValidationError } from '../../lib/errors.js';
-import { traceOf } from '../../lib/trace-context.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
 import { asksForRecords } from '../mcp-shared/mcp-records.js';
-import type { TaskRelay } from '../mcp-shared/task-relay.js';
 import { sendCallLog } from './call-log.js';
 import { clientElicitor, elicitationModes, type ElicitationModes } from './client-elicitor.js';
 import {
@@ -40,8 +38,9 @@ import {
 } from './era.js';
 import { HeldCall, heldCall, questionTimeoutOf } from './held/held-calls.js';
 import { openState, stateSigningOf } from './held/request-state.js';
+import { callOf, refusalAsFailure, servedOf, type Routed, type Speaker } from './routed-call.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
-import { taskOf, type Entry, type ServedList } from './served-list.js';
+import { taskOf, type ServedList } from './served-list.js';
 import type { McpServerOptions } from './server-options.js';
 import { heldCalls, startedTasks } from './server-state.js';
 import { OpeningCall, openingOf } from './tasks/opening-questions.js';
@@ -50,41 +49,6 @@ import { declaresTasks, taskHostOf, type TaskOptions } from './tasks/task-host.j
 type Ctx = ServerContext;
 /** A call's answer: its result, or (MCP 2026-07-28) the questions a held call waits on. */
 type Answer = CallToolResult | Promise<CallToolResult> | ReturnType<HeldCall['answer']>;
-
-/** What the request that speaks for a call gives it: where its progress, questions, logs go. */
-type Speaker = Pick<
-  ServedCall,
-  'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log' | 'sendRecords'
-> &
-  Partial<Pick<ServedCall, 'modes'>>;
-
-/** A call as the router has read it: its tool, its arguments' text, its request's `_meta`. */
-interface Routed {
-  readonly entry: Entry;
-  readonly name: string;
-  readonly text: string;
-  readonly meta: CallToolRequest['params']['_meta'];
-  readonly call: ServedCall['call'];
-}
-
-/**
- * A served call's result, an upstream refusal (see `runServedCall`) as an `isError` result: a
- * call that became a task has no request left to answer with the error.
- */
-function refusalAsFailure(
-  result: CallToolResult | Promise<CallToolResult>,
-): Promise<CallToolResult> {
-  return Promise.resolve(result).catch((refusal: unknown) => failure(refusal));
-}
-
-/** The served call: its id, its arguments' text, and the trace context its request carries. */
-function callOf(id: string, args: string, meta: unknown): ServedCall['call'] {
-  const trace = traceOf(meta);
-  return trace === undefined ? { id, args } : { id, args, trace };
-}
-
-/** The word on tasks of a proxied call whose client takes none from this server (task-relay.ts). */
-const NO_TASKS: TaskRelay = Object.freeze({ declares: false, upstreamTask: () => undefined });
 
 /** Routes the `tools/call` requests of one server (see the module's comment). */
 export class CallRouter {
@@ -404,31 +368,6 @@ export class CallRouter {
 
   /** What a call of `routed` needs, with what the request that speaks for it gives: one object. */
   private servedOf(routed: Routed, speaker: Speaker): ServedCall {
-    const { entry } = routed;
-    const options = this.options;
-    return {
-      tool: entry.tool,
-      validator: entry.validator,
-      call: routed.call,
-      session: speaker.session,
-      signal: speaker.signal,
-      progressToken: speaker.progressToken,
-      notify: speaker.notify,
-      elicitor: speaker.elicitor,
-      modes: speaker.modes,
-      log: speaker.log,
-      report: this.report,
-      passThrough: entry.tool.remote !== undefined,
-      taskRelay: entry.tool.remote === undefined ? undefined : NO_TASKS,
-      sendRecords: speaker.sendRecords,
-      recorder: options.recorder,
-      maxRecords: options.maxRecords,
-      maxRecordBytes: options.maxRecordBytes,
-      maxQuestions: options.maxQuestions,
-      peer: () => ({
-        protocolVersion: this.server.getNegotiatedProtocolVersion(),
-        sessionId: speaker.session?.id,
-      }),
-    };
+    return servedOf(routed, speaker, this.server, this.options, this.report);
   }
 }

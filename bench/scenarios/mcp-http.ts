@@ -18,7 +18,7 @@ import { connectMcp, httpTransport } from '../../adapters/mcp-client/index.js';
 import { CallContext } from '../../lib/context.js';
 import type { Tool } from '../../lib/contract.js';
 import { drive, HttpMcpClient, type LoadResult } from '../http-load.js';
-import { interleave, quantile } from '../harness.js';
+import { interleave, quantile, type Sampled } from '../harness.js';
 import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
 
@@ -148,6 +148,41 @@ function upperOnce(upper: Tool, i: number): Promise<void> {
 
 function ignoreProgress(): void {}
 
+/** The SDK's v2 client of `url` in MCP 2026-07-28; with `answers`, declaring elicitation. */
+async function sdkClientOf(url: URL, answers: boolean): Promise<Client> {
+  const client = new Client(
+    { name: 'bench-client', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: 'auto' },
+      ...(answers ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {}),
+    },
+  );
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
+}
+
+/** The rows of the client over HTTP: against the SDK asked for what ours asks, and bare. */
+function clientRows(ours: Sampled, sdkAlike: Sampled, sdkBare: Sampled): Row[] {
+  const scenario = '6 MCP over HTTP';
+  const name = 'client (2026-07-28): calls in turn, latency';
+  return [
+    row({
+      scenario,
+      name,
+      ours: { label: ours.name, value: ours.wallMedian, unit: 'ns/call' },
+      baseline: { label: sdkAlike.name, value: sdkAlike.wallMedian, unit: 'ns/call' },
+      target: { on: 'ratio', max: 1.2, text: '<= 1.2x' },
+      note: 'the SDK asked for what connectMcp asks on every call, declaring what it declares',
+    }),
+    row({
+      scenario,
+      name,
+      ours: { label: ours.name, value: ours.wallMedian, unit: 'ns/call' },
+      baseline: { label: sdkBare.name, value: sdkBare.wallMedian, unit: 'ns/call' },
+    }),
+  ];
+}
+
 /**
  * The client over HTTP in MCP 2026-07-28: `connectMcp` and the SDK's v2 `Client`, one call at a
  * time, against the same `serveHttp` server; the SDK asked for what `connectMcp` asks on every
@@ -158,18 +193,10 @@ async function compareClients(scale: Scale): Promise<Row[]> {
   const count = Math.round(100 * scale.size);
   try {
     const remote = await connectMcp(httpTransport(server.url.href));
-    const sdkClient = async (answers: boolean) => {
-      const client = new Client(
-        { name: 'bench-client', version: '1.0.0' },
-        {
-          versionNegotiation: { mode: 'auto' },
-          ...(answers ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {}),
-        },
-      );
-      await client.connect(new StreamableHTTPClientTransport(server.url));
-      return client;
-    };
-    const [alike, bare] = await Promise.all([sdkClient(true), sdkClient(false)]);
+    const [alike, bare] = await Promise.all([
+      sdkClientOf(server.url, true),
+      sdkClientOf(server.url, false),
+    ]);
     if (remote.protocolVersion !== '2026-07-28' || alike.getProtocolEra() !== 'modern')
       throw new Error('the clients did not go modern');
     const upper = remote.tools.find((tool) => tool.name === 'upper')!;
@@ -212,24 +239,7 @@ async function compareClients(scale: Scale): Promise<Row[]> {
       { rounds: scale.rounds(30), warmup: scale.size < 1 ? 1 : 3 },
     );
     await Promise.all([remote.close(), alike.close(), bare.close()]);
-    const scenario = '6 MCP over HTTP';
-    const name = 'client (2026-07-28): calls in turn, latency';
-    return [
-      row({
-        scenario,
-        name,
-        ours: { label: ours!.name, value: ours!.wallMedian, unit: 'ns/call' },
-        baseline: { label: sdkAlike!.name, value: sdkAlike!.wallMedian, unit: 'ns/call' },
-        target: { on: 'ratio', max: 1.2, text: '<= 1.2x' },
-        note: 'the SDK asked for what connectMcp asks on every call, declaring what it declares',
-      }),
-      row({
-        scenario,
-        name,
-        ours: { label: ours!.name, value: ours!.wallMedian, unit: 'ns/call' },
-        baseline: { label: sdkBare!.name, value: sdkBare!.wallMedian, unit: 'ns/call' },
-      }),
-    ];
+    return clientRows(ours!, sdkAlike!, sdkBare!);
   } finally {
     await stop(server);
   }

@@ -16,229 +16,29 @@
  *
  * @module
  */
-import { Client, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/client';
-import { InMemoryTransport, McpServer, inputRequired } from '@modelcontextprotocol/server';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
-import { z } from 'zod';
-import { connectMcp, type McpRemote } from '../../adapters/mcp-client/index.js';
+import { connectMcp } from '../../adapters/mcp-client/index.js';
 import { createMcpServer } from '../../adapters/mcp-server/index.js';
-import { TASKS_EXTENSION } from '../../adapters/mcp-shared/tasks-extension.js';
-import { rawTool, tool, type Tool } from '../../index.js';
-import { Observable } from 'rxjs';
-import { CallContext } from '../../lib/context.js';
-import type { ToolEvent } from '../../lib/contract.js';
-import { interleave } from '../harness.js';
+import { interleave, type RoundOptions, type Sampled } from '../harness.js';
 import { row, type Row } from '../report.js';
+import {
+  askCalls,
+  askingClientOf,
+  askTool,
+  echoTool,
+  INFO,
+  remoteCalls,
+  sdkAskServer,
+  sdkCalls,
+  sdkCallsLikeOurs,
+  sdkCallsWithToken,
+  sdkClientOf,
+  sdkServer,
+  v2Calls,
+  v2ClientOf,
+} from './mcp-memory-sides.js';
 import type { Scale } from './scale-options.js';
-
-const INFO = { name: 'bench', version: '1.0.0' };
-const ARGS = { text: 'hello' };
-
-function echo(text: string): string {
-  return text;
-}
-
-/**
- * The SDK's v2 client, over an in-memory pair whose server side is served by the SDK's stdio entry
- * (`serveStdio` with our transport), which picks the era from the client's opening: `modern`
- * negotiates 2026-07-28 (`server/discover`), otherwise 2025-11-25 (`initialize`).
- */
-async function v2ClientOf(
-  factory: () => McpServer | ReturnType<typeof createMcpServer>,
-  modern: boolean,
-  answers = false,
-): Promise<{ client: Client; close: () => Promise<void> }> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const handle = serveEras(factory, { transport: serverSide });
-  const client = new Client(
-    { name: 'bench-client', version: '1.0.0' },
-    {
-      ...(modern ? { versionNegotiation: { mode: 'auto' } } : {}),
-      // What connectMcp declares (it answers a server's questions and polls its tasks): in
-      // 2026-07-28 the capabilities travel, and are read, on every request.
-      ...(answers
-        ? {
-            capabilities: {
-              elicitation: { form: {} },
-              extensions: { [TASKS_EXTENSION]: {} },
-            } as ClientCapabilities,
-          }
-        : {}),
-    },
-  );
-  await client.connect(clientSide);
-  if ((client.getProtocolEra() === 'modern') !== modern)
-    throw new Error('the era was not the one asked');
-  return {
-    client,
-    close: async () => {
-      await client.close();
-      await handle.close();
-    },
-  };
-}
-
-async function v2Calls(client: Client, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const result = await client.callTool({ name: 'echo', arguments: ARGS });
-    if (result.isError === true) throw new Error('echo failed');
-  }
-}
-
-/** The SDK's own server with the SDK's own registration. */
-function sdkServer(): McpServer {
-  const server = new McpServer(INFO);
-  server.registerTool(
-    'echo',
-    {
-      description: 'Echo the text.',
-      inputSchema: z.object({ text: z.string() }),
-      annotations: { readOnlyHint: true },
-    },
-    ({ text }): CallToolResult => ({ content: [{ type: 'text', text: echo(text) }] }),
-  );
-  return server;
-}
-
-const echoTool: Tool = tool({
-  name: 'echo',
-  description: 'Echo the text.',
-  parameters: z.object({ text: z.string() }),
-  annotations: { readOnlyHint: true },
-  execute: ({ text }) => echo(text),
-});
-
-async function sdkClientOf(
-  connect: (transport: InMemoryTransport) => Promise<void>,
-): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await connect(serverSide);
-  const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
-
-async function sdkCalls(client: Client, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const result = (await client.callTool({ name: 'echo', arguments: ARGS })) as CallToolResult;
-    if (result.isError === true) throw new Error('echo failed');
-  }
-}
-
-function ignoreProgress(): void {}
-
-/** What our client asks of the SDK on every call: progress (so the timeout restarts) and a signal. */
-async function sdkCallsLikeOurs(client: Client, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const result = (await client.callTool(
-      { name: 'echo', arguments: ARGS },
-      {
-        onprogress: ignoreProgress,
-        resetTimeoutOnProgress: true,
-        signal: new AbortController().signal,
-      },
-    )) as CallToolResult;
-    if (result.isError === true) throw new Error('echo failed');
-  }
-}
-
-/**
- * What asking for progress alone costs the SDK's server: a bare callTool whose request carries a
- * progress token, as every request of our client does (the server parses the `_meta` it is in).
- */
-async function sdkCallsWithToken(client: Client, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const params = { name: 'echo', arguments: ARGS, _meta: { progressToken: `token-${i}` } };
-    const result = (await client.callTool(params)) as CallToolResult;
-    if (result.isError === true) throw new Error('echo failed');
-  }
-}
-
-/** One call through a Tool's execute, resolved at its final event. */
-function callOnce(remoteTool: Tool, id: string): Promise<void> {
-  const call = { id, args: '{"text":"hello"}' };
-  return new Promise((resolve, reject) => {
-    remoteTool.execute(call, new CallContext(call)).subscribe({
-      next(event: ToolEvent) {
-        if (event.final) resolve();
-      },
-      error: reject,
-    });
-  });
-}
-
-async function remoteCalls(remote: McpRemote, count: number): Promise<void> {
-  const remoteTool = remote.tools[0];
-  for (let i = 0; i < count; i++) await callOnce(remoteTool, `call_${i}`);
-}
-
-const goSchema = () => ({
-  type: 'object' as const,
-  properties: { go: { type: 'boolean' as const } },
-  required: ['go'],
-});
-
-/** A served tool that asks one question, then answers: agenttool holds the call for the answer. */
-const askTool: Tool = rawTool({
-  name: 'ask',
-  description: 'Asks, then answers.',
-  execute: (_call, context) =>
-    new Observable((subscriber) => {
-      void context.elicit({ key: 'go', message: 'Go?', schema: goSchema() }).then((answer) => {
-        subscriber.next({ final: true, result: { output: answer.action } });
-        subscriber.complete();
-      });
-    }),
-});
-
-/** The same with the SDK's own server: the handler returns input_required, and runs again. */
-function sdkAskServer(): McpServer {
-  const server = new McpServer(INFO);
-  server.registerTool('ask', { description: 'Asks, then answers.' }, (ctx) => {
-    const answer = ctx.mcpReq.inputResponses?.go as { action: string } | undefined;
-    if (answer === undefined)
-      return inputRequired({
-        inputRequests: {
-          go: inputRequired.elicit({ message: 'Go?', requestedSchema: goSchema() }),
-        },
-      });
-    return { content: [{ type: 'text', text: answer.action }] };
-  });
-  return server;
-}
-
-/** The SDK's v2 client in 2026-07-28, answering every question `accept`. */
-async function askingClientOf(
-  factory: () => McpServer | ReturnType<typeof createMcpServer>,
-): Promise<{ client: Client; close: () => Promise<void> }> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const handle = serveEras(factory, { transport: serverSide });
-  const client = new Client(
-    { name: 'bench-client', version: '1.0.0' },
-    { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
-  );
-  client.setRequestHandler('elicitation/create', () => ({
-    action: 'accept',
-    content: { go: true },
-  }));
-  await client.connect(clientSide);
-  if (client.getProtocolEra() !== 'modern') throw new Error('the asking client did not go modern');
-  return {
-    client,
-    close: async () => {
-      await client.close();
-      await handle.close();
-    },
-  };
-}
-
-async function askCalls(client: Client, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const result = (await client.callTool({ name: 'ask', arguments: {} })) as CallToolResult;
-    if ((result.content[0] as { text?: string } | undefined)?.text !== 'accept')
-      throw new Error(`the question was not answered: ${JSON.stringify(result)}`);
-  }
-}
 
 /** Runs scenario 5 and returns its rows. */
 export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
@@ -248,6 +48,21 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
   const rounds = scale.rounds(120);
   const warmup = scale.size < 1 ? 1 : 8;
 
+  const plan = { count, rounds, warmup };
+  const classic = await clientSamples(plan);
+  const modern = await modernClientSamples(plan);
+  const eras = await serverSamples(plan);
+  const asking = await askSamples(plan);
+  return rowsOf(classic, modern, eras, asking);
+}
+
+/** How many calls a sample makes, in how many rounds, after how many warm-up rounds. */
+interface Plan extends RoundOptions {
+  readonly count: number;
+}
+
+/** The client in MCP 2025-11-25: ours, the SDK's bare, asked for what ours asks, with a token. */
+async function clientSamples({ count, rounds, warmup }: Plan): Promise<Sampled[]> {
   const [ours, plain, alike, tokened] = await Promise.all([
     (async () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -258,7 +73,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
     sdkClientOf((transport) => sdkServer().connect(transport)),
     sdkClientOf((transport) => sdkServer().connect(transport)),
   ]);
-  const [client, sdkClient, sdkAlike, sdkTokened] = await interleave(
+  const samples = await interleave(
     [
       { name: 'connectMcp', calls: count, clock: 'wall', run: () => remoteCalls(ours, count) },
       { name: 'Client.callTool', calls: count, clock: 'wall', run: () => sdkCalls(plain, count) },
@@ -278,9 +93,14 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
     { rounds, warmup },
   );
   await Promise.all([ours.close(), plain.close(), alike.close(), tokened.close()]);
+  return samples;
+}
 
-  // The client in MCP 2026-07-28: ours and the SDK's v2 client, both against the SDK's server served
-  // by its era-picking entry, both negotiating the modern era.
+/**
+ * The client in MCP 2026-07-28: ours and the SDK's v2 client, both against the SDK's server served
+ * by its era-picking entry, both negotiating the modern era.
+ */
+async function modernClientSamples({ count, rounds, warmup }: Plan): Promise<Sampled[]> {
   const [modernOurs, modernSdk, modernAlike] = await Promise.all([
     (async () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -292,7 +112,7 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
     v2ClientOf(sdkServer, true),
     v2ClientOf(sdkServer, true, true),
   ]);
-  const [modernClient, sdkModernClient, sdkModernAlike] = await interleave(
+  const samples = await interleave(
     [
       {
         name: 'connectMcp',
@@ -316,8 +136,11 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
     { rounds, warmup },
   );
   await Promise.all([modernOurs.close(), modernSdk.close(), modernAlike.close()]);
+  return samples;
+}
 
-  // The server: ours and the SDK's v2 McpServer, both called by the SDK's v2 client, in each era.
+/** The server: ours and the SDK's v2 McpServer, both called by the SDK's v2 client, in each era. */
+async function serverSamples({ count, rounds, warmup }: Plan): Promise<Sampled[][]> {
   const eras = [];
   for (const modern of [false, true]) {
     const [toOurs, toSdk] = await Promise.all([
@@ -345,13 +168,19 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
     );
     await Promise.all([toOurs.close(), toSdk.close()]);
   }
-  // A call whose tool asks one question, answered by the client's retry: ours holds the running
-  // call; the SDK's runs its handler again with the answer.
+  return eras;
+}
+
+/**
+ * A call whose tool asks one question, answered by the client's retry: ours holds the running
+ * call; the SDK's runs its handler again with the answer.
+ */
+async function askSamples({ count, rounds, warmup }: Plan): Promise<Sampled[]> {
   const [askOurs, askSdk] = await Promise.all([
     askingClientOf(() => createMcpServer(INFO, [askTool])),
     askingClientOf(sdkAskServer),
   ]);
-  const [asked, sdkAsked] = await interleave(
+  const samples = await interleave(
     [
       {
         name: 'createMcpServer (held)',
@@ -369,7 +198,19 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
     { rounds, warmup },
   );
   await Promise.all([askOurs.close(), askSdk.close()]);
+  return samples;
+}
 
+/** The scenario's rows, from the samples in the order they were taken. */
+function rowsOf(
+  classic: Sampled[],
+  modern: Sampled[],
+  eras: Sampled[][],
+  asking: Sampled[],
+): Row[] {
+  const [client, sdkClient] = classic as [Sampled, Sampled];
+  const [modernClient, sdkModernClient] = modern as [Sampled, Sampled];
+  const [asked, sdkAsked] = asking as [Sampled, Sampled];
   const [[server, sdkServed], [modernServer, sdkModern]] = eras as [
     [typeof client, typeof client],
     [typeof client, typeof client],
@@ -406,9 +247,38 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
       }),
     );
   }
-  rows.splice(
-    2,
-    0,
+  rows.splice(2, 0, ...likeOursRows(scenario, target, classic, modern));
+  rows.push(
+    row({
+      scenario,
+      name: 'server (2026-07-28): a call with one question answered, latency',
+      ours: { label: asked.name, value: asked.wallMedian, unit: 'ns/call' },
+      baseline: { label: sdkAsked.name, value: sdkAsked.wallMedian, unit: 'ns/call' },
+      note: 'not the same work: ours keeps the call running and signs its state, so nothing runs twice (docs/mcp.md)',
+    }),
+    row({
+      scenario,
+      name: 'server (2026-07-28): a call with one question answered, CPU time',
+      ours: { label: asked.name, value: asked.cpuMedian, unit: 'ns/call' },
+      baseline: { label: sdkAsked.name, value: sdkAsked.cpuMedian, unit: 'ns/call' },
+    }),
+  );
+  return rows;
+}
+
+/**
+ * The client's rows against the SDK asked for what ours asks (in each era), and what a progress
+ * token alone costs the SDK: they follow the client's first two rows.
+ */
+function likeOursRows(
+  scenario: string,
+  target: Row['target'],
+  classic: Sampled[],
+  modern: Sampled[],
+): Row[] {
+  const [client, sdkClient, sdkAlike, sdkTokened] = classic as [Sampled, Sampled, Sampled, Sampled];
+  const [modernClient, , sdkModernAlike] = modern as [Sampled, Sampled, Sampled];
+  return [
     row({
       scenario,
       name: `client: calls in turn, latency`,
@@ -438,21 +308,5 @@ export async function mcpMemoryScenario(scale: Scale): Promise<Row[]> {
       ours: { label: sdkTokened.name, value: sdkTokened.cpuMedian, unit: 'ns/call' },
       baseline: { label: sdkClient.name, value: sdkClient.cpuMedian, unit: 'ns/call' },
     }),
-  );
-  rows.push(
-    row({
-      scenario,
-      name: 'server (2026-07-28): a call with one question answered, latency',
-      ours: { label: asked.name, value: asked.wallMedian, unit: 'ns/call' },
-      baseline: { label: sdkAsked.name, value: sdkAsked.wallMedian, unit: 'ns/call' },
-      note: 'not the same work: ours keeps the call running and signs its state, so nothing runs twice (docs/mcp.md)',
-    }),
-    row({
-      scenario,
-      name: 'server (2026-07-28): a call with one question answered, CPU time',
-      ours: { label: asked.name, value: asked.cpuMedian, unit: 'ns/call' },
-      baseline: { label: sdkAsked.name, value: sdkAsked.cpuMedian, unit: 'ns/call' },
-    }),
-  );
-  return rows;
+  ];
 }

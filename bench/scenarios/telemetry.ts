@@ -50,25 +50,22 @@ function batch(jobs: readonly Job[]): Promise<void> {
   });
 }
 
-/** Runs scenario 11 and returns its rows. */
-export async function telemetryScenario(scale: Scale): Promise<Row[]> {
-  const count = Math.round(20_000 * scale.size);
-  const jobs: Job[] = Array.from({ length: count }, (_, i) => ({
-    tool: trivial,
-    call: { id: `call_${i}`, args: '' },
-  }));
-  const exporter = new Dropping();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  const absent = (): void => {
-    trace.disable();
-    metrics.disable();
-    registerOpenTelemetry(undefined);
-  };
-  const installed = (): void => {
-    trace.disable();
-    metrics.disable();
-    registerOpenTelemetry(otel);
-  };
+/** The OpenTelemetry API absent, as to an application that never installed it. */
+function absent(): void {
+  trace.disable();
+  metrics.disable();
+  registerOpenTelemetry(undefined);
+}
+
+/** The OpenTelemetry API installed, no provider registered. */
+function installed(): void {
+  trace.disable();
+  metrics.disable();
+  registerOpenTelemetry(otel);
+}
+
+/** The sides, in the order they are sampled: the API absent, installed, a provider, by hand. */
+function variantsOf(jobs: Job[], provider: TracerProvider, count: number): Variant[] {
   const variants: Variant[] = [
     { name: 'API absent', calls: count, run: () => (absent(), batch(jobs)) },
     { name: 'API, no provider', calls: count, run: () => (installed(), batch(jobs)) },
@@ -109,6 +106,19 @@ export async function telemetryScenario(scale: Scale): Promise<Row[]> {
       if (finals !== count) throw new Error(`${finals} finals of ${count}`);
     },
   });
+  return variants;
+}
+
+/** Runs scenario 11 and returns its rows. */
+export async function telemetryScenario(scale: Scale): Promise<Row[]> {
+  const count = Math.round(20_000 * scale.size);
+  const jobs: Job[] = Array.from({ length: count }, (_, i) => ({
+    tool: trivial,
+    call: { id: `call_${i}`, args: '' },
+  }));
+  const exporter = new Dropping();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const variants = variantsOf(jobs, provider, count);
   // Without spans and with them, apart: the heap the traced sides leave would land on the others.
   const [none, idle] = await interleave(variants.slice(0, 2), { rounds: scale.rounds(15) });
   const [traced, byHand] = await interleave(variants.slice(2), { rounds: scale.rounds(9) });

@@ -7,10 +7,17 @@
  */
 import { lastValueFrom, type Observer } from 'rxjs';
 import { z } from 'zod';
-import { executeBatch, tool, type ExecutionEvent } from '../../index.js';
+import {
+  executeBatch,
+  tool,
+  type ExecutionEvent,
+  type Job,
+  type Tool,
+  type ToolCall,
+} from '../../index.js';
 import { CallContext } from '../../lib/context.js';
 import type { ToolEvent, ToolResult } from '../../lib/contract.js';
-import { interleave } from '../harness.js';
+import { interleave, type Sampled } from '../harness.js';
 import { row, type Row } from '../report.js';
 import type { Scale } from './scale-options.js';
 
@@ -71,7 +78,19 @@ export async function typedCallScenario(scale: Scale): Promise<Row[]> {
   // against the same work by hand in an async function, awaited. Fewer calls: each is a turn of
   // the microtask queue on both sides.
   const awaitedCount = Math.max(1, Math.round(count / 5));
-  const [awaited, awaitedByHand] = await interleave(
+  const [awaited, awaitedByHand] = await awaitedSamples(jobs, call, awaitedCount, scale);
+  const [ours, batched, baseline] = await inTurnSamples(typed, jobs, context, count, scale);
+  return rowsOf(awaited!, awaitedByHand!, ours!, batched!, baseline!);
+}
+
+/** One call awaited: `lastValueFrom` of its batch, against the same work by hand, awaited. */
+async function awaitedSamples(
+  jobs: Job[],
+  call: ToolCall,
+  awaitedCount: number,
+  scale: Scale,
+): Promise<Sampled[]> {
+  return interleave(
     [
       {
         name: 'lastValueFrom(executeBatch)',
@@ -98,7 +117,18 @@ export async function typedCallScenario(scale: Scale): Promise<Row[]> {
     ],
     { rounds: scale.rounds(25) },
   );
-  const [ours, batched, baseline] = await interleave(
+}
+
+/** The call alone, and as a batch of one, against the same work by hand, nothing awaited. */
+async function inTurnSamples(
+  typed: Tool,
+  jobs: Job[],
+  context: CallContext,
+  count: number,
+  scale: Scale,
+): Promise<Sampled[]> {
+  const call = jobs[0]!.call;
+  return interleave(
     [
       {
         name: 'tool()',
@@ -133,6 +163,16 @@ export async function typedCallScenario(scale: Scale): Promise<Row[]> {
     ],
     { rounds: scale.rounds(25) },
   );
+}
+
+/** The scenario's rows. */
+function rowsOf(
+  awaited: Sampled,
+  awaitedByHand: Sampled,
+  ours: Sampled,
+  batched: Sampled,
+  baseline: Sampled,
+): Row[] {
   return [
     row({
       scenario: '2 typed call',

@@ -66,6 +66,25 @@ export interface LiveTurnOptions extends Pick<
   keyEachRun?: boolean;
 }
 
+/** The `batch` record of `jobs`: each call as the page lists it, and whether they run serially. */
+function batchRecordOf(jobs: readonly Job[], execute: ExecuteOptions): BatchRecord {
+  const states = initialCallStates(jobs);
+  const batch: BatchRecord = {
+    type: 'batch',
+    jobs: jobs.map((job, index) => ({
+      index,
+      callId: job.call.id,
+      name: job.tool.name,
+      args: job.call.args,
+      resource: states[index]!.resource,
+    })),
+  };
+  // One chain holding every job in order: the batch runs one call at a time.
+  const [only, ...others] = chains(jobs, execute);
+  if (only !== undefined && others.length === 0 && only.length === jobs.length) batch.serial = true;
+  return batch;
+}
+
 /**
  * The function calls of `items`, run with `tools`. Each run builds its jobs anew (an unknown
  * tool name is a job that fails with NoToolError, as in `agenttool run`) and times its records
@@ -81,20 +100,7 @@ export function liveTurn(
 ): RunSource {
   const { title, approve, keyEachRun, ...execute } = options;
   const jobs = jobsFromItems(items, tools);
-  const states = initialCallStates(jobs);
-  const batch: BatchRecord = {
-    type: 'batch',
-    jobs: jobs.map((job, index) => ({
-      index,
-      callId: job.call.id,
-      name: job.tool.name,
-      args: job.call.args,
-      resource: states[index]!.resource,
-    })),
-  };
-  // One chain holding every job in order: the batch runs one call at a time.
-  const [only, ...others] = chains(jobs, execute);
-  if (only !== undefined && others.length === 0 && only.length === jobs.length) batch.serial = true;
+  const batch = batchRecordOf(jobs, execute);
 
   const run = ({ signal, calls }: RunControl): Observable<RunRecord> =>
     new Observable<RunRecord>((subscriber) => {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { parseHost } from './http-access.js';
@@ -188,19 +188,7 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
       ),
     );
   try {
-    // Checked now, so that a bad option fails before a port is taken (stateless: no sweep runs).
-    new McpHttpHandler({ ...options, stateless: true });
-    limits = {
-      headersTimeout: positive('headersTimeout', options.headersTimeout),
-      requestTimeout: positive('requestTimeout', options.requestTimeout),
-      keepAliveTimeout: positive('keepAliveTimeout', options.keepAliveTimeout),
-      maxConnections: positive('maxConnections', options.maxConnections),
-    };
-    if (limits.requestTimeout < limits.headersTimeout)
-      throw new RangeError('requestTimeout must be at least headersTimeout');
-    const grace = options.drainGrace;
-    if (grace !== undefined && !(grace >= 0 && Number.isFinite(grace)))
-      throw new RangeError(`drainGrace must be a finite number of ms, at least 0, got ${grace}`);
+    limits = checkedLimits(options);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -226,53 +214,84 @@ export function serveHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
         allowedHosts: [...(options.allowedHosts ?? []), ...boundHosts(host, port)],
       });
       server.on('request', (req, res) => void handler.handle(req, res));
-      /** Lets this instance's tasks end within `grace` ms, then fails what still runs. */
-      const settleTasks = async (grace: number): Promise<void> => {
-        const host =
-          options.tasks === undefined ? undefined : existingTaskHost(options.tasks.store);
-        if (host === undefined || host.size === 0) return;
-        if (grace > 0) {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await Promise.race([
-            host.settled(),
-            new Promise<void>((resolve) => (timer = setTimeout(resolve, grace))),
-          ]);
-          clearTimeout(timer);
-        }
-        await host.stopAll();
-      };
-      const stop = (): Promise<void> =>
-        new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        });
-      const endpoint = new URL(`http://${bracketed(host)}:${port}${options.path ?? '/mcp'}`);
-      resolve({
-        url: endpoint.href,
-        endpoint,
-        port,
-        get sessions() {
-          return handler.sessionCount;
-        },
-        get ready() {
-          return handler.ready;
-        },
-        get activeCalls() {
-          return handler.activeCalls;
-        },
-        async drain(grace?: number) {
-          const wait = grace ?? options.drainGrace ?? 30_000;
-          const started = Date.now();
-          await handler.drain(wait);
-          await settleTasks(wait - (Date.now() - started));
-          await stop();
-        },
-        async close() {
-          await handler.close();
-          await settleTasks(0);
-          await stop();
-        },
-      });
+      resolve(listening(server, handler, options, host, port));
     });
   });
+}
+
+/**
+ * The options checked, so that a bad one fails before a port is taken (stateless: no sweep
+ * runs): the connection limits, with their defaults.
+ */
+function checkedLimits(options: ServeHttpOptions): Record<keyof typeof HTTP_DEFAULTS, number> {
+  new McpHttpHandler({ ...options, stateless: true });
+  const limits = {
+    headersTimeout: positive('headersTimeout', options.headersTimeout),
+    requestTimeout: positive('requestTimeout', options.requestTimeout),
+    keepAliveTimeout: positive('keepAliveTimeout', options.keepAliveTimeout),
+    maxConnections: positive('maxConnections', options.maxConnections),
+  };
+  if (limits.requestTimeout < limits.headersTimeout)
+    throw new RangeError('requestTimeout must be at least headersTimeout');
+  const grace = options.drainGrace;
+  if (grace !== undefined && !(grace >= 0 && Number.isFinite(grace)))
+    throw new RangeError(`drainGrace must be a finite number of ms, at least 0, got ${grace}`);
+  return limits;
+}
+
+/** Lets this instance's tasks end within `grace` ms, then fails what still runs. */
+async function settleTasks(options: ServeHttpOptions, grace: number): Promise<void> {
+  const host = options.tasks === undefined ? undefined : existingTaskHost(options.tasks.store);
+  if (host === undefined || host.size === 0) return;
+  if (grace > 0) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      host.settled(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, grace))),
+    ]);
+    clearTimeout(timer);
+  }
+  await host.stopAll();
+}
+
+/** The running server of `serveHttp`, once `server` listens on `host`'s `port`. */
+function listening(
+  server: Server,
+  handler: McpHttpHandler,
+  options: ServeHttpOptions,
+  host: string,
+  port: number,
+): McpHttpServer {
+  const stop = (): Promise<void> =>
+    new Promise<void>((done) => {
+      server.close(() => done());
+      server.closeAllConnections();
+    });
+  const endpoint = new URL(`http://${bracketed(host)}:${port}${options.path ?? '/mcp'}`);
+  return {
+    url: endpoint.href,
+    endpoint,
+    port,
+    get sessions() {
+      return handler.sessionCount;
+    },
+    get ready() {
+      return handler.ready;
+    },
+    get activeCalls() {
+      return handler.activeCalls;
+    },
+    async drain(grace?: number) {
+      const wait = grace ?? options.drainGrace ?? 30_000;
+      const started = Date.now();
+      await handler.drain(wait);
+      await settleTasks(options, wait - (Date.now() - started));
+      await stop();
+    },
+    async close() {
+      await handler.close();
+      await settleTasks(options, 0);
+      await stop();
+    },
+  };
 }
