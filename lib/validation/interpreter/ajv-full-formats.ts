@@ -4,8 +4,9 @@
  * ajv-formats 3.0.1's full formats table (`ajv-formats/dist/formats.js`, its `fullFormats`), as
  * an ES module: the original is CommonJS, which a browser bundle (an Angular build) warns about
  * and cannot tree-shake. The code below is that file's, unchanged but for its `exports` lines
- * and the fast table it also holds (unused here). test/schema/validation-formats-vendored.test.ts fails
- * when it no longer matches the installed ajv-formats.
+ * and the fast table it also holds (unused here).
+ * test/schema/validation-formats-vendored.test.ts fails when it no longer matches the installed
+ * ajv-formats.
  *
  * MIT License, Copyright (c) 2020 Evgeny Poberezkin (node_modules/ajv-formats/LICENSE).
  *
