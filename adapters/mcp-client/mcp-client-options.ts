@@ -29,7 +29,7 @@ export interface McpClientOptions {
    * A function: the key is a tool (remote or local name) and the function names the resource of
    * each call from its arguments, parsed from JSON, `{ write_file: (args) => "file:" + args.path }`,
    * so writes to one file run in the model's order and writes to others alongside (see
-   * {@link Tool.resource}). A tool named by a function takes it over any list that names it. A
+   * `Tool.resource`). A tool named by a function takes it over any list that names it. A
    * tool named here takes its ordering from the options alone, whatever its listing hints (see
    * `orderingHints`); a function that returns "" lets its calls run alongside everything. These
    * resource names are the application's own: no prefix is put on them.
@@ -52,7 +52,7 @@ export interface McpClientOptions {
   /** Tools the application says run confined: name (remote or local) → what confines them. */
   confined?: Readonly<Record<string, string>> | undefined;
   /**
-   * What running a call again does, by tool (remote or local name); see {@link Tool.replay}. A
+   * What running a call again does, by tool (remote or local name); see `Tool.replay`. A
    * call of a tool said to be `'safe'` whose response broke before its answer (the connection
    * dropped, a balancer lost the instance) is sent again, up to twice, and its events go on; the
    * call of any other tool fails with one line (`... connection lost: ...; not sent again: its
