@@ -74,10 +74,10 @@ export class CallRouter {
     if (this.takesTask(routed, ctx)) return this.asTask(routed, ctx);
     // A modern client that declared elicitation may be asked: its calls are held while it
     // answers. Any other call runs directly, its questions declined at once.
-    if (!isModern(this.server)) return this.direct(routed, ctx);
+    if (!routed.modern) return this.direct(routed, ctx);
     const state = ctx.mcpReq.requestState<unknown>();
     if (state !== undefined) return this.retry(routed.name, state, ctx);
-    const modes = elicitationModes(this.server, clientCapabilitiesOf(this.server, ctx));
+    const modes = elicitationModes(this.server, routed.capabilities);
     return modes.form || modes.url ? this.held(routed, modes, ctx) : this.direct(routed, ctx);
   }
 
@@ -104,7 +104,15 @@ export class CallRouter {
       // before the validator's depth limit sees them.
       return { answer: failure(new ValidationError('', 'arguments are nested too deeply')) };
     }
-    return { entry, name, text, meta, call: callOf(String(ctx.mcpReq.id), text, meta) };
+    return {
+      entry,
+      name,
+      text,
+      meta,
+      call: callOf(String(ctx.mcpReq.id), text, meta),
+      modern: isModern(this.server),
+      capabilities: clientCapabilitiesOf(this.server, ctx),
+    };
   }
 
   /** Refuses (-32021) a call of a tool that needs client capabilities this client lacks. */
@@ -125,10 +133,11 @@ export class CallRouter {
    * 2026-07-28 client that declared the extension. A tool that runs only as a task is refused
    * (-32021) to a client that did not declare it; its retry carries on as a held call.
    */
-  private takesTask({ entry, name }: Routed, ctx: Ctx): boolean {
+  private takesTask(routed: Routed, ctx: Ctx): boolean {
+    const { entry, name } = routed;
     const task = entry.tool.remote === undefined ? taskOf(entry.tool) : undefined;
     if (this.tasks === undefined || task === undefined || task === false) return false;
-    const declares = isModern(this.server) && declaresTasks(clientCapabilitiesOf(this.server, ctx));
+    const declares = routed.modern && declaresTasks(routed.capabilities);
     if (!declares && task === 'required') throw tasksRequired(`tool "${name}" runs only as a task`);
     return declares && ctx.mcpReq.requestState() === undefined;
   }
@@ -137,13 +146,13 @@ export class CallRouter {
    * Whether a proxied call may become this server's own task: served with tasks, called (not
    * retried) by a 2026-07-28 client that declared the extension (see task-relay.ts).
    */
-  private relaysTask({ entry }: Routed, ctx: Ctx): boolean {
+  private relaysTask(routed: Routed, ctx: Ctx): boolean {
     return (
-      entry.tool.remote !== undefined &&
+      routed.entry.tool.remote !== undefined &&
       this.tasks !== undefined &&
-      isModern(this.server) &&
+      routed.modern &&
       ctx.mcpReq.requestState() === undefined &&
-      declaresTasks(clientCapabilitiesOf(this.server, ctx))
+      declaresTasks(routed.capabilities)
     );
   }
 
@@ -153,7 +162,7 @@ export class CallRouter {
    */
   private relayedTask(routed: Routed, ctx: Ctx): Answer {
     const tasks = this.tasks!;
-    const modes = elicitationModes(this.server, clientCapabilitiesOf(this.server, ctx));
+    const modes = elicitationModes(this.server, routed.capabilities);
     const token = callTokenOf(routed.meta);
     const held = new HeldCall(
       routed.name,
@@ -213,7 +222,7 @@ export class CallRouter {
     } catch (err) {
       return failure(err);
     }
-    const modes = elicitationModes(this.server, clientCapabilitiesOf(this.server, ctx));
+    const modes = elicitationModes(this.server, routed.capabilities);
     return modes.form || modes.url
       ? this.openingTask(routed, modes, ctx)
       : this.plainTask(routed, modes);
@@ -331,7 +340,7 @@ export class CallRouter {
    * and a client that declared no elicitation is never asked.
    */
   private direct(routed: Routed, ctx: Ctx): Answer {
-    const modern = isModern(this.server);
+    const modern = routed.modern;
     const token = callTokenOf(routed.meta);
     const remote = routed.entry.tool.remote !== undefined;
     return runServedCall(

@@ -4,7 +4,12 @@
  *
  * @module
  */
-import type { CallToolRequest, CallToolResult, Server } from '@modelcontextprotocol/server';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ClientCapabilities,
+  Server,
+} from '@modelcontextprotocol/server';
 import { traceOf } from '../../lib/trace-context.js';
 import type { TaskRelay } from '../mcp-shared/task-relay.js';
 import { failure, type ServedCall } from './served-call.js';
@@ -25,6 +30,10 @@ export interface Routed {
   readonly text: string;
   readonly meta: CallToolRequest['params']['_meta'];
   readonly call: ServedCall['call'];
+  /** Whether the request is of MCP 2026-07-28 or later (era.ts), read once. */
+  readonly modern: boolean;
+  /** The client capabilities the request speaks with (era.ts), read once. */
+  readonly capabilities: ClientCapabilities | undefined;
 }
 
 /**
