@@ -86,29 +86,7 @@ export async function serveLoop(port = 0, allowOrigin = '*'): Promise<LoopServer
     const replay = new ReplayModel(recorded());
     replays.add(replay);
     const client = new OpenAI({ apiKey: 'replayed', baseURL: await replay.start(), maxRetries: 0 });
-    const loop$ = agentLoop({
-      model: (items, signal) =>
-        client.responses.create(
-          {
-            model: 'gpt-5-mini',
-            input: items as OpenAI.Responses.ResponseInput,
-            tools: tools.definitions(),
-            stream: true,
-          },
-          { signal },
-        ),
-      tools,
-      input: [
-        { role: 'user', content: 'Weather in Oslo, then deploy api.' },
-      ] satisfies ResponsesItem[],
-      approve: (job) => {
-        if (!ASKS_APPROVAL.has(job.tool.name)) return true;
-        const answer = new Subject<Approval>();
-        approvals.set(job.call.id, answer);
-        return answer;
-      },
-      elicitor: questions.elicitor,
-    });
+    const loop$ = conversation(client, approvals, questions);
     const subscription = pipeAgUiEvents(loop$, res, {
       threadId: input.threadId,
       runId: input.runId,
@@ -155,6 +133,40 @@ export async function serveLoop(port = 0, allowOrigin = '*'): Promise<LoopServer
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The conversation the page sees: the replayed model's turns, with `deploy` waiting in
+ * `approvals` for the person's word and the tools' questions answered through `questions`.
+ */
+function conversation(
+  client: OpenAI,
+  approvals: Map<string, Subject<Approval>>,
+  questions: WireQuestions,
+) {
+  return agentLoop({
+    model: (items, signal) =>
+      client.responses.create(
+        {
+          model: 'gpt-5-mini',
+          input: items as OpenAI.Responses.ResponseInput,
+          tools: tools.definitions(),
+          stream: true,
+        },
+        { signal },
+      ),
+    tools,
+    input: [
+      { role: 'user', content: 'Weather in Oslo, then deploy api.' },
+    ] satisfies ResponsesItem[],
+    approve: (job) => {
+      if (!ASKS_APPROVAL.has(job.tool.name)) return true;
+      const answer = new Subject<Approval>();
+      approvals.set(job.call.id, answer);
+      return answer;
+    },
+    elicitor: questions.elicitor,
+  });
 }
 
 /** A request's JSON body. */
