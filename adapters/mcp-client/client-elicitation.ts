@@ -20,6 +20,7 @@ import type {
 } from '../../lib/contract.js';
 import { elicitUrlProblem } from '../../lib/elicit-url.js';
 import { callTokenOf } from '../mcp-shared/call-token.js';
+import { callOf, relatedTaskOf } from './asking-call.js';
 import type { InFlightCall } from './remote-tool.js';
 
 /**
@@ -67,28 +68,6 @@ function toMcp(answer: unknown, url = false): McpElicitResult {
     return { action: 'accept', content: { ...a.content } };
   if (a?.action === 'decline') return DECLINE;
   return { action: 'cancel' };
-}
-
-/** MCP 2025-11-25's `_meta` key naming the task a request belongs to. */
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-
-/** The task id a question's `_meta` names (`related-task`), if any. */
-function relatedTaskOf(meta: unknown): string | undefined {
-  const related = (meta as Record<string, unknown> | undefined)?.[RELATED_TASK];
-  const taskId = (related as { taskId?: unknown } | undefined)?.taskId;
-  return typeof taskId === 'string' ? taskId : undefined;
-}
-
-/**
- * The call a question belongs to: the one its token names, or the one following the task it
- * names, else the only one running.
- */
-function callOf(inFlight: ReadonlySet<InFlightCall>, token: string | undefined, task?: string) {
-  if (token !== undefined) for (const call of inFlight) if (call.token === token) return call;
-  if (task !== undefined) for (const call of inFlight) if (call.taskId === task) return call;
-  if (inFlight.size !== 1) return undefined;
-  const [only] = inFlight;
-  return only;
 }
 
 /**

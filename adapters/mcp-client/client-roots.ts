@@ -6,6 +6,9 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { callTokenOf } from '../mcp-shared/call-token.js';
+import { callOf, relatedTaskOf } from './asking-call.js';
+import type { InFlightCall } from './remote-connection.js';
 
 /** One root: a `file://` URI the server may work in, and a name to show for it. */
 export interface McpRoot {
@@ -41,11 +44,21 @@ function checked(roots: readonly McpRoot[]): { uri: string; name?: string }[] {
  * it ends. A fixed list is checked at once (throws TypeError for a URI that is not `file://`).
  * `declared` is the capability declared, which a call of MCP 2026-07-28 carries in its own
  * client capabilities.
+ *
+ * Given the connection's calls (`answerCalls`), a `roots/list` that belongs to a call (see
+ * `callOf`: during it, in 2026-07-28 an input request of its result) whose context relays for a
+ * client of a proxy that asks it for its roots (relayed-roots.ts) is answered with that client's
+ * roots; with `roots` when the client gave none.
  */
 export function offerRoots(
   client: Client,
   roots: McpRoots,
-): { connected(): void; close(): void; declared: { listChanged?: true } } {
+): {
+  connected(): void;
+  close(): void;
+  declared: { listChanged?: true };
+  answerCalls(inFlight: ReadonlySet<InFlightCall>): void;
+} {
   let answer: () => Promise<{ uri: string; name?: string }[]>;
   let subscription: Subscription | undefined;
   let open = false;
@@ -74,8 +87,28 @@ export function offerRoots(
   }
   const declared = subscription === undefined ? {} : { listChanged: true as const };
   client.registerCapabilities({ roots: declared });
-  client.setRequestHandler('roots/list', async () => ({ roots: await answer() }));
+  let calls: ReadonlySet<InFlightCall> | undefined;
+  // In MCP 2026-07-28 a `roots/list` input request comes with its key as the request id: the
+  // proxy asks its own client under the same key.
+  const keyOf = (id: unknown): string | undefined =>
+    client.getProtocolEra() === 'modern' && typeof id === 'string' ? id : undefined;
+  client.setRequestHandler('roots/list', async (request, ctx) => {
+    const meta = request.params?._meta;
+    const call =
+      calls === undefined ? undefined : callOf(calls, callTokenOf(meta), relatedTaskOf(meta));
+    const theirs = await call?.roots(keyOf(ctx.mcpReq.id));
+    if (theirs !== undefined)
+      return {
+        roots: theirs.map((r) =>
+          r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name },
+        ),
+      };
+    return { roots: await answer() };
+  });
   return {
+    answerCalls: (inFlight) => {
+      calls = inFlight;
+    },
     declared,
     connected: () => {
       open = true;

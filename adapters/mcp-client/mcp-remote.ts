@@ -94,7 +94,10 @@ export class McpRemote {
     client: Client,
     private readonly transport: OrderedTransport,
     private readonly options: McpClientOptions,
-    private readonly roots?: { close(): void },
+    private readonly roots?: {
+      close(): void;
+      answerCalls?(inFlight: ReadonlySet<InFlightCall>): void;
+    },
     declared: { capabilities: ClientCapabilities; clientInfo: Implementation } = {
       capabilities: {},
       clientInfo: CLIENT_INFO,
@@ -158,6 +161,7 @@ export class McpRemote {
     client.setNotificationHandler('notifications/message', (notification) =>
       this.log(notification.params),
     );
+    roots?.answerCalls?.(this.inFlight);
     if (options.elicitor !== false)
       answerQuestions(client, this.inFlight, options.elicitor, (error) => options.onerror?.(error));
     client.onclose = () => this.disconnected();

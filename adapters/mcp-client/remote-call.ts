@@ -9,6 +9,7 @@ import type { Subscriber } from 'rxjs';
 import { CancelledError, describeThrown, oneLine } from '../../lib/errors.js';
 import { relaysQuestions } from '../../lib/context.js';
 import { relayedModesOf, type QuestionModes } from '../mcp-shared/relayed-modes.js';
+import { rootsAskerOf, type RelayedRoot } from '../mcp-shared/relayed-roots.js';
 import type { Recordable } from '../../lib/records.js';
 import type {
   ElicitRequest,
@@ -42,6 +43,7 @@ import {
 } from './remote-task.js';
 import type { CallRequest, InFlightCall, RemoteConnection } from './remote-connection.js';
 import { recordInOrder } from './call-records.js';
+import { RootsAskings } from './roots-askings.js';
 import { MAX_PAGE_ROUNDS, pagesOf } from './url-refusal.js';
 
 function progressInfo(progress: RoutedProgress): ProgressInfo {
@@ -156,9 +158,22 @@ export class RemoteCall implements InFlightCall, RoutedCall {
 
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined {
     if (this.done) return undefined;
+    return this.waitFor(this.context.elicit(request));
+  }
+
+  /** Its askings of the client's roots (see relayed-roots.ts), made by the first. */
+  private rootsAsked: RootsAskings | undefined = undefined;
+
+  roots(key?: string): Promise<readonly RelayedRoot[] | undefined> | undefined {
+    const asker = this.done ? undefined : rootsAskerOf(this.context);
+    if (asker === undefined) return undefined;
+    return this.waitFor((this.rootsAsked ??= new RootsAskings()).ask(asker, key));
+  }
+
+  /** `asked`, a question of the call's: its deadline waits for the answer (a person's). */
+  private waitFor<T>(asked: Promise<T>): Promise<T> {
     this.asking++;
     this.deadline = Infinity;
-    const asked = this.context.elicit(request);
     const answered = (): void => {
       // A task's call has no deadline of its own: it runs as long as the task does.
       if (--this.asking === 0 && !this.done && this.task === undefined)
@@ -273,6 +288,7 @@ export class RemoteCall implements InFlightCall, RoutedCall {
   private end(): void {
     this.task?.stop();
     this.done = true;
+    this.rootsAsked?.drop();
     this.connection.inFlight.delete(this);
     this.connection.router.unroute(this.token);
   }
@@ -319,6 +335,7 @@ export class RemoteCall implements InFlightCall, RoutedCall {
   private finish(result: CallToolResult): void {
     if (this.done) return;
     this.done = true;
+    this.rootsAsked?.drop();
     const subscriber = this.subscriber;
     if (result.isError === true) {
       const text = errorTextOf(result);

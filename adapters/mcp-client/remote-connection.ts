@@ -6,6 +6,7 @@
  */
 import type { Client, LoggingMessageNotification } from '@modelcontextprotocol/client';
 import type { QuestionModes } from '../mcp-shared/relayed-modes.js';
+import type { RelayedRoot } from '../mcp-shared/relayed-roots.js';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -31,6 +32,12 @@ export interface InFlightCall extends TimedCall {
   log(params: LoggingMessageNotification['params']): boolean;
   /** Asks the call's context a server's question; undefined when the call has ended. */
   elicit(request: ElicitRequest): Promise<ElicitResult> | undefined;
+  /**
+   * Asks the client its context relays for (a proxy's call, see relayed-roots.ts) for its roots,
+   * under `key` when given: its roots, or undefined when it gave none. Undefined when the call has
+   * ended or its context has no client to ask.
+   */
+  roots(key?: string): Promise<readonly RelayedRoot[] | undefined> | undefined;
   /** Whether its context relays questions for another party (see `relaysQuestions`). */
   readonly relays: boolean;
   /** The question modes of the client its context relays for, when known (relayed-modes.ts). */

@@ -38,6 +38,7 @@ import {
 } from './era.js';
 import { HeldCall, heldCall, questionTimeoutOf } from './held/held-calls.js';
 import { openState, stateSigningOf } from './held/request-state.js';
+import { declaresRoots, relaysRoots } from './roots-relay.js';
 import { callOf, refusalAsFailure, servedOf, type Routed, type Speaker } from './routed-call.js';
 import { failure, runServedCall, type ServedCall } from './served-call.js';
 import { taskOf, type ServedList } from './served-list.js';
@@ -72,13 +73,29 @@ export class CallRouter {
     if ('answer' in routed) return routed.answer;
     if (this.relaysTask(routed, ctx)) return this.relayedTask(routed, ctx);
     if (this.takesTask(routed, ctx)) return this.asTask(routed, ctx);
-    // A modern client that declared elicitation may be asked: its calls are held while it
-    // answers. Any other call runs directly, its questions declined at once.
+    // A modern client that declared elicitation may be asked, and one that declared roots may be
+    // asked for them by a proxied call: its calls are held while it answers. Any other call runs
+    // directly, its questions declined at once.
     if (!routed.modern) return this.direct(routed, ctx);
     const state = ctx.mcpReq.requestState<unknown>();
     if (state !== undefined) return this.retry(routed.name, state, ctx);
     const modes = elicitationModes(this.server, routed.capabilities);
-    return modes.form || modes.url ? this.held(routed, modes, ctx) : this.direct(routed, ctx);
+    return modes.form || modes.url || this.asksRoots(routed)
+      ? this.held(routed, modes, ctx)
+      : this.direct(routed, ctx);
+  }
+
+  /**
+   * Whether a modern call's client is asked for its roots when its upstream asks for them: a
+   * proxied call, of a server made with a RootsRelay, by a client that declared `roots`
+   * (relayed-roots.ts).
+   */
+  private asksRoots(routed: Routed): boolean {
+    return (
+      routed.entry.tool.remote !== undefined &&
+      relaysRoots(this.server) &&
+      declaresRoots(routed.capabilities)
+    );
   }
 
   /**
@@ -184,6 +201,7 @@ export class CallRouter {
       progressToken: opening.progressToken,
       notify: opening.notify,
       elicitor: opening.elicitor,
+      roots: this.asksRoots(routed) ? opening.roots : undefined,
       log: opening.log,
       sendRecords: asksForRecords(routed.meta),
     });
@@ -323,6 +341,7 @@ export class CallRouter {
       notify: call.notify,
       elicitor: call.elicitor,
       modes,
+      roots: this.asksRoots(routed) ? call.roots : undefined,
       log: call.log,
       sendRecords: asksForRecords(routed.meta),
     });

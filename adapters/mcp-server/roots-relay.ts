@@ -7,11 +7,22 @@
 import { SdkErrorCode, type Server } from '@modelcontextprotocol/server';
 import { isStateless } from './http/stateless-servers.js';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
+import type { RelayedRoot } from '../mcp-shared/relayed-roots.js';
 
-/** One root, as MCP's `roots/list` carries it. */
-export interface RelayedRoot {
-  uri: string;
-  name?: string;
+export type { RelayedRoot } from '../mcp-shared/relayed-roots.js';
+
+/** Whether `capabilities` (a client's) declare `roots`. */
+export function declaresRoots(capabilities: unknown): boolean {
+  const roots = (capabilities as { roots?: unknown } | null | undefined)?.roots;
+  return typeof roots === 'object' && roots !== null;
+}
+
+/** The servers made with a relay: their clients' roots are offered to the upstream servers. */
+const relaying = new WeakSet<Server>();
+
+/** Whether `server` was made with a {@link RootsRelay} (`createMcpServer`'s `roots`). */
+export function relaysRoots(server: Server): boolean {
+  return relaying.has(server);
 }
 
 /** How long each `roots/list` asked of a client waits for its answer before it is sent again (ms). */
@@ -34,8 +45,14 @@ function sameRoots(a: readonly RelayedRoot[], b: readonly RelayedRoot[]): boolea
  * A client of a 2025-11-25 session that declared `roots` is asked for them (`roots/list`) once it
  * is initialized, and again on each `notifications/roots/list_changed` it sends. The roots offered
  * are those of the latest such client still connected; with none, `fallback` (the proxy's own
- * folders). A 2026-07-28 client is not asked: that era asks a client only inside a request; nor
- * is a client served without sessions (`serveHttp({ stateless: true })`).
+ * folders); nor is a client served without sessions (`serveHttp({ stateless: true })`) asked.
+ *
+ * A 2026-07-28 client is not asked here: that era asks a client only inside a request. When one
+ * that declared `roots` calls a remote tool and the tool's server asks for roots during the call
+ * (a `roots/list` request, or a `roots/list` input request in 2026-07-28), the server asks that
+ * client in the call (a `roots/list` input request of its `input_required` result, see
+ * held/held-calls.ts) and the upstream gets its answer (relayed-roots.ts); a client that declared
+ * none leaves the upstream the roots offered here.
  */
 export class RootsRelay {
   private readonly latest: BehaviorSubject<readonly RelayedRoot[]>;
@@ -52,11 +69,12 @@ export class RootsRelay {
 
   /** Adds `server`, made by `createMcpServer` with this relay, before it connects. */
   add(server: Server): void {
+    relaying.add(server);
     const initialized = server.oninitialized;
     server.oninitialized = () => {
       initialized?.();
       // A stateless request's server cannot ask its client anything, and is never closed.
-      if (server.getClientCapabilities()?.roots === undefined || isStateless(server)) return;
+      if (!declaresRoots(server.getClientCapabilities()) || isStateless(server)) return;
       this.declaring.push(server);
       this.ask(server);
     };

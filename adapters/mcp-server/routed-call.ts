@@ -21,7 +21,7 @@ export type Speaker = Pick<
   ServedCall,
   'session' | 'signal' | 'progressToken' | 'notify' | 'elicitor' | 'log' | 'sendRecords'
 > &
-  Partial<Pick<ServedCall, 'modes'>>;
+  Partial<Pick<ServedCall, 'modes' | 'roots'>>;
 
 /** A call as the router has read it: its tool, its arguments' text, its request's `_meta`. */
 export interface Routed {
@@ -74,6 +74,7 @@ export function servedOf(
     notify: speaker.notify,
     elicitor: speaker.elicitor,
     modes: speaker.modes,
+    roots: speaker.roots,
     log: speaker.log,
     report,
     passThrough: entry.tool.remote !== undefined,

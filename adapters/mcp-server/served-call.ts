@@ -30,6 +30,7 @@ import { contentFromOutput, textOfOutput } from '../mcp-shared/mcp-content.js';
 import { McpCallError, RemoteToolError } from '../mcp-shared/mcp-errors.js';
 import { withoutRecords, withRecords } from '../mcp-shared/mcp-records.js';
 import { logOf } from '../mcp-shared/server-logs.js';
+import { relayRoots, type RootsAsker } from '../mcp-shared/relayed-roots.js';
 import { relayTasks, type TaskRelay } from '../mcp-shared/task-relay.js';
 import type { McpPeer, McpSpan } from '../../lib/telemetry/mcp-spans.js';
 import type { ToolSpan } from '../../lib/telemetry/call-spans.js';
@@ -63,6 +64,11 @@ export interface ServedCall {
    * another mode is refused as that client would refuse it (see relayed-modes.ts).
    */
   readonly modes?: QuestionModes | undefined;
+  /**
+   * Asks the client for its roots, for a remote tool's call whose server asks for them during it
+   * (see relayed-roots.ts); undefined: its server gets the roots its connection offers.
+   */
+  readonly roots?: RootsAsker | undefined;
   /** Told of a fault that belongs to no result: the tool's teardown threw. Must not throw. */
   readonly report: (error: Error) => void;
   /**
@@ -242,6 +248,8 @@ class ServedConsumer extends CallConsumer implements EventListenerObject {
     const modes = this.served.modes;
     if (this.served.passThrough === true && modes !== undefined && (modes.form || modes.url))
       relayModes(context, modes);
+    if (this.served.passThrough === true && this.served.roots !== undefined)
+      relayRoots(context, this.served.roots);
     if (!this.consume(tool, call, context))
       return this.refusal === undefined ? this.result! : Promise.reject(this.refusal);
     // An abort while the tool started is taken now. The listener stays: once the request is

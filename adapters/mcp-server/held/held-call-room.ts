@@ -9,6 +9,7 @@
  */
 import { CLIENT_CAPABILITIES_META_KEY, type Server } from '@modelcontextprotocol/server';
 import { clientElicits } from '../client-elicitor.js';
+import { declaresRoots, relaysRoots } from '../roots-relay.js';
 import type { HeldCall } from './held-calls.js';
 import { declaresTasks, existingTaskHost } from '../tasks/task-host.js';
 import type { TaskStore } from '../tasks/task-store.js';
@@ -94,11 +95,12 @@ export class CallRooms {
       if (store !== undefined && running >= this.maxTasks)
         return `Server busy: ${this.maxTasks} tasks running; retry later`;
     }
-    const elicits =
+    // A client a proxy's call may ask for its roots is held too (see relayed-roots.ts).
+    const asked =
       typeof capabilities === 'object' &&
       capabilities !== null &&
-      clientElicits(server, capabilities);
-    if (elicits && this.held >= this.maxHeld)
+      (clientElicits(server, capabilities) || (relaysRoots(server) && declaresRoots(capabilities)));
+    if (asked && this.held >= this.maxHeld)
       return `Server busy: ${this.maxHeld} calls waiting for their clients' answers; retry later`;
     return undefined;
   }

@@ -10,6 +10,7 @@ import type {
   ElicitRequestFormParams,
   ElicitRequestURLParams,
   InputRequiredResult,
+  ListRootsRequest,
   LoggingMessageNotification,
   ServerContext,
   ServerNotification,
@@ -18,6 +19,11 @@ import { Observable } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
 import { CancelledError } from '../../../lib/errors.js';
 import { CALL_TOKEN } from '../../mcp-shared/call-token.js';
+import {
+  rootsOfAnswer,
+  type RelayedRoot,
+  type RootsAsker,
+} from '../../mcp-shared/relayed-roots.js';
 import { sendCallLog } from '../call-log.js';
 import { elicitParams, mayAsk, type ElicitationModes } from '../client-elicitor.js';
 import { signState, type StateSigning } from './request-state.js';
@@ -54,9 +60,11 @@ export function heldCall(id: string): HeldCall | undefined {
   return held.get(id);
 }
 
+/** A question open for the client: the input request it is sent as, and who takes the answer. */
 interface Question {
-  readonly params: ElicitRequestFormParams | ElicitRequestURLParams;
-  readonly answer: (result: ElicitResult) => void;
+  readonly request: NonNullable<InputRequiredResult['inputRequests']>[string];
+  /** Takes the client's answer as it came. */
+  readonly answer: (response: unknown) => void;
 }
 
 /** A client's answer as the tool sees it; anything that is not an elicitation result, `cancel`. */
@@ -147,30 +155,52 @@ export class HeldCall {
         subscriber.complete();
         return;
       }
-      this.asked++;
-      const key =
-        request.key !== undefined && !this.open.has(request.key) ? request.key : `q${this.asked}`;
-      if (this.preset.has(key)) {
-        const response = this.preset.get(key);
-        this.preset.delete(key);
+      // MCP 2026-07-28 has no elicitationId.
+      const params = elicitParams(request, undefined);
+      return this.ask(request.key, 'elicitation/create', params, (response) => {
         subscriber.next(answerOf(response));
         subscriber.complete();
-        return;
-      }
-      this.open.set(key, {
-        params: {
-          // MCP 2026-07-28 has no elicitationId.
-          ...elicitParams(request, undefined),
-          ...(this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } }),
-        },
-        answer: (result) => {
-          subscriber.next(result);
-          subscriber.complete();
-        },
       });
-      this.wake?.();
-      return () => this.open.delete(key);
     });
+
+  /**
+   * Asks the client for its roots (a `roots/list` input request), for a proxy's call whose
+   * upstream asks for them (see relayed-roots.ts): emits its roots, or undefined when its answer
+   * is not a list of roots.
+   */
+  readonly roots: RootsAsker = (key) =>
+    new Observable<readonly RelayedRoot[] | undefined>((subscriber) =>
+      this.ask(key, 'roots/list', {}, (response) => {
+        subscriber.next(rootsOfAnswer(response));
+        subscriber.complete();
+      }),
+    );
+
+  /**
+   * Opens a question under `given` (unless a question open has it: then `q<n>`), answered by
+   * `answer` with the client's response: at once when the first request carried one for its key,
+   * else once a retry does. Returns what takes it back.
+   */
+  private ask(
+    given: string | undefined,
+    method: 'elicitation/create' | 'roots/list',
+    params: ElicitRequestFormParams | ElicitRequestURLParams | ListRootsRequest['params'],
+    answer: (response: unknown) => void,
+  ): (() => void) | undefined {
+    this.asked++;
+    const key = given !== undefined && !this.open.has(given) ? given : `q${this.asked}`;
+    if (this.preset.has(key)) {
+      const response = this.preset.get(key);
+      this.preset.delete(key);
+      answer(response);
+      return undefined;
+    }
+    const meta = this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } };
+    const request = { method, params: { ...params, ...meta } } as Question['request'];
+    this.open.set(key, { request, answer });
+    this.wake?.();
+    return () => this.open.delete(key);
+  }
 
   /** A log message to the client, through the request that speaks for the call now, if any. */
   readonly log = (params: LoggingMessageNotification['params']): Promise<void> =>
@@ -229,7 +259,7 @@ export class HeldCall {
       const question = this.open.get(key);
       if (question === undefined) continue;
       this.open.delete(key);
-      question.answer(answerOf(response));
+      question.answer(response);
     }
   }
 
@@ -280,8 +310,7 @@ export class HeldCall {
     this.timer = setTimeout(() => this.cancel(), this.wait);
     this.timer.unref?.();
     const inputRequests: InputRequiredResult['inputRequests'] = {};
-    for (const [key, question] of this.open)
-      inputRequests[key] = { method: 'elicitation/create', params: question.params };
+    for (const [key, question] of this.open) inputRequests[key] = question.request;
     const state = {
       call: this.id,
       tool: this.tool,

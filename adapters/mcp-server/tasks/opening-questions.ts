@@ -20,6 +20,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { catchError, from, of, switchMap } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
+import type { RootsAsker } from '../../mcp-shared/relayed-roots.js';
 import type { TaskRelay } from '../../mcp-shared/task-relay.js';
 import type { HeldCall } from '../held/held-calls.js';
 import type { StateSigning } from '../held/request-state.js';
@@ -110,6 +111,13 @@ export class OpeningCall {
       catchError(() => of<ElicitResult>({ action: 'cancel' })),
     );
   };
+
+  /**
+   * A proxied call's asking of its client's roots (relayed-roots.ts): the held call's, while no
+   * task speaks for it; a task asks for none (its server gets the roots the proxy offers).
+   */
+  readonly roots: RootsAsker = (key) =>
+    this.task === undefined && this.making === undefined ? this.held.roots(key) : of(undefined);
 
   /** A proxied call's server logs: the held call's, while no task speaks for it. */
   readonly log = (params: Parameters<HeldCall['log']>[0]): Promise<void> =>
