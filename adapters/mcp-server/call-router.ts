@@ -73,9 +73,8 @@ export class CallRouter {
     if ('answer' in routed) return routed.answer;
     if (this.relaysTask(routed, ctx)) return this.relayedTask(routed, ctx);
     if (this.takesTask(routed, ctx)) return this.asTask(routed, ctx);
-    // A modern client that declared elicitation may be asked, and one that declared roots may be
-    // asked for them by a proxied call: its calls are held while it answers. Any other call runs
-    // directly, its questions declined at once.
+    // A modern client that may be asked (elicitation; roots, for a proxied call) is held while it
+    // answers. Any other call runs directly, its questions declined at once.
     if (!routed.modern) return this.direct(routed, ctx);
     const state = ctx.mcpReq.requestState<unknown>();
     if (state !== undefined) return this.retry(routed.name, state, ctx);
