@@ -3,6 +3,7 @@
  * declares the extension, the calls it makes, and polling a task until it reaches a status.
  */
 import { ENVELOPE, postModern } from './modern.js';
+import { scaled } from './time.js';
 
 export const TASKS = 'io.modelcontextprotocol/tasks';
 
@@ -45,8 +46,9 @@ export async function refusal(
 }
 
 /**
- * Polls `tasks/get` every 20 ms until `done` holds for the task (within `within` ms: long enough
- * for a machine busy with the whole suite; a task that gets there returns at once).
+ * Polls `tasks/get` every 20 ms until `done` holds for the task (within `within` ms, scaled for
+ * this machine: test/support/time.ts; a task that gets there returns at once). Fails saying what
+ * the task was at the ceiling.
  */
 export async function pollUntil(
   url: string | URL,
@@ -54,12 +56,13 @@ export async function pollUntil(
   done: (task: Record<string, unknown>) => boolean,
   within = 25_000,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + within;
+  const ceiling = scaled(within);
+  const deadline = Date.now() + ceiling;
   for (;;) {
     const task = await request(url, 'tasks/get', { taskId });
     if (done(task)) return task;
     if (Date.now() > deadline)
-      throw new Error(`task ${taskId} did not get there in ${within} ms: ${JSON.stringify(task)}`);
+      throw new Error(`task ${taskId} did not get there in ${ceiling} ms: ${JSON.stringify(task)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

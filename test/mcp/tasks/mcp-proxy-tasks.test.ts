@@ -150,7 +150,7 @@ describe('MCP tasks through a proxy (createMcpServer over connectMcp, with tasks
     const created = await request(url, 'tools/call', { name, arguments: args });
     expect(created).to.include({ resultType: 'task', status: 'working' });
     const taskId = created.taskId as string;
-    return { taskId, created, done: () => pollUntil(url, taskId, ended, scaled(25_000)) };
+    return { taskId, created, done: () => pollUntil(url, taskId, ended) };
   }
 
   describe('an upstream of MCP 2026-07-28 (the tasks extension)', () => {

@@ -365,6 +365,9 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
 
   it('refuses tasks/update whose inputResponses is no object (an array, a string, null) with -32602 naming the field', async () => {
     const { taskId } = await request(url, 'tools/call', { name: 'ask', arguments: {} });
+    // The question open first: an answer to a key not open yet is ignored (docs/mcp.md), so one
+    // sent before the tool asks would be lost by the client's own doing.
+    const asking = await pollUntil(url, taskId as string, (t) => t.status === 'input_required');
     const cases: [unknown, string][] = [
       [[{ action: 'accept', content: { name: 'Lin' } }], 'an array'],
       ['who', 'a string'],
@@ -378,7 +381,11 @@ describe('MCP tasks served (2026-07-28, the tasks extension)', function () {
         message: `tasks/update: inputResponses must be an object of answers by question key, got ${kind}`,
       });
     }
-    // The task still waits for its answer, which an object of answers gives.
+    // The task still waits for its answer, the same question open, which an object of answers
+    // gives.
+    const still = await request(url, 'tasks/get', { taskId });
+    expect(still).to.include({ status: 'input_required' });
+    expect(still.inputRequests).to.deep.equal(asking.inputRequests);
     await request(url, 'tasks/update', {
       taskId,
       inputResponses: { who: { action: 'accept', content: { name: 'Lin' } } },
