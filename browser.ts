@@ -7,11 +7,8 @@
  *
  * @module
  */
-export * from './lib/index.js';
-export * from './operators/index.js';
-// The front's wire (also `agenttool/wire`): plain functions that register nothing, so a bundle
-// that does not call them leaves them out.
-export * from './adapters/wire/index.js';
+// The contract, and the engine's and the wire's values the guides use (root.ts).
+export * from './root.js';
 // The same names as the Node entry's, but importing what they register (zod-to-json-schema, RE2),
 // which the Node entry loads at its first use.
 export { registerZod3 } from './lib/schema/zod3-bundled.js';

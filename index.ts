@@ -1,5 +1,7 @@
 /**
- * agenttool: the tool contract (lib/), the execution engine (operators/) and the front's wire (adapters/wire/).
+ * agenttool: the tool contract (lib/), the execution engine (operators/) and the front's wire
+ * (adapters/wire/), each value one that README.md or a guide in docs/ uses; the engine's and the
+ * wire's other values are in `agenttool/operators` and `agenttool/wire` (root.ts).
  *
  * This is the entry Node and server bundles load; it registers zod 3 support (see
  * {@link registerZod3}), ajv for `tool()` where eval is allowed, RE2 for the patterns of schemas
@@ -43,8 +45,5 @@ registerDirectRun(runDirect);
 registerSteps();
 registerSoloRun({ runsAlone, SoloRun });
 
-export * from './lib/index.js';
-export * from './operators/index.js';
-// The front's wire (also `agenttool/wire`): plain functions that register nothing, so a bundle
-// that does not call them leaves them out.
-export * from './adapters/wire/index.js';
+// The contract, and the engine's and the wire's values the guides use (root.ts).
+export * from './root.js';

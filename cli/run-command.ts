@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   executeBatch,
-  initialCallStates,
   jobsFromItems,
   settledOf,
   toOutputItems,
@@ -17,6 +16,7 @@ import {
   type SettledResult,
   type Tool,
 } from '../index.js';
+import { initialCallStates } from '../operators/index.js';
 import { bundledTools, reapShells } from './tools/index.js';
 import { scriptedElicitor } from './answers.js';
 import type { RunArgs } from './args.js';

@@ -9,7 +9,6 @@ import { defer, Observable, tap } from 'rxjs';
 import {
   chains,
   executeBatch,
-  initialCallStates,
   jobsFromItems,
   settledOf,
   toOutputItems,
@@ -21,6 +20,7 @@ import {
   type SettledResult,
   type ToolSet,
 } from '../../index.js';
+import { initialCallStates } from '../../operators/index.js';
 import {
   eventRecord,
   type ApprovalRecord,

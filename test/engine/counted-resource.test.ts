@@ -7,7 +7,6 @@ import {
   batchResults,
   capacityOf,
   chains,
-  initialCallStates,
   rawTool,
   resourceOf,
   tool,
@@ -15,6 +14,7 @@ import {
   type Job,
   type Tool,
 } from '../../index.js';
+import { initialCallStates } from '../../operators/index.js';
 
 const run = tool({
   name: 'run',
