@@ -1,7 +1,8 @@
 /**
- * `npm run build:strip [-- <dir>]`: rewrites the JavaScript `tsc` emitted to dist/ (or `<dir>`)
- * without its comments, so the package does not ship the sources' documentation twice: the
- * `.d.ts` files keep it for editors, and nothing reads it from the `.js`.
+ * `npm run build:slim` (or `node --import tsx scripts/strip-comments.ts [<dir>]`): rewrites the
+ * JavaScript `tsc` emitted to dist/ (or `<dir>`) without its comments, so the package does not
+ * ship the sources' documentation twice: the `.d.ts` files keep it for editors, and nothing reads
+ * it from the `.js`.
  *
  * esbuild reprints each file as it parsed it (no minifying, no syntax lowered), keeping the
  * comments a tool reads: legal ones (`/*!`, `@license`, `@preserve`), `@__PURE__` and
