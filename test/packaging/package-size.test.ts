@@ -3,15 +3,18 @@
  * README states ("The package", Size).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { root } from '../support/cli.js';
 import { buildPackage } from '../support/package.js';
 import { scaled } from '../support/time.js';
 
-/** The tarball's budget, in bytes packed (README.md, "The package"). */
-const PACKED_BUDGET = 590 * 1000;
+/**
+ * The tarball's budget, in bytes packed (README.md, "The package"): 406 KB when last measured,
+ * about 3% over it.
+ */
+const PACKED_BUDGET = 418 * 1000;
 
 interface PackedFile {
   path: string;
@@ -44,6 +47,11 @@ describe('the package, as npm packs it', function () {
 
   it(`stays within its budget: ${PACKED_BUDGET / 1000} KB packed`, () => {
     expect(packed.size, `${packed.entryCount} files`).to.be.at.most(PACKED_BUDGET);
+  });
+
+  it('is the budget the README states', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).to.include(`The tarball's budget is ${PACKED_BUDGET / 1000} KB packed`);
   });
 
   it('ships the built package and its docs, no sources, tests, examples or build scripts', () => {

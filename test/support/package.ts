@@ -11,10 +11,10 @@ let built = false;
 let tarball: string | undefined;
 
 /**
- * Builds dist/ as `npm run build` does (cleaned first), once per process unless `again`. Skipped
- * when `AGENTTOOL_DIST_BUILT` is set: `npm test` builds dist/ once before mocha starts, since its
- * test files run two at a time in separate processes and one's clean would pull dist/ from under
- * the other.
+ * Builds dist/ as `npm run build` does (cleaned first, the page left out), once per process
+ * unless `again`. Skipped when `AGENTTOOL_DIST_BUILT` is set: `npm test` builds dist/ once before
+ * mocha starts, since its test files run two at a time in separate processes and one's clean
+ * would pull dist/ from under the other.
  */
 export function buildPackage(options: { again?: boolean } = {}): void {
   if (process.env['AGENTTOOL_DIST_BUILT'] && options.again !== true) built = true;
@@ -26,6 +26,9 @@ export function buildPackage(options: { again?: boolean } = {}): void {
       [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
       { cwd: root, encoding: 'utf8' },
     );
+    // `npm run build:slim`: the comments out of the .js, the .d.ts no entry point loads out.
+    for (const script of ['scripts/strip-comments.ts', 'scripts/prune-types.ts'])
+      execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: root, encoding: 'utf8' });
   } catch (err) {
     throw new Error(`the build failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`);
   }
