@@ -6,6 +6,7 @@
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/client';
+import type { ProgressInfo } from '../../lib/contract.js';
 import { repaired } from './response-faults.js';
 import { asTaskResult, completeByDefault, shallowTools } from './response-rewrites.js';
 
@@ -28,6 +29,14 @@ export interface RoutedProgress {
   readonly progress: number;
   readonly total?: number;
   readonly message?: string;
+}
+
+/** The call's progress as a tool reports it (ProgressInfo): the fields the server sent. */
+export function progressInfo(progress: RoutedProgress): ProgressInfo {
+  const info: ProgressInfo = { progress: progress.progress };
+  if (progress.total !== undefined) info.total = progress.total;
+  if (progress.message !== undefined) info.message = progress.message;
+  return info;
 }
 
 /** The token of a routed call's request, if `message` is a tools/call request that has one. */

@@ -15,7 +15,6 @@ import type {
   ElicitRequest,
   ElicitResult,
   ElicitUrlRequest,
-  ProgressInfo,
   ToolContext,
   ToolEvent,
   ToolResult,
@@ -29,7 +28,7 @@ import {
 } from '../mcp-shared/mcp-errors.js';
 import { RECORDS_META_KEY, recordsOf } from '../mcp-shared/mcp-records.js';
 import { SDK_TIMEOUT } from './call-deadlines.js';
-import type { RoutedCall, RoutedProgress } from './ordered-transport.js';
+import { progressInfo, type RoutedCall, type RoutedProgress } from './ordered-transport.js';
 import { logText } from './server-log.js';
 import { traceMeta } from '../../lib/trace-context.js';
 import type { McpSpan } from '../../lib/telemetry/mcp-spans.js';
@@ -44,14 +43,7 @@ import {
 import type { CallRequest, InFlightCall, RemoteConnection } from './remote-connection.js';
 import { recordInOrder } from './call-records.js';
 import { RootsAskings } from './roots-askings.js';
-import { MAX_PAGE_ROUNDS, pagesOf } from './url-refusal.js';
-
-function progressInfo(progress: RoutedProgress): ProgressInfo {
-  const info: ProgressInfo = { progress: progress.progress };
-  if (progress.total !== undefined) info.total = progress.total;
-  if (progress.message !== undefined) info.message = progress.message;
-  return info;
-}
+import { MAX_PAGE_ROUNDS, pagesOf, visitPages } from './url-refusal.js';
 
 /** The SDK's own timeout is never reached: the call's deadline (CallDeadlines) comes first. */
 const SDK_OPTIONS = { timeout: SDK_TIMEOUT } as const;
@@ -360,29 +352,18 @@ export class RemoteCall implements InFlightCall, RoutedCall {
 
   /**
    * The server refused the call until the person visits `pages` (-32042), so it never ran: each
-   * is asked in turn through the call's context, and the call is sent again once every one was
-   * accepted; a page declined or dismissed fails the call, naming it.
+   * is asked in turn, and the call is sent again once every one was accepted; a page declined or
+   * dismissed fails the call, naming it.
    */
   private async visit(pages: readonly ElicitUrlRequest[], err: unknown): Promise<void> {
-    for (const page of pages) {
-      const asked = this.elicit(page);
-      if (asked === undefined) return;
-      const answer = await asked.catch(() => undefined);
-      if (this.done) return;
-      if (answer?.action !== 'accept') {
-        const why = answer?.action === 'decline' ? 'declined' : 'not visited';
-        this.fail(
-          new McpCallError(
-            this.tool,
-            `mcp: call "${this.tool}": the server needs ${page.url} visited first (${why}): ${oneLine(describeThrown(err))}`,
-            err,
-            'page_declined',
-          ),
-        );
-        return;
-      }
-    }
-    this.start();
+    const visited = await visitPages(pages, (page) => this.elicit(page));
+    if (visited === undefined || this.done) return;
+    if (visited === 'visited') return this.start();
+    const { page, why } = visited;
+    const text = `the server needs ${page.url} visited first (${why}): ${oneLine(describeThrown(err))}`;
+    this.fail(
+      new McpCallError(this.tool, `mcp: call "${this.tool}": ${text}`, err, 'page_declined'),
+    );
   }
 
   private failed(err: unknown): void {

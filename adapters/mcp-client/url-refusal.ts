@@ -5,7 +5,7 @@
  * @module
  */
 import { elicitUrlProblem } from '../../lib/elicit-url.js';
-import type { ElicitUrlRequest } from '../../lib/contract.js';
+import type { ElicitResult, ElicitUrlRequest } from '../../lib/contract.js';
 
 /** How many times a call refused until a page is visited (-32042) is sent again. */
 export const MAX_PAGE_ROUNDS = 3;
@@ -31,4 +31,23 @@ export function pagesOf(err: unknown): ElicitUrlRequest[] | undefined {
     pages.push({ mode: 'url', message, url: url as string });
   }
   return pages;
+}
+
+/**
+ * Asks each of `pages` in turn through `ask` (the call's question, undefined once it ended):
+ * 'visited' when every one was accepted, the page refused (declined or dismissed) and why, or
+ * undefined when the call ended meanwhile.
+ */
+export async function visitPages(
+  pages: readonly ElicitUrlRequest[],
+  ask: (page: ElicitUrlRequest) => Promise<ElicitResult> | undefined,
+): Promise<'visited' | { page: ElicitUrlRequest; why: string } | undefined> {
+  for (const page of pages) {
+    const asked = ask(page);
+    if (asked === undefined) return undefined;
+    const answer = await asked.catch(() => undefined);
+    if (answer?.action !== 'accept')
+      return { page, why: answer?.action === 'decline' ? 'declined' : 'not visited' };
+  }
+  return 'visited';
 }
