@@ -10,7 +10,9 @@ import type { Observable } from 'rxjs';
 
 /** One root, as MCP's `roots/list` carries it. */
 export interface RelayedRoot {
+  /** The root's location, a `file://` URI. */
   uri: string;
+  /** What the client calls it, if it names it. */
   name?: string;
 }
 
