@@ -37,6 +37,14 @@ function checked(roots: readonly McpRoot[]): { uri: string; name?: string }[] {
   });
 }
 
+/** The roots a connection offers its server (`offerRoots`). */
+export interface OfferedRoots {
+  connected(): void;
+  close(): void;
+  declared: { listChanged?: true };
+  answerCalls(inFlight: ReadonlySet<InFlightCall>): void;
+}
+
 /**
  * Offers `roots` on `client`, which must not be connected yet: declares the `roots` capability
  * (with `listChanged` for an Observable) and answers `roots/list`. Call `connected()` once the
@@ -50,15 +58,7 @@ function checked(roots: readonly McpRoot[]): { uri: string; name?: string }[] {
  * client of a proxy that asks it for its roots (relayed-roots.ts) is answered with that client's
  * roots; with `roots` when the client gave none.
  */
-export function offerRoots(
-  client: Client,
-  roots: McpRoots,
-): {
-  connected(): void;
-  close(): void;
-  declared: { listChanged?: true };
-  answerCalls(inFlight: ReadonlySet<InFlightCall>): void;
-} {
+export function offerRoots(client: Client, roots: McpRoots): OfferedRoots {
   let answer: () => Promise<{ uri: string; name?: string }[]>;
   let subscription: Subscription | undefined;
   let open = false;

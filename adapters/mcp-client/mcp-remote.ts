@@ -25,16 +25,14 @@ import { CALL_TOKEN } from '../mcp-shared/call-token.js';
 import { closedError, McpCallError } from '../mcp-shared/mcp-errors.js';
 import { answerQuestions } from './client-elicitation.js';
 import { CallDeadlines } from './call-deadlines.js';
-import { TOO_DEEP, type OrderedTransport } from './ordered-transport.js';
+import type { OrderedTransport } from './ordered-transport.js';
 import { LatestValue } from './latest-value.js';
 import { RefreshTracker } from './refresh-tracker.js';
-import { printableName, remoteNameProblem } from './tool-name.js';
+import { printableName } from './tool-name.js';
+import { listingProblem } from './listing-problems.js';
 import { listedOrdering } from './listed-ordering.js';
-import { MAX_SCHEMA_DEPTH } from '../../lib/validation/json.js';
-import { headerDeclarations } from '../mcp-shared/mcp-param-headers.js';
 import {
   RemoteTool,
-  taskSupportOf,
   type InFlightCall,
   type RemoteClaims,
   type RemoteConnection,
@@ -52,6 +50,7 @@ import {
   type McpClientOptions,
 } from './mcp-client-options.js';
 import { endSession, taskGenerationOf } from './mcp-session.js';
+import type { OfferedRoots } from './client-roots.js';
 
 /**
  * A connected MCP server: its tools as Tool values, kept current as the server changes its list.
@@ -86,7 +85,7 @@ export class McpRemote {
   private readonly inFlight = new Set<InFlightCall>();
   private readonly sequential: ReadonlySet<string>;
   private readonly detach: ReadonlySet<string>;
-  /** Remote names left out of the list (see {@link remoteNameProblem}), each reported once. */
+  /** Remote names left out of the list (see {@link listingProblem}), each reported once. */
   private readonly refused = new Set<string>();
 
   /** @internal Use {@link connectMcp}: the client must be connected. */
@@ -94,10 +93,7 @@ export class McpRemote {
     client: Client,
     private readonly transport: OrderedTransport,
     private readonly options: McpClientOptions,
-    private readonly roots?: {
-      close(): void;
-      answerCalls?(inFlight: ReadonlySet<InFlightCall>): void;
-    },
+    private readonly roots?: Pick<OfferedRoots, 'close' | 'answerCalls'>,
     declared: { capabilities: ClientCapabilities; clientInfo: Implementation } = {
       capabilities: {},
       clientInfo: CLIENT_INFO,
@@ -161,7 +157,7 @@ export class McpRemote {
     client.setNotificationHandler('notifications/message', (notification) =>
       this.log(notification.params),
     );
-    roots?.answerCalls?.(this.inFlight);
+    roots?.answerCalls(this.inFlight);
     if (options.elicitor !== false)
       answerQuestions(client, this.inFlight, options.elicitor, (error) => options.onerror?.(error));
     client.onclose = () => this.disconnected();
@@ -297,20 +293,10 @@ export class McpRemote {
     if (!this.closed) this.publish(found);
   }
 
-  /**
-   * Leaves out the tools whose names {@link remoteNameProblem} refuses, and those whose definition
-   * nests too deep to walk (see {@link MAX_SCHEMA_DEPTH}), saying so once each.
-   */
+  /** Leaves out the tools {@link listingProblem} refuses, saying so once each. */
   private listable(found: readonly McpTool[]): McpTool[] {
     return found.filter((definition) => {
-      const named = remoteNameProblem(definition.name);
-      const problem =
-        named === undefined
-          ? // Measured once, as the listing arrived (see OrderedTransport).
-            definition._meta?.[TOO_DEEP] === true
-            ? `its definition is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
-            : (this.headersProblem(definition) ?? this.taskProblem(definition))
-          : `its name ${named}`;
+      const problem = listingProblem(definition, this.connection);
       if (problem === undefined) return true;
       if (!this.refused.has(definition.name)) {
         this.refused.add(definition.name);
@@ -319,23 +305,6 @@ export class McpRemote {
       }
       return false;
     });
-  }
-
-  /**
-   * Why a tool that runs only as a task (MCP 2025-11-25's `execution.taskSupport: "required"`)
-   * cannot be offered: its server serves this client no tasks, so every call would fail.
-   */
-  private taskProblem(definition: McpTool): string | undefined {
-    if (taskSupportOf(definition) !== 'required' || this.connection.tasks !== undefined)
-      return undefined;
-    return 'it runs only as a task (execution.taskSupport: "required"), and its server serves this client no tasks';
-  }
-
-  /** What breaks the tool's `x-mcp-header` declarations, where calls mirror them (see RemoteTool). */
-  private headersProblem(definition: McpTool): string | undefined {
-    if (!this.connection.mirrorsHeaders) return undefined;
-    const declared = headerDeclarations(definition.inputSchema);
-    return typeof declared === 'string' ? `its x-mcp-header: ${declared}` : undefined;
   }
 
   private publish(found: readonly McpTool[]): void {
