@@ -21,8 +21,12 @@ const WORKERS = 60;
  * it has started answering, so a call is surely running on it.
  */
 const KILL_AFTER = 700;
-/** A call that waits: one step of slow_count. */
-const ARGS = { to: 1, step_ms: 10 };
+/**
+ * A call that waits: one step of slow_count, long enough that the call instance b has begun
+ * answering when it is killed (its answer's stream is open) is still running there when the
+ * SIGKILL lands, on a busy machine too (a 10 ms step often ended first, and no call failed).
+ */
+const ARGS = { to: 1, step_ms: 100 };
 const IDS = ['a', 'b', 'c'] as const;
 
 interface Outcome {
@@ -164,7 +168,7 @@ describe('agenttool serve --http behind nginx: three instances, one killed mid-b
     expect(killedAt, `instance b (${victim}) answered no call after ${KILL_AFTER}`).to.be.below(
       Infinity,
     );
-    // Three seconds (scaled) from the kill (a call left hanging would never end: every call is one 10 ms
+    // Three seconds (scaled) from the kill (a call left hanging would never end: every call is one 100 ms
     // step), plus the longest this process went without running at all (on a machine busy with
     // nginx, three instances and other work): what it cannot see, it cannot time.
     const within = scaled(3_000) + stalls.max / 1e6;
