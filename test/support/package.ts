@@ -26,9 +26,8 @@ export function buildPackage(options: { again?: boolean } = {}): void {
       [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
       { cwd: root, encoding: 'utf8' },
     );
-    // `npm run build:slim`: the comments out of the .js, the .d.ts no entry point loads out.
-    for (const script of ['scripts/strip-comments.ts', 'scripts/prune-types.ts'])
-      execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: root, encoding: 'utf8' });
+    // The comments out of the .js, the .d.ts no entry point loads out: package.json's own step.
+    execFileSync('npm', ['run', '--silent', 'build:slim'], { cwd: root, encoding: 'utf8' });
   } catch (err) {
     throw new Error(`the build failed:\n${(err as { stdout?: string }).stdout ?? String(err)}`);
   }
