@@ -7,25 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import type {
   CallToolResult,
-  ElicitRequestFormParams,
-  ElicitRequestURLParams,
   InputRequiredResult,
-  ListRootsRequest,
   LoggingMessageNotification,
   ServerContext,
   ServerNotification,
 } from '@modelcontextprotocol/server';
-import { Observable } from 'rxjs';
-import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
+import type { Elicitor } from '../../../lib/contract.js';
 import { CancelledError } from '../../../lib/errors.js';
-import { CALL_TOKEN } from '../../mcp-shared/call-token.js';
-import {
-  rootsOfAnswer,
-  type RelayedRoot,
-  type RootsAsker,
-} from '../../mcp-shared/relayed-roots.js';
+import type { RootsAsker } from '../../mcp-shared/relayed-roots.js';
 import { sendCallLog } from '../call-log.js';
-import { elicitParams, mayAsk, type ElicitationModes } from '../client-elicitor.js';
+import type { ElicitationModes } from '../client-elicitor.js';
+import { OpenQuestions } from '../open-questions.js';
 import { signState, type StateSigning } from './request-state.js';
 
 /** The default `questionTimeoutMs` of `createMcpServer`: 5 minutes, in ms. */
@@ -60,25 +52,6 @@ export function heldCall(id: string): HeldCall | undefined {
   return held.get(id);
 }
 
-/** A question open for the client: the input request it is sent as, and who takes the answer. */
-interface Question {
-  readonly request: NonNullable<InputRequiredResult['inputRequests']>[string];
-  /** Takes the client's answer as it came. */
-  readonly answer: (response: unknown) => void;
-}
-
-/** A client's answer as the tool sees it; anything that is not an elicitation result, `cancel`. */
-export function answerOf(response: unknown): ElicitResult {
-  const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
-  if (action === 'decline' || action === 'cancel') return { action };
-  if (action === 'accept') {
-    if (content === undefined) return { action: 'accept', content: {} };
-    if (typeof content === 'object' && content !== null && !Array.isArray(content))
-      return { action: 'accept', content: content as Record<string, string> };
-  }
-  return { action: 'cancel' };
-}
-
 /**
  * One served call of a modern request. It runs as any call; when its tool asks a question
  * (`context.elicit`), the request that speaks for it is answered `input_required` with the
@@ -96,16 +69,13 @@ export class HeldCall {
   readonly signal = this.controller.signal;
   /** The request speaking for the call now. */
   private ctx: ServerContext | undefined = undefined;
-  private readonly open = new Map<string, Question>();
-  private asked = 0;
+  /** The call's questions: open, each waits for a retry to carry its answer. */
+  private readonly questions: OpenQuestions;
   private result: CallToolResult | undefined = undefined;
   private refusal: Error | undefined = undefined;
   private wake: (() => void) | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
   private readonly onAbort = (): void => this.cancel();
-
-  /** Answers the first request carried, by question key, for questions not asked yet. */
-  private readonly preset: Map<string, unknown>;
 
   constructor(
     /** The tool's name: a retry must call the same tool. */
@@ -123,9 +93,15 @@ export class HeldCall {
      * The elicitation modes the client declared: a question in another mode is declined at once,
      * never sent (MCP forbids it).
      */
-    private readonly modes: ElicitationModes = { form: true, url: false },
+    modes: ElicitationModes = { form: true, url: false },
   ) {
-    this.preset = new Map(preset === undefined ? [] : Object.entries(preset));
+    this.questions = new OpenQuestions({
+      modes,
+      token,
+      keys: 'open',
+      preset,
+      changed: () => this.wake?.(),
+    });
   }
 
   /** A progress token for the served call: `notify` puts in the token of the request of the moment. */
@@ -148,59 +124,14 @@ export class HeldCall {
   };
 
   /** The served call's elicitor: each question waits for the client's retry. */
-  readonly elicitor: Elicitor = (request) =>
-    new Observable<ElicitResult>((subscriber) => {
-      if (!mayAsk(this.modes, request)) {
-        subscriber.next({ action: 'decline' });
-        subscriber.complete();
-        return;
-      }
-      // MCP 2026-07-28 has no elicitationId.
-      const params = elicitParams(request, undefined);
-      return this.ask(request.key, 'elicitation/create', params, (response) => {
-        subscriber.next(answerOf(response));
-        subscriber.complete();
-      });
-    });
+  readonly elicitor: Elicitor = (request) => this.questions.elicit(request);
 
   /**
    * Asks the client for its roots (a `roots/list` input request), for a proxy's call whose
    * upstream asks for them (see relayed-roots.ts): emits its roots, or undefined when its answer
    * is not a list of roots.
    */
-  readonly roots: RootsAsker = (key) =>
-    new Observable<readonly RelayedRoot[] | undefined>((subscriber) =>
-      this.ask(key, 'roots/list', {}, (response) => {
-        subscriber.next(rootsOfAnswer(response));
-        subscriber.complete();
-      }),
-    );
-
-  /**
-   * Opens a question under `given` (unless a question open has it: then `q<n>`), answered by
-   * `answer` with the client's response: at once when the first request carried one for its key,
-   * else once a retry does. Returns what takes it back.
-   */
-  private ask(
-    given: string | undefined,
-    method: 'elicitation/create' | 'roots/list',
-    params: ElicitRequestFormParams | ElicitRequestURLParams | ListRootsRequest['params'],
-    answer: (response: unknown) => void,
-  ): (() => void) | undefined {
-    this.asked++;
-    const key = given !== undefined && !this.open.has(given) ? given : `q${this.asked}`;
-    if (this.preset.has(key)) {
-      const response = this.preset.get(key);
-      this.preset.delete(key);
-      answer(response);
-      return undefined;
-    }
-    const meta = this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } };
-    const request = { method, params: { ...params, ...meta } } as Question['request'];
-    this.open.set(key, { request, answer });
-    this.wake?.();
-    return () => this.open.delete(key);
-  }
+  readonly roots: RootsAsker = (key) => this.questions.roots(key);
 
   /** A log message to the client, through the request that speaks for the call now, if any. */
   readonly log = (params: LoggingMessageNotification['params']): Promise<void> =>
@@ -210,7 +141,7 @@ export class HeldCall {
 
   /** Whether one of the call's questions is open, waiting for its client's answer. */
   get asking(): boolean {
-    return this.open.size > 0;
+    return this.questions.size > 0;
   }
 
   /**
@@ -254,13 +185,7 @@ export class HeldCall {
 
   /** The answers a retry carries, to the questions they answer; others are asked again. */
   deliver(responses: Readonly<Record<string, unknown>> | undefined): void {
-    if (responses === undefined) return;
-    for (const [key, response] of Object.entries(responses)) {
-      const question = this.open.get(key);
-      if (question === undefined) continue;
-      this.open.delete(key);
-      question.answer(response);
-    }
+    this.questions.deliver(responses);
   }
 
   /**
@@ -294,7 +219,7 @@ export class HeldCall {
         if (stop()) return undefined;
         if (this.result !== undefined) return this.result;
         if (this.refusal !== undefined) throw this.refusal;
-        if (this.open.size > 0) return this.hold(signing);
+        if (this.questions.size > 0) return this.hold(signing);
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
       }
@@ -309,8 +234,7 @@ export class HeldCall {
     held.set(this.id, this);
     this.timer = setTimeout(() => this.cancel(), this.wait);
     this.timer.unref?.();
-    const inputRequests: InputRequiredResult['inputRequests'] = {};
-    for (const [key, question] of this.open) inputRequests[key] = question.request;
+    const inputRequests = this.questions.requests();
     const state = {
       call: this.id,
       tool: this.tool,

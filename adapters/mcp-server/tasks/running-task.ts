@@ -6,19 +6,13 @@
  *
  * @module
  */
-import type {
-  CallToolResult,
-  ElicitRequestFormParams,
-  ElicitRequestURLParams,
-  ServerNotification,
-} from '@modelcontextprotocol/server';
-import { Observable, type Subscription } from 'rxjs';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
+import type { Observable, Subscription } from 'rxjs';
 import type { ElicitResult, Elicitor } from '../../../lib/contract.js';
 import { CancelledError, oneLine, ToolPanicError } from '../../../lib/errors.js';
 import { McpCallError } from '../../mcp-shared/mcp-errors.js';
-import { CALL_TOKEN } from '../../mcp-shared/call-token.js';
-import { elicitParams, mayAsk, type ElicitationModes } from '../client-elicitor.js';
-import { answerOf } from '../held/held-calls.js';
+import type { ElicitationModes } from '../client-elicitor.js';
+import { OpenQuestions } from '../open-questions.js';
 import type { TaskHost } from './task-host.js';
 import type { StoredTask, TaskMessage } from './task-store.js';
 import type { Settings } from './task-wire.js';
@@ -60,15 +54,8 @@ function upstreamErrorOf(
 /** One task this instance runs. */
 export class RunningTask {
   readonly controller = new AbortController();
-  private readonly open = new Map<
-    string,
-    {
-      readonly params: ElicitRequestFormParams | ElicitRequestURLParams;
-      answer(r: ElicitResult): void;
-    }
-  >();
-  private readonly used = new Set<string>();
-  private asked = 0;
+  /** The call's questions, shown in the task's status; answers come through the store. */
+  private readonly questions: OpenQuestions;
   private failure: Error | undefined = undefined;
   /** Why the server stopped the call (lease lost, TTL, shutdown), when it did; a cancel otherwise. */
   private stopped: { readonly why: string; readonly failed: boolean } | undefined = undefined;
@@ -87,9 +74,13 @@ export class RunningTask {
     private readonly host: TaskHost,
     public view: StoredTask,
     private readonly settings: Settings,
-    private readonly modes: ElicitationModes,
-    private readonly token: string | undefined,
-  ) {}
+    modes: ElicitationModes,
+    token: string | undefined,
+  ) {
+    // Keys are unique over the task's life (the extension's rule).
+    const changed = (): void => this.showQuestions();
+    this.questions = new OpenQuestions({ modes, token, keys: 'once', changed });
+  }
 
   /** The parts of the served call that speak for this task. */
   readonly speaker: TaskSpeaker = {
@@ -103,33 +94,7 @@ export class RunningTask {
       }
       return Promise.resolve();
     },
-    elicitor: (request) =>
-      new Observable<ElicitResult>((subscriber) => {
-        if (!mayAsk(this.modes, request)) {
-          subscriber.next({ action: 'decline' });
-          subscriber.complete();
-          return;
-        }
-        // Keys are unique over the task's life (the extension's rule): a key once used is never
-        // used again, even by the tool.
-        let key = request.key;
-        while (key === undefined || this.used.has(key)) key = `q${++this.asked}`;
-        this.used.add(key);
-        this.open.set(key, {
-          params: {
-            ...elicitParams(request, undefined),
-            ...(this.token === undefined ? {} : { _meta: { [CALL_TOKEN]: this.token } }),
-          },
-          answer: (result) => {
-            subscriber.next(result);
-            subscriber.complete();
-          },
-        });
-        this.showQuestions();
-        return () => {
-          if (this.open.delete(key)) this.showQuestions();
-        };
-      }),
+    elicitor: (request) => this.questions.elicit(request),
     onFailure: (error) => {
       this.failure = error;
     },
@@ -182,13 +147,8 @@ export class RunningTask {
         this.controller.abort(new CancelledError('task cancelled by the client'));
       return;
     }
-    for (const [key, response] of Object.entries(message.inputResponses)) {
-      // Keys not open now (never issued, answered already) are ignored, as the extension says.
-      const question = this.open.get(key);
-      if (question === undefined) continue;
-      this.open.delete(key);
-      question.answer(answerOf(response));
-    }
+    // Keys not open now (never issued, answered already) are ignored, as the extension says.
+    this.questions.deliver(message.inputResponses);
     this.showQuestions();
   }
 
@@ -204,15 +164,12 @@ export class RunningTask {
 
   private showQuestions(): void {
     if (this.final) return;
-    if (this.open.size === 0) {
+    if (this.questions.size === 0) {
       if (this.view.status === 'input_required')
         this.change({ status: 'working', inputRequests: undefined });
       return;
     }
-    const inputRequests: Record<string, unknown> = {};
-    for (const [key, question] of this.open)
-      inputRequests[key] = { method: 'elicitation/create', params: question.params };
-    this.change({ status: 'input_required', inputRequests });
+    this.change({ status: 'input_required', inputRequests: this.questions.requests() });
   }
 
   /**
