@@ -17,6 +17,12 @@ const form = (key?: string) =>
     ...(key === undefined ? {} : { key }),
   }) as const;
 
+/** Questions of a client that declared form questions only, keyed `keys`, with no call token. */
+const questionsOf = (
+  keys: 'open' | 'once',
+  more: Partial<ConstructorParameters<typeof OpenQuestions>[0]> = {},
+) => new OpenQuestions({ modes: FORM, token: undefined, keys, changed: () => {}, ...more });
+
 function answers(
   questions: OpenQuestions,
   key?: string,
@@ -29,12 +35,7 @@ function answers(
 describe('OpenQuestions: how a served call asks its client', () => {
   it('opens a form question under its key, with the call token, and answers it by that key', () => {
     let changes = 0;
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: 'tok',
-      keys: 'open',
-      changed: () => changes++,
-    });
+    const questions = questionsOf('open', { token: 'tok', changed: () => changes++ });
     const { got } = answers(questions, 'confirm');
     expect(changes).to.equal(1);
     expect(questions.requests()).to.deep.equal({
@@ -57,12 +58,7 @@ describe('OpenQuestions: how a served call asks its client', () => {
   });
 
   it("'open' keys: a key is reused once its question is answered; a clash gets q<n>", () => {
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: undefined,
-      keys: 'open',
-      changed: () => {},
-    });
+    const questions = questionsOf('open');
     answers(questions, 'a');
     answers(questions, 'a');
     expect(Object.keys(questions.requests())).to.deep.equal(['a', 'q2']);
@@ -72,12 +68,7 @@ describe('OpenQuestions: how a served call asks its client', () => {
   });
 
   it("'once' keys: a key once used is never used again (the tasks extension's rule)", () => {
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: undefined,
-      keys: 'once',
-      changed: () => {},
-    });
+    const questions = questionsOf('once');
     answers(questions, 'a');
     questions.deliver({ a: { action: 'decline' } });
     answers(questions, 'a');
@@ -87,10 +78,7 @@ describe('OpenQuestions: how a served call asks its client', () => {
 
   it('answers a question at once from a preset answer, without opening it', () => {
     let changes = 0;
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: undefined,
-      keys: 'open',
+    const questions = questionsOf('open', {
       preset: { a: { action: 'accept', content: { ok: 'early' } } },
       changed: () => changes++,
     });
@@ -103,12 +91,7 @@ describe('OpenQuestions: how a served call asks its client', () => {
   });
 
   it('declines at once a question in a mode the client did not declare, sending nothing', () => {
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: undefined,
-      keys: 'open',
-      changed: () => {},
-    });
+    const questions = questionsOf('open');
     const got: ElicitResult[] = [];
     questions
       .elicit({ mode: 'url', message: 'Sign in', url: 'https://example.com/' })
@@ -119,24 +102,14 @@ describe('OpenQuestions: how a served call asks its client', () => {
 
   it('takes a question back when its asker unsubscribes, and says so', () => {
     let changes = 0;
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: undefined,
-      keys: 'once',
-      changed: () => changes++,
-    });
+    const questions = questionsOf('once', { changed: () => changes++ });
     const { sub } = answers(questions, 'a');
     sub.unsubscribe();
     expect([questions.size, changes]).to.deep.equal([0, 2]);
   });
 
   it('asks for roots, and takes an answer that is no list of roots as undefined', () => {
-    const questions = new OpenQuestions({
-      modes: FORM,
-      token: undefined,
-      keys: 'open',
-      changed: () => {},
-    });
+    const questions = questionsOf('open');
     const got: unknown[] = [];
     questions.roots('r').subscribe((roots) => got.push(roots));
     questions.roots('s').subscribe((roots) => got.push(roots));
