@@ -177,8 +177,17 @@ export class CallRouter {
    * it one (see task-relay.ts); until then its questions and its end answer the request.
    */
   private relayedTask(routed: Routed, ctx: Ctx): Answer {
-    const tasks = this.tasks!;
     const modes = elicitationModes(this.server, routed.capabilities);
+    return this.opening(routed, modes, ctx, true);
+  }
+
+  /**
+   * A call whose opening questions are asked in the request (tasks/opening-questions.ts): held
+   * until it becomes a task. A proxied one (`proxied`) may ask its client for roots, and its
+   * server's logs reach the client while no task speaks for it.
+   */
+  private opening(routed: Routed, modes: ElicitationModes, ctx: Ctx, proxied: boolean): Answer {
+    const tasks = this.tasks!;
     const token = callTokenOf(routed.meta);
     const held = new HeldCall(
       routed.name,
@@ -188,23 +197,20 @@ export class CallRouter {
       modes,
     );
     heldCalls.set(this.server, held);
-    const host = taskHostOf(tasks.store, this.report);
-    const opening = new OpeningCall(
-      held,
-      () => host.create(routed.name, tasks, modes, token),
-      true,
-    );
+    const makeTask = () =>
+      taskHostOf(tasks.store, this.report).create(routed.name, tasks, modes, token);
+    const opening = new OpeningCall(held, makeTask, proxied);
     const served = this.servedOf(routed, {
       session: undefined,
       signal: opening.signal,
       progressToken: opening.progressToken,
       notify: opening.notify,
       elicitor: opening.elicitor,
-      roots: this.asksRoots(routed) ? opening.roots : undefined,
-      log: opening.log,
+      roots: proxied && this.asksRoots(routed) ? opening.roots : undefined,
+      log: proxied ? opening.log : undefined,
       sendRecords: asksForRecords(routed.meta),
     });
-    return this.runOpening(opening, served, ctx, true);
+    return this.runOpening(opening, served, ctx, proxied);
   }
 
   /**
@@ -250,29 +256,7 @@ export class CallRouter {
    * the request, and the call becomes a task once it goes on past them (opening-questions.ts).
    */
   private openingTask(routed: Routed, modes: ElicitationModes, ctx: Ctx): Answer {
-    const tasks = this.tasks!;
-    const token = callTokenOf(routed.meta);
-    const held = new HeldCall(
-      routed.name,
-      this.questionTimeout,
-      ctx.mcpReq.inputResponses,
-      token,
-      modes,
-    );
-    heldCalls.set(this.server, held);
-    const opening = new OpeningCall(held, () =>
-      taskHostOf(tasks.store, this.report).create(routed.name, tasks, modes, token),
-    );
-    const served = this.servedOf(routed, {
-      session: undefined,
-      signal: opening.signal,
-      progressToken: opening.progressToken,
-      notify: opening.notify,
-      elicitor: opening.elicitor,
-      log: undefined,
-      sendRecords: asksForRecords(routed.meta),
-    });
-    return this.runOpening(opening, served, ctx, false);
+    return this.opening(routed, modes, ctx, false);
   }
 
   /** A task tool called by a client that answers no questions: a task at once. */
