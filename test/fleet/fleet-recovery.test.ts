@@ -7,13 +7,11 @@
  * skipped with a line where it is missing).
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
-import { z } from 'zod';
 import { queueTools, runWorker, type FleetWorker } from '../../adapters/redis/index.js';
-import { executeBatch, tool } from '../../index.js';
-import { root } from '../support/cli.js';
+import { executeBatch } from '../../index.js';
+import { startScript } from '../support/cli.js';
+import { finals, KILLED_CALL_ENDS, slowSurvivor } from '../support/fleet-kill.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from '../support/redis.js';
 import { until } from '../support/until.js';
 
@@ -29,68 +27,39 @@ describe('a killed fleet worker’s calls, with the default locks', function () 
     await redis?.stop();
   });
 
-  for (const [replay, expected] of [
-    ['safe', 'done killed-safe'],
-    [
-      'unsafe',
-      'error: call "k1" was interrupted and not replayed: tool "slow_unsafe" is not safe to run twice',
-    ],
-  ] as const)
+  for (const [replay, expected] of KILLED_CALL_ENDS)
     it(`are recovered within 10 s: ${replay === 'safe' ? 'a safe call runs again' : 'an unsafe call fails unrun (not_replayed)'}`, async () => {
       const queue = `recover-${replay}`;
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          join(root, 'test/support/fleet-worker.ts'),
-          redis.url,
-          queue,
-          'defaults',
-        ],
-        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      let said = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const name = `slow_${replay}`;
+      const dying = startScript('test/support/fleet-worker.ts', [redis.url, queue, 'defaults']);
       const label = `killed-${replay}`;
-      const ran: string[] = [];
-      const survivorTool = tool({
-        name,
-        description: 'x',
-        parameters: z.object({ label: z.string() }),
-        replay,
-        execute: ({ label: l }) => {
-          ran.push(l);
-          return `done ${l}`;
-        },
-      });
+      const { tool: survivorTool, ran } = slowSurvivor(replay);
       let survivor: FleetWorker | undefined;
       const dispatcher = queueTools([survivorTool], { connection: redis.url, queue });
       try {
-        await until(() => said.includes('ready'), 'the worker’s start', 30_000, 20);
+        await until(() => dying.said().includes('ready'), 'the worker’s start', 30_000, 20);
         const done = lastValueFrom(
           executeBatch([
             { tool: dispatcher.tools[0]!, call: { id: 'k1', args: JSON.stringify({ label }) } },
           ]).pipe(toArray()),
         );
-        await until(() => said.includes(`started ${label}`), 'the call’s start', 30_000, 20);
+        await until(
+          () => dying.said().includes(`started ${label}`),
+          'the call’s start',
+          30_000,
+          20,
+        );
         // The other worker, of the defaults, takes nothing until the first one's call is back.
         survivor = await runWorker([survivorTool], { connection: redis.url, queue });
-        child.kill('SIGKILL');
+        dying.child.kill('SIGKILL');
         const killed = Date.now();
-        await exited;
+        await dying.exited;
         const events = await done;
         const took = Date.now() - killed;
-        const finals = events
-          .filter((e) => e.final)
-          .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
-        expect(finals).to.deep.equal([expected]);
+        expect(finals(events)).to.deep.equal([expected]);
         expect(ran).to.deep.equal(replay === 'safe' ? [label] : []);
         expect(took, `recovered ${took} ms after the kill`).to.be.below(10_000);
       } finally {
-        child.kill('SIGKILL');
+        dying.child.kill('SIGKILL');
         await dispatcher.close();
         await survivor?.close();
       }

@@ -6,9 +6,6 @@
  * skipped with a line where it is missing).
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { reaped } from '../support/reaper.js';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
@@ -20,15 +17,9 @@ import {
   type QueuedTools,
 } from '../../adapters/redis/index.js';
 import { slowCount } from '../../cli/tools/slow-count.js';
-import {
-  executeBatch,
-  tool,
-  type ExecutionEvent,
-  type Job,
-  type Tool,
-  type ToolRecord,
-} from '../../index.js';
-import { root } from '../support/cli.js';
+import { executeBatch, tool, type Job, type Tool, type ToolRecord } from '../../index.js';
+import { startScript } from '../support/cli.js';
+import { finals, KILLED_CALL_ENDS, slowSurvivor } from '../support/fleet-kill.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from '../support/redis.js';
 import { until as waitUntil } from '../support/until.js';
 import { scaled } from '../support/time.js';
@@ -96,12 +87,6 @@ function toolsOf(worker: string): Tool[] {
     }),
   ];
 }
-
-const finals = (events: ExecutionEvent[]) =>
-  events
-    .filter((e) => e.final)
-    .sort((a, b) => a.index - b.index)
-    .map((e) => (e.error === undefined ? e.result!.output : `error: ${e.error.message}`));
 
 describe('the worker fleet on BullMQ', function () {
   this.timeout(scaled(60_000));
@@ -241,48 +226,16 @@ describe('the worker fleet on BullMQ', function () {
     }
   });
 
-  /** A worker in a process of its own on `queue`, and what it prints. */
-  function workerProcess(queue: string) {
-    const child = reaped(
-      spawn(
-        process.execPath,
-        ['--import', 'tsx', join(root, 'test/support/fleet-worker.ts'), redis.url, queue],
-        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-      ),
-    );
-    let said = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    return { child, said: () => said, exited };
-  }
-
   // A worker process starts and dies in its own time: up to 15 s, looked at every 20 ms.
   const until = (check: () => boolean, what: string) => waitUntil(check, what, 15_000, 20);
 
-  for (const [replay, expected] of [
-    ['safe', 'done killed-safe'],
-    [
-      'unsafe',
-      'error: call "k1" was interrupted and not replayed: tool "slow_unsafe" is not safe to run twice',
-    ],
-  ] as const)
+  for (const [replay, expected] of KILLED_CALL_ENDS)
     it(`after its worker is killed mid-call, ${replay === 'safe' ? 'a safe' : 'an unsafe'} call ${replay === 'safe' ? 'runs again on another worker' : 'fails unrun (not_replayed)'}`, async () => {
       const queue = `kill-${replay}`;
-      const dying = workerProcess(queue);
+      const dying = startScript('test/support/fleet-worker.ts', [redis.url, queue]);
       await until(() => dying.said().includes('ready'), 'the worker’s start');
-      const name = `slow_${replay}`;
       const label = `killed-${replay}`;
-      const ran: string[] = [];
-      const survivorTool = tool({
-        name,
-        description: 'x',
-        parameters: z.object({ label: z.string() }),
-        replay,
-        execute: ({ label: l }) => {
-          ran.push(l);
-          return `done ${l}`;
-        },
-      });
+      const { tool: survivorTool, ran } = slowSurvivor(replay);
       const dispatcher = queueTools([survivorTool], { connection: redis.url, queue });
       try {
         const done = lastValueFrom(
@@ -452,18 +405,10 @@ describe('the worker fleet on BullMQ', function () {
   });
 
   it('lets a dispatcher restarted mid-batch pick the batch up from Redis: finished calls keep their results, none runs twice', async () => {
-    const child = reaped(
-      spawn(
-        process.execPath,
-        ['--import', 'tsx', join(root, 'test/support/fleet-dispatcher.ts'), redis.url],
-        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-      ),
-    );
-    let said = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
-    await until(() => said.includes('final d1'), 'the first call’s end');
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    const dispatcher = startScript('test/support/fleet-dispatcher.ts', [redis.url]);
+    await until(() => dispatcher.said().includes('final d1'), 'the first call’s end');
+    dispatcher.child.kill('SIGKILL');
+    await dispatcher.exited;
     // A new dispatcher, the same jobs.
     const events = await lastValueFrom(
       executeBatch(

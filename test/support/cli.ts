@@ -127,3 +127,26 @@ export function serveCli(args: readonly string[], env: Record<string, string> = 
   url.catch(() => undefined);
   return { child, url, done, stderr: () => text };
 }
+
+/** A TypeScript script of the repository in a process of its own, and what it has printed. */
+export interface ScriptProcess {
+  readonly child: ChildProcess;
+  /** Its stdout so far. */
+  said(): string;
+  /** Settles once it has exited. */
+  readonly exited: Promise<unknown>;
+}
+
+/** Starts the script at `path` (from the repository's root) through tsx, with `args`. */
+export function startScript(path: string, args: readonly string[]): ScriptProcess {
+  const child = reaped(
+    spawn(process.execPath, ['--import', 'tsx', resolve(root, path), ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  let said = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (said += d));
+  const exited = new Promise((done) => child.once('exit', done));
+  return { child, said: () => said, exited };
+}
