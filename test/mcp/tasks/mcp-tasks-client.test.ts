@@ -8,21 +8,16 @@
  * `simulate-research-query`, which needs a task, as one.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { reaped } from '../../support/reaper.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
-import { z } from 'zod';
 import { connectMcp, httpTransport, type McpRemote } from '../../../adapters/mcp-client/index.js';
 import { stdioTransport } from '../../../adapters/mcp-stdio/index.js';
 import { argsHash } from '../../../lib/args-hash.js';
 import {
   executeBatch,
   recordedCall,
-  rawTool,
-  tool,
   type EndedCall,
   type ExecutionEvent,
   type RecordedCall,
@@ -30,10 +25,10 @@ import {
   type Tool,
 } from '../../../index.js';
 import { slowCount } from '../../../cli/tools/slow-count.js';
-import { root } from '../../support/cli.js';
+import { root, startScript } from '../../support/cli.js';
 import { servedWithTasks } from '../../support/task-server.js';
+import { askingTools, failingTools, gateTool } from '../../support/task-tools.js';
 import { until } from '../../support/until.js';
-import { EMPTY } from 'rxjs';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -43,76 +38,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { scaled } from '../../support/time.js';
 
-const signals = new Map<string, AbortSignal>();
-const gates = new Map<string, () => void>();
-let gateCalls = 0;
+const gated = gateTool((label) => `${label}: at the gate`, 2);
+const { signals, gates } = gated;
+const askers = askingTools(false);
 
-const tools: Tool[] = [
-  slowCount,
-  tool({
-    name: 'gate',
-    description: 'Reports progress, then waits until the test opens it.',
-    parameters: z.object({ label: z.string() }),
-    task: true,
-    async *execute({ label }, context) {
-      gateCalls++;
-      signals.set(label, context.signal);
-      yield { progress: 1, total: 2, message: `${label}: at the gate` };
-      await new Promise<void>((resolve, reject) => {
-        gates.set(label, resolve);
-        context.signal.addEventListener('abort', () => reject(context.signal.reason as Error));
-      });
-      return `through the gate: ${label}`;
-    },
-  }),
-  tool({
-    name: 'ask',
-    description: 'Asks for a name, then greets.',
-    parameters: z.object({}),
-    task: true,
-    execute: async (_args, context) => {
-      // Under way first: the question comes through the task.
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const answer = await context.elicit({
-        message: 'Who are you?',
-        schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      });
-      return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
-    },
-  }),
-  tool({
-    name: 'confirm_then_work',
-    description: 'Asks first (in the request), then works as a task.',
-    parameters: z.object({}),
-    task: true,
-    async *execute(_args, context) {
-      const answer = await context.elicit({
-        message: 'Go ahead?',
-        schema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] },
-      });
-      if (answer.action !== 'accept' || answer.content.go !== true) return 'stopped';
-      yield { progress: 1, message: 'working after the go' };
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      return 'worked';
-    },
-  }),
-  tool({
-    name: 'fails',
-    description: 'Fails as a tool fails.',
-    parameters: z.object({}),
-    task: true,
-    execute: () => {
-      throw new Error('no luck');
-    },
-  }),
-  rawTool({
-    name: 'broken',
-    description: 'Ends without a result.',
-    parameters: { type: 'object' },
-    task: true,
-    execute: () => EMPTY,
-  }),
-];
+const tools: Tool[] = [slowCount, gated.tool, askers.ask, askers.confirm, ...failingTools()];
 
 describe('MCP tasks as a client (connectMcp)', function () {
   this.timeout(scaled(30_000));
@@ -233,31 +163,16 @@ describe('MCP tasks as a client (connectMcp)', function () {
 
   it('resumes a batch whose process was killed mid-task by polling the same task, never calling again', async () => {
     const journal = join(mkdtempSync(join(tmpdir(), 'agenttool-task-client-')), 'journal.jsonl');
-    const before = gateCalls;
-    const child = reaped(
-      spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          join(root, 'test/support/task-client.ts'),
-          server.http.url,
-          journal,
-          'killed',
-        ],
-        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-      ),
-    );
-    let said = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
+    const before = gated.calls;
+    const client = startScript('test/support/task-client.ts', [server.http.url, journal, 'killed']);
     await until(
-      () => said.includes('progress killed: at the gate'),
+      () => client.said().includes('progress killed: at the gate'),
       'the client’s progress',
       15_000,
     );
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(gateCalls).to.equal(before + 1);
+    client.child.kill('SIGKILL');
+    await client.exited;
+    expect(gated.calls).to.equal(before + 1);
 
     const lines = readFileSync(journal, 'utf8').trim().split('\n');
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -288,7 +203,7 @@ describe('MCP tasks as a client (connectMcp)', function () {
       expect((events.at(-1) as ExecutionEvent & { final: true }).result?.output).to.equal(
         'through the gate: killed',
       );
-      expect(gateCalls).to.equal(before + 1);
+      expect(gated.calls).to.equal(before + 1);
     } finally {
       await again.close();
     }

@@ -8,7 +8,6 @@
  */
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { z } from 'zod';
 import {
   createMcpServer,
   serveHttp,
@@ -18,47 +17,18 @@ import {
 } from '../../../adapters/mcp-server/index.js';
 import { redisTaskStore } from '../../../adapters/redis/index.js';
 import { slowCount } from '../../../cli/tools/slow-count.js';
-import { tool, type Tool } from '../../../index.js';
+import type { Tool } from '../../../index.js';
 import { serveCli } from '../../support/cli.js';
 import { skipWithoutRedis, startRedis, type TestRedis } from '../../support/redis.js';
 import { ended, pollUntil, request } from '../../support/tasks.js';
+import { askingTools, gateTool } from '../../support/task-tools.js';
 import { scaled } from '../../support/time.js';
 
-const signals = new Map<string, AbortSignal>();
+/** The `gate` tool, whose calls no test lets through: each waits until cancelled. */
+const gated = gateTool((label) => `${label}: waiting`);
+const { signals } = gated;
 
-const tools: Tool[] = [
-  slowCount,
-  tool({
-    name: 'gate',
-    description: 'Reports progress, then waits until cancelled.',
-    parameters: z.object({ label: z.string() }),
-    task: true,
-    async *execute({ label }, context) {
-      signals.set(label, context.signal);
-      yield { progress: 1, message: `${label}: waiting` };
-      await new Promise<void>((_resolve, reject) =>
-        context.signal.addEventListener('abort', () => reject(context.signal.reason as Error)),
-      );
-      return 'never';
-    },
-  }),
-  tool({
-    name: 'ask',
-    description: 'Asks for a name, then greets.',
-    parameters: z.object({}),
-    task: true,
-    execute: async (_args, context) => {
-      // Under way first: the question comes through the task.
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const answer = await context.elicit({
-        key: 'who',
-        message: 'Who are you?',
-        schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      });
-      return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
-    },
-  }),
-];
+const tools: Tool[] = [slowCount, gated.tool, askingTools(true).ask];
 
 const ABANDONED =
   'the server instance running this task stopped before it finished (its lease lapsed): call the tool again';

@@ -12,7 +12,6 @@ import {
   DetailedTaskV2Schema,
   GetTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { EMPTY } from 'rxjs';
 import { z } from 'zod';
 import {
   createMcpServer,
@@ -23,68 +22,24 @@ import {
   type TaskOptions,
   type TaskStore,
 } from '../../../adapters/mcp-server/index.js';
-import { rawTool, tool, wrap, type Tool } from '../../../index.js';
+import { tool, wrap, type Tool } from '../../../index.js';
 import { slowCount } from '../../../cli/tools/slow-count.js';
 import { ASKABLE, ENVELOPE, postModern } from '../../support/modern.js';
 import { callRequest, openSession, post } from '../../support/raw-http.js';
 import { ended, pollUntil, refusal, request, TASKING, TASKS } from '../../support/tasks.js';
+import { askingTools, failingTools, gateTool } from '../../support/task-tools.js';
 import { scaled } from '../../support/time.js';
 
-/** What the tools saw: each call's signal, by label. */
-const signals = new Map<string, AbortSignal>();
-/** Releases the `gate` tool's calls, by label. */
-const gates = new Map<string, () => void>();
+/** The `gate` tool: each call's signal and what lets it through, by label. */
+const gated = gateTool(() => 'waiting at the gate', 2);
+const { signals, gates } = gated;
+const askers = askingTools(true);
 
 const tools: Tool[] = [
   slowCount,
-  tool({
-    name: 'gate',
-    description: 'Reports progress, then waits until the test opens it.',
-    parameters: z.object({ label: z.string() }),
-    task: true,
-    async *execute({ label }, context) {
-      signals.set(label, context.signal);
-      yield { progress: 1, total: 2, message: 'waiting at the gate' };
-      await new Promise<void>((resolve, reject) => {
-        gates.set(label, resolve);
-        context.signal.addEventListener('abort', () => reject(context.signal.reason as Error));
-      });
-      return `through the gate: ${label}`;
-    },
-  }),
-  tool({
-    name: 'ask',
-    description: 'Asks for a name, then greets.',
-    parameters: z.object({}),
-    task: true,
-    execute: async (_args, context) => {
-      // Under way first: the question comes through the task.
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const answer = await context.elicit({
-        key: 'who',
-        message: 'Who are you?',
-        schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      });
-      return answer.action === 'accept' ? `Hello, ${String(answer.content.name)}!` : answer.action;
-    },
-  }),
-  tool({
-    name: 'confirm_then_work',
-    description: 'Asks first (in the request), then works as a task.',
-    parameters: z.object({}),
-    task: true,
-    async *execute(_args, context) {
-      const answer = await context.elicit({
-        key: 'go',
-        message: 'Go ahead?',
-        schema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] },
-      });
-      if (answer.action !== 'accept' || answer.content.go !== true) return 'stopped';
-      yield { progress: 1, message: 'working after the go' };
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      return 'worked';
-    },
-  }),
+  gated.tool,
+  askers.ask,
+  askers.confirm,
   tool({
     name: 'only_task',
     description: 'Runs only as a task.',
@@ -92,22 +47,7 @@ const tools: Tool[] = [
     task: 'required',
     execute: () => 'ran',
   }),
-  tool({
-    name: 'fails',
-    description: 'Fails as a tool fails.',
-    parameters: z.object({}),
-    task: true,
-    execute: () => {
-      throw new Error('no luck');
-    },
-  }),
-  rawTool({
-    name: 'broken',
-    description: 'Ends without a result: a contract break.',
-    parameters: { type: 'object' },
-    task: true,
-    execute: () => EMPTY,
-  }),
+  ...failingTools(),
   tool({
     name: 'plain',
     description: 'Not a task tool.',
