@@ -83,3 +83,28 @@ export function callRequest(id: number | string, name: string, args: object = {}
 export function cancelNotification(id: number | string): object {
   return { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } };
 }
+
+/**
+ * One raw HTTP request, every header as given (Host included), the body sent in `chunks`. The
+ * server may answer and close before the whole body is written: a broken pipe or a reset is no
+ * error then.
+ */
+export function rawRequest(
+  url: string | URL,
+  headers: Record<string, string>,
+  chunks: readonly (string | Buffer)[] = [],
+  method = 'POST',
+): Promise<Omit<RawReply, 'messages'>> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
+    );
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}

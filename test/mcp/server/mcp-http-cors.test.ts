@@ -3,40 +3,17 @@
  * the server with its token, and nothing for any other origin.
  */
 import { expect } from 'chai';
-import { request } from 'node:http';
 import {
   createMcpServer,
   serveHttp,
   type McpHttpServer,
 } from '../../../adapters/mcp-server/index.js';
 import { parseArgs } from '../../../cli/args.js';
-import { rawTool, textResult } from '../../../index.js';
 import { runCli } from '../../support/cli.js';
+import { servedCounting } from '../../support/counting-server.js';
 import { initializeRequest } from '../../support/mcp-messages.js';
+import { rawRequest } from '../../support/raw-http.js';
 import { scaled } from '../../support/time.js';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function send(
-  url: string | URL,
-  method: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const APP = 'https://app.example';
 
@@ -50,36 +27,23 @@ function listOf(header: string | string[] | undefined): string[] {
 describe('CORS on the Streamable HTTP server', function () {
   this.timeout(scaled(10_000));
   const token = 'cors-test-token';
-  let executions = 0;
-  const count = rawTool({
-    name: 'count',
-    description: 'Counts its executions.',
-    execute: () => textResult(String(++executions)),
+  const server = servedCounting('cors', {
+    token,
+    allowedOrigins: [APP, 'http://LOCALHOST:4200/'],
   });
-  let http: McpHttpServer;
-  let base: Record<string, string>;
 
-  before(async () => {
-    http = await serveHttp({
-      token,
-      allowedOrigins: [APP, 'http://LOCALHOST:4200/'],
-      factory: () => createMcpServer({ name: 'cors', version: '1' }, [count]),
-    });
-    base = {
-      host: `127.0.0.1:${http.port}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
-  });
-  after(() => http.close());
-
-  const preflight = (origin: string, path = http.endpoint.pathname) =>
-    send(new URL(path, http.url), 'OPTIONS', {
-      host: base.host!,
-      origin,
-      'access-control-request-method': 'POST',
-      'access-control-request-headers': 'authorization,content-type,mcp-session-id',
-    });
+  const preflight = (origin: string, path = server.http.endpoint.pathname) =>
+    rawRequest(
+      new URL(path, server.http.url),
+      {
+        host: server.headers.host!,
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,mcp-session-id',
+      },
+      [],
+      'OPTIONS',
+    );
 
   it('answers a preflight from a listed origin without the token, with what the MCP client sends', async () => {
     for (const origin of [APP, 'http://localhost:4200']) {
@@ -101,8 +65,8 @@ describe('CORS on the Streamable HTTP server', function () {
       expect(reply.headers['access-control-allow-credentials']).to.equal(undefined);
       expect(listOf(reply.headers.vary)).to.include('origin');
     }
-    expect(http.sessions).to.equal(0);
-    expect(executions).to.equal(0);
+    expect(server.http.sessions).to.equal(0);
+    expect(server.executions).to.equal(0);
   });
 
   it('refuses a preflight from any origin not listed, loopback ones included, with no CORS header', async () => {
@@ -115,11 +79,10 @@ describe('CORS on the Streamable HTTP server', function () {
   });
 
   it('lets a listed origin read the answers, the session id among them, never with a wildcard', async () => {
-    const opened = await send(
-      http.url,
-      'POST',
-      { ...base, origin: APP, authorization: `Bearer ${token}` },
-      JSON.stringify(initializeRequest),
+    const opened = await rawRequest(
+      server.http.url,
+      { ...server.headers, origin: APP, authorization: `Bearer ${token}` },
+      [JSON.stringify(initializeRequest)],
     );
     expect(opened.status).to.equal(200);
     expect(opened.headers['access-control-allow-origin']).to.equal(APP);
@@ -128,11 +91,10 @@ describe('CORS on the Streamable HTTP server', function () {
     expect(opened.headers['access-control-allow-credentials']).to.equal(undefined);
 
     // A refusal is readable too: the page can tell a wrong token from a network failure.
-    const refused = await send(
-      http.url,
-      'POST',
-      { ...base, origin: APP, authorization: 'Bearer wrong' },
-      JSON.stringify(initializeRequest),
+    const refused = await rawRequest(
+      server.http.url,
+      { ...server.headers, origin: APP, authorization: 'Bearer wrong' },
+      [JSON.stringify(initializeRequest)],
     );
     expect(refused.status).to.equal(401);
     expect(refused.headers['access-control-allow-origin']).to.equal(APP);
@@ -140,11 +102,10 @@ describe('CORS on the Streamable HTTP server', function () {
   });
 
   it('sends no CORS header to an origin it does not list, even one it serves', async () => {
-    const reply = await send(
-      http.url,
-      'POST',
-      { ...base, origin: 'http://localhost:5173', authorization: `Bearer ${token}` },
-      JSON.stringify(initializeRequest),
+    const reply = await rawRequest(
+      server.http.url,
+      { ...server.headers, origin: 'http://localhost:5173', authorization: `Bearer ${token}` },
+      [JSON.stringify(initializeRequest)],
     );
     expect(reply.status).to.equal(200);
     expect(reply.headers['access-control-allow-origin']).to.equal(undefined);
@@ -152,11 +113,12 @@ describe('CORS on the Streamable HTTP server', function () {
   });
 
   it('still asks a preflight for the right Host and path', async () => {
-    const foreignHost = await send(http.url, 'OPTIONS', {
-      host: 'rebound.example',
-      origin: APP,
-      'access-control-request-method': 'POST',
-    });
+    const foreignHost = await rawRequest(
+      server.http.url,
+      { host: 'rebound.example', origin: APP, 'access-control-request-method': 'POST' },
+      [],
+      'OPTIONS',
+    );
     expect(foreignHost.status).to.equal(403);
     expect((await preflight(APP, '/elsewhere')).status).to.equal(404);
   });

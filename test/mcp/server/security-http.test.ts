@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { connectMcp, httpTransport } from '../../../adapters/mcp-client/index.js';
 import {
@@ -8,37 +7,10 @@ import {
   serveHttp,
   type McpHttpServer,
 } from '../../../adapters/mcp-server/index.js';
-import { rawTool, textResult } from '../../../index.js';
+import { servedCounting } from '../../support/counting-server.js';
 import { initializeRequest } from '../../support/mcp-messages.js';
+import { rawRequest as send } from '../../support/raw-http.js';
 import { scaled } from '../../support/time.js';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One raw HTTP request, every header as given (Host included), the body sent in `chunks`. */
-function send(
-  url: string | URL,
-  headers: Record<string, string>,
-  chunks: readonly (string | Buffer)[] = [],
-  method = 'POST',
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    // The server may answer and close before the whole body is written.
-    req.on('error', (err: NodeJS.ErrnoException) =>
-      err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
-    );
-    for (const chunk of chunks) req.write(chunk);
-    req.end();
-  });
-}
 
 /** An HTTP/1.0 request with no Host header at all, written by hand. */
 function sendWithoutHost(url: URL, body: string): Promise<string> {
@@ -69,29 +41,18 @@ function callOf(args: object): string {
 describe('who may connect to the Streamable HTTP server', function () {
   this.timeout(scaled(10_000));
   const token = 's3cret-token-value';
-  let executions = 0;
-  const count = rawTool({
-    name: 'count',
-    description: 'Counts its executions.',
-    execute: () => textResult(String(++executions)),
+  const server = servedCounting('guarded', {
+    token,
+    maxBodyBytes: 64 * 1024,
+    allowedHosts: ['tools.example.com', 'other.example:8443'],
+    allowedOrigins: ['https://app.example'],
   });
   let http: McpHttpServer;
   let good: Record<string, string>;
 
   before(async () => {
-    http = await serveHttp({
-      token,
-      maxBodyBytes: 64 * 1024,
-      allowedHosts: ['tools.example.com', 'other.example:8443'],
-      allowedOrigins: ['https://app.example'],
-      factory: () => createMcpServer({ name: 'guarded', version: '1' }, [count]),
-    });
-    const base = {
-      host: `127.0.0.1:${http.port}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-    };
+    http = server.http;
+    const base = { ...server.headers, authorization: `Bearer ${token}` };
     const opened = await send(http.url, base, [initialize]);
     expect(opened.status).to.equal(200);
     const session = opened.headers['mcp-session-id'] as string;
@@ -101,16 +62,15 @@ describe('who may connect to the Streamable HTTP server', function () {
     ).to.equal(202);
     good = { ...base, 'mcp-session-id': session };
   });
-  after(() => http.close());
   beforeEach(() => {
-    executions = 0;
+    server.executions = 0;
   });
 
   it('runs a call that names an allowed Host and carries the token', async () => {
     const reply = await send(http.url, good, [callOf({})]);
     expect(reply.status).to.equal(200);
     expect(reply.body).to.include('"text":"1"');
-    expect(executions).to.equal(1);
+    expect(server.executions).to.equal(1);
   });
 
   it('refuses a call without the token, or with a wrong one, with 401 and runs nothing', async () => {
@@ -133,13 +93,13 @@ describe('who may connect to the Streamable HTTP server', function () {
       expect(reply.headers['www-authenticate']).to.equal(challenge);
       expect(JSON.parse(reply.body).error.message).to.match(/^Unauthorized: /);
     }
-    expect(executions).to.equal(0);
+    expect(server.executions).to.equal(0);
   });
 
   it('takes the scheme in any case, as HTTP says', async () => {
     const reply = await send(http.url, { ...good, authorization: `bearer ${token}` }, [callOf({})]);
     expect(reply.status).to.equal(200);
-    expect(executions).to.equal(1);
+    expect(server.executions).to.equal(1);
   });
 
   it('refuses a call naming a foreign Host with 403 even with the token: DNS rebinding', async () => {
@@ -155,7 +115,7 @@ describe('who may connect to the Streamable HTTP server', function () {
       expect(JSON.parse(reply.body).error.message).to.equal('Forbidden: host not allowed');
     }
     expect(await sendWithoutHost(http.endpoint, callOf({}))).to.match(/^HTTP\/1\.1 403 /);
-    expect(executions).to.equal(0);
+    expect(server.executions).to.equal(0);
   });
 
   it('accepts the loopback names on any port, the bound address and the listed hosts', async () => {
@@ -173,7 +133,7 @@ describe('who may connect to the Streamable HTTP server', function () {
       const reply = await send(http.url, { ...good, host }, [callOf({})]);
       expect(reply.status, host).to.equal(200);
     }
-    expect(executions).to.equal(hosts.length);
+    expect(server.executions).to.equal(hosts.length);
   });
 
   it('refuses a foreign or null Origin with 403 and runs nothing', async () => {
@@ -187,7 +147,7 @@ describe('who may connect to the Streamable HTTP server', function () {
       const reply = await send(http.url, { ...good, origin }, [callOf({})]);
       expect(reply.status, origin).to.equal(403);
     }
-    expect(executions).to.equal(0);
+    expect(server.executions).to.equal(0);
   });
 
   it('accepts a loopback Origin, the request own origin and a listed one', async () => {
@@ -207,7 +167,7 @@ describe('who may connect to the Streamable HTTP server', function () {
       [callOf({})],
     );
     expect(sameOrigin.status).to.equal(200);
-    expect(executions).to.equal(origins.length + 1);
+    expect(server.executions).to.equal(origins.length + 1);
   });
 
   it('refuses a body over the cap with 413, whether declared or streamed, and runs nothing', async () => {
@@ -222,7 +182,7 @@ describe('who may connect to the Streamable HTTP server', function () {
       'x'.repeat(1024 * 1024),
     ]);
     expect(streamed.status).to.equal(413);
-    expect(executions).to.equal(0);
+    expect(server.executions).to.equal(0);
     expect((await send(http.url, good, [callOf({ pad: 'x'.repeat(60 * 1024) })])).status).to.equal(
       200,
     );
@@ -238,7 +198,7 @@ describe('who may connect to the Streamable HTTP server', function () {
     ]);
     const replaced = await send(http.url, good, [notUtf8]);
     expect(replaced.status).to.equal(200);
-    expect(executions).to.equal(1);
+    expect(server.executions).to.equal(1);
     const deep = callOf({ a: 0 }).replace(
       '"a":0',
       `"a":${'['.repeat(20_000)}${']'.repeat(20_000)}`,
@@ -246,7 +206,7 @@ describe('who may connect to the Streamable HTTP server', function () {
     const refused = await send(http.url, good, [deep]);
     expect(refused.status).to.equal(200);
     expect(refused.body).to.include('Error: invalid arguments: arguments are nested too deeply');
-    expect(executions).to.equal(1);
+    expect(server.executions).to.equal(1);
     expect((await send(http.url, good, [callOf({})])).body).to.include('"text":"2"');
   });
 
