@@ -3,19 +3,7 @@ import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  concat,
-  finalize,
-  from,
-  lastValueFrom,
-  NEVER,
-  type Observable,
-  Subject,
-  throwError,
-  toArray,
-} from 'rxjs';
+import { concat, from, lastValueFrom, type Observable, throwError, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ValidationError } from '../../lib/errors.js';
 import type { LoopEvent } from '../../operators/loop-events.js';
@@ -27,7 +15,7 @@ import {
 } from '../../adapters/wire/index.js';
 import { conversation, question } from '../support/loop-conversation.js';
 import { ReplayAgent, toolCall, toolMessage } from '../support/front-readers.js';
-import { until } from '../support/until.js';
+import { cancelledBody, disconnected, loopServer } from '../support/loop-http.js';
 
 const run = { threadId: 'thread-1', runId: 'run-1' };
 
@@ -189,25 +177,10 @@ describe('toAgUiEvents: a loop as an AG-UI 1.0 run', () => {
 });
 
 describe('agUiResponse and pipeAgUiEvents: the run over HTTP', () => {
-  let server: Server | undefined;
-  afterEach(() => {
-    server?.closeAllConnections();
-    server?.close();
-    server = undefined;
-  });
-
-  async function serve(loop: () => Observable<LoopEvent>): Promise<string> {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const input = JSON.parse(body) as RunAgentInput;
-        pipeAgUiEvents(loop(), res, { threadId: input.threadId, runId: input.runId });
-      });
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
-  }
+  const serve = loopServer((loop$, res, body) => {
+    const input = JSON.parse(body) as RunAgentInput;
+    pipeAgUiEvents(loop$, res, { threadId: input.threadId, runId: input.runId });
+  }, '/agent');
 
   it('writes each event as @ag-ui/encoder’s EventEncoder frames it, with no closing frame', async () => {
     const response = agUiResponse(from(conversation()), run);
@@ -228,30 +201,14 @@ describe('agUiResponse and pipeAgUiEvents: the run over HTTP', () => {
   });
 
   it('unsubscribes the loop when the client disconnects, which cancels its calls', async () => {
-    let ended = false;
-    const loop$ = new Subject<LoopEvent>();
-    const url = await serve(() => loop$.pipe(finalize(() => (ended = true))));
-    const abort = new AbortController();
-    const response = await fetch(url, {
-      method: 'POST',
-      body: JSON.stringify({ ...run, messages: [], tools: [], context: [] }),
-      signal: abort.signal,
-    });
-    const reader = response.body!.getReader();
-    await reader.read(); // RUN_STARTED
-    loop$.next(conversation()[0]!);
-    expect(ended).to.equal(false);
-    abort.abort();
-    await until(() => ended, 'the loop being unsubscribed');
-    expect(loop$.observed).to.equal(false);
+    const body = JSON.stringify({ ...run, messages: [], tools: [], context: [] });
+    const { endedBefore, observedAfter } = await disconnected(serve, body);
+    expect(endedBefore).to.equal(false);
+    expect(observedAfter).to.equal(false);
   });
 
   it('unsubscribes the loop when the Response body is cancelled', async () => {
-    let ended = false;
-    const response = agUiResponse(NEVER.pipe(finalize(() => (ended = true))), run);
-    const reader = response.body!.getReader();
-    await reader.read();
-    await reader.cancel();
-    expect(ended).to.equal(true);
+    const { endedAfter } = await cancelledBody((loop$) => agUiResponse(loop$, run));
+    expect(endedAfter).to.equal(true);
   });
 });

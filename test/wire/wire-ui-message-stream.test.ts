@@ -10,19 +10,7 @@ import {
   type UIMessageChunk as AiUIMessageChunk,
 } from 'ai';
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  concat,
-  finalize,
-  from,
-  lastValueFrom,
-  NEVER,
-  type Observable,
-  Subject,
-  throwError,
-  toArray,
-} from 'rxjs';
+import { concat, from, lastValueFrom, type Observable, Subject, throwError, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { LoopEvent } from '../../operators/loop-events.js';
 import {
@@ -34,6 +22,7 @@ import {
 } from '../../adapters/wire/index.js';
 import { conversation, deploy, functionCall, question } from '../support/loop-conversation.js';
 import { readable } from '../support/front-readers.js';
+import { cancelledBody, disconnected, loopServer } from '../support/loop-http.js';
 import { until } from '../support/until.js';
 
 /** Every message `readUIMessageStream` rebuilds from the chunks, as JSON (what a client stores). */
@@ -252,21 +241,7 @@ describe('toUIMessageStream: a loop as the AI SDK reads it', () => {
 });
 
 describe('uiMessageStreamResponse and pipeUIMessageStream: the stream over HTTP', () => {
-  let server: Server | undefined;
-  afterEach(() => {
-    server?.closeAllConnections();
-    server?.close();
-    server = undefined;
-  });
-
-  async function serve(loop: () => Observable<LoopEvent>): Promise<string> {
-    server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => pipeUIMessageStream(loop(), res));
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/chat`;
-  }
+  const serve = loopServer((loop$, res) => pipeUIMessageStream(loop$, res), '/chat');
 
   it('answers with the AI SDK headers and a body its SSE parser reads chunk by chunk, then [DONE]', async () => {
     const response = uiMessageStreamResponse(from(conversation()));
@@ -289,13 +264,9 @@ describe('uiMessageStreamResponse and pipeUIMessageStream: the stream over HTTP'
   });
 
   it('unsubscribes the loop when the body is cancelled', async () => {
-    let ended = false;
-    const response = uiMessageStreamResponse(NEVER.pipe(finalize(() => (ended = true))));
-    const reader = response.body!.getReader();
-    await reader.read(); // the start chunk: the loop is subscribed
-    expect(ended).to.equal(false);
-    await reader.cancel();
-    expect(ended).to.equal(true);
+    const { endedBefore, endedAfter } = await cancelledBody(uiMessageStreamResponse);
+    expect(endedBefore).to.equal(false);
+    expect(endedAfter).to.equal(true);
   });
 
   it('fails on the wire only the call whose input or output is not JSON; the stream goes on', async () => {
@@ -361,18 +332,9 @@ describe('uiMessageStreamResponse and pipeUIMessageStream: the stream over HTTP'
   });
 
   it('unsubscribes the loop when the client disconnects, which cancels its calls', async () => {
-    let ended = false;
-    const loop$ = new Subject<LoopEvent>();
-    const url = await serve(() => loop$.pipe(finalize(() => (ended = true))));
-    const abort = new AbortController();
-    const response = await fetch(url, { method: 'POST', body: '{}', signal: abort.signal });
-    const reader = response.body!.getReader();
-    await reader.read(); // the start chunk
-    loop$.next(conversation()[0]!);
-    expect(ended).to.equal(false);
-    abort.abort();
-    await until(() => ended, 'the loop being unsubscribed');
-    expect(loop$.observed).to.equal(false);
+    const { endedBefore, observedAfter } = await disconnected(serve, '{}');
+    expect(endedBefore).to.equal(false);
+    expect(observedAfter).to.equal(false);
   });
 });
 
