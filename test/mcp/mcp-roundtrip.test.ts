@@ -26,6 +26,8 @@ import {
   type ToolEvent,
 } from '../../index.js';
 import { runTool } from '../support/run.js';
+import { only as find } from '../support/sdk-peers.js';
+import { hangTool, sessionCounter } from '../support/tools.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -108,12 +110,6 @@ async function serve(
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   return connectMcp(clientSide, options);
-}
-
-function find(remote: McpRemote, name: string): Tool {
-  const found = remote.tools.find((t) => t.name === name);
-  if (found === undefined) throw new Error(`no tool ${name}`);
-  return found;
 }
 
 const progressOf = (events: ToolEvent[]): unknown[] =>
@@ -281,17 +277,7 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
   });
 
   it('gives each client connection its own session, with the client name it sent', async () => {
-    const counts = new Map<string, number>();
-    const whoami = rawTool({
-      name: 'whoami',
-      description: 'Who is calling, and how often.',
-      execute: (call, context) => {
-        const session = context.session!;
-        const count = (counts.get(session.id) ?? 0) + 1;
-        counts.set(session.id, count);
-        return textResult(JSON.stringify({ ...session, count }));
-      },
-    });
+    const whoami = sessionCounter('whoami', (session, count) => ({ ...session, count }));
     const alpha = await open([whoami], { clientInfo: { name: 'alpha', version: '1.0.0' } });
     const beta = await open([whoami], { clientInfo: { name: 'beta', version: '2.0.0' } });
     const ask = async (remote: McpRemote) =>
@@ -313,20 +299,9 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
   });
 
   it('cancels the served call when the client unsubscribes, and when the client goes away', async () => {
-    let started!: () => void;
-    let aborted!: (reason: unknown) => void;
-    const hang = rawTool({
-      name: 'hang',
-      description: 'Runs until cancelled.',
-      execute: (_call, context) =>
-        new Observable<ToolEvent>(() => {
-          context.signal.addEventListener('abort', () => aborted(context.signal.reason));
-          started();
-        }),
-    });
+    const hanging = hangTool();
     const cancelled = async (remote: McpRemote, stop: (unsubscribe: () => void) => void) => {
-      const running = new Promise<void>((resolve) => (started = resolve));
-      const stopped = new Promise<unknown>((resolve) => (aborted = resolve));
+      const { started: running, aborted: stopped } = hanging.watch();
       const call = { id: 'h', args: '' };
       const subscription = find(remote, 'hang')
         .execute(call, new CallContext(call))
@@ -335,9 +310,9 @@ describe('MCP round trips: served by createMcpServer, consumed by connectMcp (in
       stop(() => subscription.unsubscribe());
       return stopped;
     };
-    const first = await open([hang]);
+    const first = await open([hanging.tool]);
     expect(await cancelled(first, (unsubscribe) => unsubscribe())).to.be.instanceOf(Error);
-    const second = await open([hang]);
+    const second = await open([hanging.tool]);
     expect(await cancelled(second, () => void second.close())).to.be.instanceOf(Error);
   });
 

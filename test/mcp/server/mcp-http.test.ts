@@ -1,44 +1,22 @@
 import { expect } from 'chai';
-import { Observable } from 'rxjs';
 import { connectMcp, httpTransport, type McpRemote } from '../../../adapters/mcp-client/index.js';
 import {
   createMcpServer,
   serveHttp,
   type McpHttpServer,
 } from '../../../adapters/mcp-server/index.js';
-import { CallContext, rawTool, textResult, type Tool, type ToolEvent } from '../../../index.js';
+import { CallContext } from '../../../index.js';
 import { runTool } from '../../support/run.js';
+import { only as find } from '../../support/sdk-peers.js';
 import { scaled } from '../../support/time.js';
+import { hangTool, sessionCounter } from '../../support/tools.js';
 
-const counts = new Map<string, number>();
-const counter = rawTool({
-  name: 'counter',
-  description: 'Counts calls per client session.',
-  execute: (_call, context) => {
-    const session = context.session!;
-    const count = (counts.get(session.id) ?? 0) + 1;
-    counts.set(session.id, count);
-    return textResult(JSON.stringify({ session: session.id, client: session.client?.name, count }));
-  },
-});
-
-let started: () => void = () => undefined;
-let aborted: (reason: unknown) => void = () => undefined;
-const hang = rawTool({
-  name: 'hang',
-  description: 'Runs until cancelled.',
-  execute: (_call, context) =>
-    new Observable<ToolEvent>(() => {
-      context.signal.addEventListener('abort', () => aborted(context.signal.reason));
-      started();
-    }),
-});
-
-function find(remote: McpRemote, name: string): Tool {
-  const found = remote.tools.find((t) => t.name === name);
-  if (found === undefined) throw new Error(`no tool ${name}`);
-  return found;
-}
+const counter = sessionCounter('counter', (session, count) => ({
+  session: session.id,
+  client: session.client?.name,
+  count,
+}));
+const hanging = hangTool();
 
 describe('MCP over Streamable HTTP on loopback', function () {
   this.timeout(scaled(10_000));
@@ -56,7 +34,8 @@ describe('MCP over Streamable HTTP on loopback', function () {
 
   before(async () => {
     http = await serveHttp({
-      factory: () => createMcpServer({ name: 'http-tools', version: '1.0.0' }, [counter, hang]),
+      factory: () =>
+        createMcpServer({ name: 'http-tools', version: '1.0.0' }, [counter, hanging.tool]),
     });
   });
   afterEach(async () => {
@@ -106,8 +85,7 @@ describe('MCP over Streamable HTTP on loopback', function () {
 
   it('a client that disconnects mid-call cancels the served call', async () => {
     const remote = await open('leaver');
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const cancelled = new Promise<unknown>((resolve) => (aborted = resolve));
+    const { started: running, aborted: cancelled } = hanging.watch();
     const call = { id: 'h', args: '' };
     let failure: Error | undefined;
     find(remote, 'hang')
