@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publint } from 'publint';
 import { root } from '../support/cli.js';
-import { consumerFolder, packedPackage } from '../support/package.js';
+import { consumerCompilerOptions, consumerFolder, packedPackage } from '../support/package.js';
 import { scaled } from '../support/time.js';
 
 /** Runs a CLI from node_modules/.bin, returning its exit code and output. */
@@ -25,13 +25,7 @@ function run(bin: string, args: string[], cwd = root): { code: number; out: stri
 
 /** A consumer's tsconfig.json for its app.ts: strict NodeNext ESM, with `options` on top. */
 function writeTsconfig(dir: string, options: Record<string, unknown>): void {
-  const compilerOptions = {
-    target: 'ES2022',
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    strict: true,
-    ...options,
-  };
+  const compilerOptions = { ...consumerCompilerOptions, ...options };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
 }
 

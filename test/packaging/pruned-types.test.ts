@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import ts from 'typescript';
 import { reachableTypes, typeEntries } from '../../scripts/prune-types.js';
 import { root } from '../support/cli.js';
-import { consumerFolder } from '../support/package.js';
+import { consumerCompilerOptions, consumerFolder } from '../support/package.js';
 import { scaled } from '../support/time.js';
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -36,17 +36,22 @@ function compileConsumer(): ts.Program {
     app,
     entries.map((entry, i) => `export * as entry${i} from '${entry}';\n`).join(''),
   );
-  return ts.createProgram([app], {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-    types: ['node'],
-    typeRoots: [join(root, 'node_modules/@types')],
-    strict: true,
-    skipLibCheck: false,
-    noEmit: true,
-  });
+  const { options, errors } = ts.convertCompilerOptionsFromJson(
+    {
+      ...consumerCompilerOptions,
+      lib: ['es2022', 'dom'],
+      types: ['node'],
+      typeRoots: [join(root, 'node_modules/@types')],
+      skipLibCheck: false,
+      noEmit: true,
+    },
+    dir,
+  );
+  if (errors.length > 0)
+    throw new Error(
+      errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, '\n')).join('\n'),
+    );
+  return ts.createProgram([app], options);
 }
 
 describe('the shipped declarations', function () {

@@ -63,3 +63,14 @@ export function consumerFolder(name: string): string {
   if (!existsSync(link)) symlinkSync(root, link, 'dir');
   return dir;
 }
+
+/**
+ * The compiler options every consumer the tests type-check starts from, as a tsconfig.json
+ * writes them: strict NodeNext ESM.
+ */
+export const consumerCompilerOptions = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  strict: true,
+} as const;
