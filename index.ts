@@ -21,28 +21,11 @@
  *
  * @module agenttool
  */
-import { registerZod3 } from './lib/schema/zod3.js';
-import { registerLinearPatterns } from './lib/validation/linear-regexp.js';
-import { registerAjv } from './lib/validation/validation.js';
-import { installCallSpans } from './lib/telemetry/call-spans.js';
-import { registerStandardSchema, registerValibotConverter } from './lib/schema/standard.js';
-import { onceReader } from './lib/schema/decode-once.js';
-import { registerDecodeOnce } from './lib/tool-arguments.js';
-import { registerDirectRun } from './lib/call-consumer.js';
-import { runDirect } from './lib/direct-run.js';
-import { registerSteps } from './lib/steps.js';
+// The contract's registrations (lib/node-support.ts), then the engine's.
+import './lib/node-support.js';
 import { registerSoloRun } from './operators/execute-batch.js';
 import { runsAlone, SoloRun } from './operators/internal/solo-run.js';
 
-registerZod3();
-registerAjv();
-registerLinearPatterns();
-installCallSpans();
-registerStandardSchema();
-registerValibotConverter();
-registerDecodeOnce(onceReader);
-registerDirectRun(runDirect);
-registerSteps();
 registerSoloRun({ runsAlone, SoloRun });
 
 // The contract, and the engine's and the wire's values the guides use (root.ts).

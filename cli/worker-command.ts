@@ -13,6 +13,8 @@ import { UsageError } from './usage-error.js';
 /** `agenttool/redis`, which needs bullmq and ioredis: a usage error naming them when missing. */
 export async function loadFleet(): Promise<typeof import('../adapters/redis/index.js')> {
   try {
+    // The engine's registrations too (index.ts): the fleet runs its calls through executeBatch.
+    await import('../index.js');
     return await import('../adapters/redis/index.js');
   } catch (err) {
     const message = (err as { message?: unknown }).message;

@@ -5,7 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { tool, type Recordable } from '../../index.js';
+// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
+import '../../lib/node-support.js';
+import { tool } from '../../lib/tool.js';
+import type { Recordable } from '../../index.js';
 import { forgetGroup, killGroup, trackGroup, watchGroup } from '../process-groups.js';
 
 export { reapShells } from '../process-groups.js';

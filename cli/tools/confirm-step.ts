@@ -4,7 +4,10 @@
  * says so.
  */
 import { z } from 'zod';
-import { tool, type ElicitSchema } from '../../index.js';
+// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
+import '../../lib/node-support.js';
+import { tool } from '../../lib/tool.js';
+import type { ElicitSchema } from '../../index.js';
 
 /** The question's form: go ahead or not, and an optional note. */
 const QUESTION: ElicitSchema = {

@@ -2,7 +2,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { tool } from '../../index.js';
+// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
+import '../../lib/node-support.js';
+import { tool } from '../../lib/tool.js';
 
 export const readFileTool = tool({
   name: 'read_file',

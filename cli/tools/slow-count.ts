@@ -1,6 +1,8 @@
 /** `slow_count`: counts up with a pause per step, reporting numeric progress; stops when cancelled. */
 import { z } from 'zod';
-import { tool } from '../../index.js';
+// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
+import '../../lib/node-support.js';
+import { tool } from '../../lib/tool.js';
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
