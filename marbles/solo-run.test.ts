@@ -31,8 +31,8 @@ function countingRunner(): { taken: number; runner: Parameters<typeof registerSo
   return counter;
 }
 
-// Half the cases without approvals or signals, so that most reach the solo run; the rest check
-// that the batches it leaves to the engine are unchanged.
+// Half the cases without approvals or signals, so that most reach the solo run (a batch signal
+// too, which it takes); the rest check that the batches it leaves to the engine are unchanged.
 const oneJob: fc.Arbitrary<Case> = fc
   .tuple(
     caseArbitrary(1).filter((c) => c.tools.length === 1),
@@ -64,7 +64,7 @@ describe('executeBatch: a batch of one call (operators/internal/solo-run.ts)', f
       }),
       { numRuns: 2_000, seed: 0x50_10 },
     );
-    // About half qualify: no approvals, no signals, no resource function.
+    // About half qualify: no approvals, no job signal, no resource function.
     expect(counting.taken).to.be.greaterThan(700);
   });
 
@@ -79,7 +79,7 @@ describe('executeBatch: a batch of one call (operators/internal/solo-run.ts)', f
     expect(runsAlone([], {})).to.equal(false);
     expect(runsAlone([job, job], {})).to.equal(false);
     expect(runsAlone([job], { approve: () => true })).to.equal(false);
-    expect(runsAlone([job], { signal })).to.equal(false);
+    expect(runsAlone([job], { signal })).to.equal(true);
     expect(runsAlone([{ ...job, signal }], {})).to.equal(false);
     expect(runsAlone([{ ...job, tool: { ...tool, resource: () => 'fs' } }], {})).to.equal(false);
     expect(

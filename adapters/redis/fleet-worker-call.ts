@@ -13,6 +13,7 @@ import { AgentToolError, NotReplayedError } from '../../lib/errors.js';
 import { replayOf } from '../../lib/replay.js';
 import { executeBatch } from '../../operators/execute-batch.js';
 import { jsonSafe } from './fleet-connection.js';
+import { FleetStop } from './fleet-stop.js';
 import { failureText, readCallData, type CallData, type Finished } from './fleet-message.js';
 import type { WorkerRunner } from './fleet-worker.js';
 
@@ -22,7 +23,8 @@ export class Unrun extends UnrecoverableError {}
 /** A job taken by a worker, from its check to its end. */
 export class WorkerCall {
   readonly jobId: string;
-  readonly controller = new AbortController();
+  /** Aborted to stop the call: its dispatcher cancelled it, its lock was lost, the worker closes. */
+  readonly stop = new FleetStop();
   #questions = 0;
   /** The questions open, by key: each waits for its dispatcher's answer. */
   readonly asking = new Map<string, (answer: ElicitResult) => void>();
@@ -101,7 +103,7 @@ export class WorkerCall {
     const { job } = this;
     return lastValueFrom(
       executeBatch([{ tool, call: { ...data.call } }], {
-        signal: this.controller.signal,
+        signal: this.stop.signal,
         // What the call records goes to its dispatcher's recorder, in order.
         recorder: (record) =>
           job.updateProgress({ record: { ns: record.ns, data: record.data } } as object),

@@ -62,7 +62,7 @@ export class WorkerRunner {
     this.#worker = new Worker(
       this.name,
       // Two parameters, no signal: BullMQ then makes no AbortController of its own per job (it
-      // aborts one only on its cancelJob, which the fleet does not call); the call's own is
+      // aborts one only on its cancelJob, which the fleet does not call); the call's stop is
       // aborted by the fleet's cancellations and lock watch.
       (job, token) => this.#process(job, token),
       {
@@ -79,7 +79,7 @@ export class WorkerRunner {
     this.#lockWatch.unref();
     this.#listener.on('message', (channel: string, jobId: string) => {
       if (channel === answersChannel(this.name)) void this.readAnswers(jobId);
-      else this.#calls.get(jobId)?.controller.abort(new Error('cancelled by its dispatcher'));
+      else this.#calls.get(jobId)?.stop.abort(new Error('cancelled by its dispatcher'));
     });
   }
 
@@ -127,7 +127,7 @@ export class WorkerRunner {
   #lost(jobId: string, why: string): void {
     this.#calls
       .get(jobId)
-      ?.controller.abort(new Error(`fleet: job ${jobId} lost its lock (${why}): call stopped`));
+      ?.stop.abort(new Error(`fleet: job ${jobId} lost its lock (${why}): call stopped`));
   }
 
   /** Reads the answers that came for `jobId`, handing each to its question. */
@@ -173,7 +173,7 @@ export class WorkerRunner {
   }
 
   #abortAll(reason: string): void {
-    for (const call of this.#calls.values()) call.controller.abort(new Error(reason));
+    for (const call of this.#calls.values()) call.stop.abort(new Error(reason));
   }
 
   /** Cancels the running calls; each hands its job back to the queue. */

@@ -4,10 +4,11 @@
  * slots, chains, a heap or a running list it would never use.
  *
  * It takes only the batches where those have nothing to decide: one job, without its own signal,
- * without `approve` or a batch `signal`, whose tool names no resource or a fixed one by string
+ * without `approve`, whose tool names no resource or a fixed one by string
  * (a resource function, or a counted resource object, can fail the call before it runs: the
  * engine says how). What such a batch emits is the engine's, event for event: the call's progress,
- * questions and detached event, its final, then completion; onStart, the timeout, the recorder,
+ * questions and detached event, its final, then completion (a batch `signal` that aborts gives the
+ * call a CancelledError final, as the engine's abort does); onStart, the timeout, the recorder,
  * the elicitor, teardown reports and spans are the call's own (call-run.ts) or read as the engine
  * reads them. marbles/engine-vs-model.test.ts runs batches of one through it against the pipeline
  * model, and marbles/solo-run.test.ts runs each kind of call through it and through the engine.
@@ -29,8 +30,7 @@ import { spansFor } from '../../lib/telemetry/span-hook.js';
 
 /** Whether a batch of `jobs` under `options` is one the solo run takes (see the module). */
 export function runsAlone(jobs: readonly Job[], options: ExecuteOptions): boolean {
-  if (jobs.length !== 1 || options.approve !== undefined || options.signal !== undefined)
-    return false;
+  if (jobs.length !== 1 || options.approve !== undefined) return false;
   const job = jobs[0] as Job | null | undefined;
   if (typeof job !== 'object' || job === null || job.signal !== undefined) return false;
   const tool = job.tool as Job['tool'] | null | undefined;
@@ -40,7 +40,7 @@ export function runsAlone(jobs: readonly Job[], options: ExecuteOptions): boolea
 }
 
 /** The owner of a batch's one call: its events, its end, its cancellation. */
-export class SoloRun implements RunOwner, Unsubscribable {
+export class SoloRun implements RunOwner, Unsubscribable, EventListenerObject {
   declare private readonly destination: Subscriber<ExecutionEvent>;
   declare private readonly job: Job;
   /** The batch's options, resolved once, as the engine resolves them. */
@@ -50,6 +50,8 @@ export class SoloRun implements RunOwner, Unsubscribable {
   declare readonly reviews: undefined;
   declare private run: CallRun | undefined;
   declare private closed: boolean;
+  /** The batch's signal: its abort cancels the call, as the engine's does. */
+  declare private readonly signal: AbortSignal | undefined;
 
   constructor(destination: Subscriber<ExecutionEvent>, options: ExecuteOptions, job: Job) {
     // The engine refuses a capacity that cannot be before anything runs; so does this.
@@ -60,10 +62,16 @@ export class SoloRun implements RunOwner, Unsubscribable {
     this.run = undefined;
     this.closed = false;
     this.spans = spansFor(options);
+    this.signal = options.signal;
   }
 
   /** Starts the call; its subscriber holds this from then on, as its teardown. */
   start(): void {
+    const signal = this.signal;
+    if (signal !== undefined) {
+      if (signal.aborted) return this.handleEvent();
+      signal.addEventListener('abort', this);
+    }
     const run = new CallRun(this, this.job, 0, undefined, false);
     this.run = run;
     const spans = this.spans;
@@ -99,6 +107,7 @@ export class SoloRun implements RunOwner, Unsubscribable {
   end(run: CallRun, result: ToolResult | undefined, error: Error | undefined): void {
     if (this.closed) return;
     this.closed = true;
+    this.signal?.removeEventListener('abort', this);
     const spans = this.spans;
     spans?.ended(run.index, run.job, result, error);
     const destination = this.destination;
@@ -112,7 +121,26 @@ export class SoloRun implements RunOwner, Unsubscribable {
   unsubscribe(): void {
     if (this.closed) return;
     this.closed = true;
+    this.signal?.removeEventListener('abort', this);
     this.run?.cancel(new CancelledError());
     this.spans?.closeAll();
+  }
+
+  /**
+   * The batch's signal aborted (engine.ts, `abort`): the call, running or not started, ends with a
+   * CancelledError final event, its span ended with that error, then the batch completes.
+   */
+  handleEvent(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.signal?.removeEventListener('abort', this);
+    const error = new CancelledError();
+    const { job, spans, run } = this;
+    spans?.ended(0, job, undefined, error);
+    run?.cancel(error);
+    const destination = this.destination;
+    destination.next({ index: 0, callId: job.call.id, final: true, error });
+    spans?.closeAll();
+    destination.complete();
   }
 }
