@@ -34,6 +34,7 @@ import { telemetryScenario } from './scenarios/telemetry.js';
 import { modelLoopScenario } from './scenarios/model-loop.js';
 import { runCommandScenario } from './scenarios/run-command.js';
 import { coldStartScenario } from './scenarios/cold-start.js';
+import { stopChildrenWithProcess } from './scenario-children.js';
 
 const SCENARIOS: readonly [string, (scale: Scale) => Promise<Row[]>][] = [
   ['executor overhead', executorScenario],
@@ -119,6 +120,7 @@ function runChild(index: number): Promise<Row[]> {
 }
 
 if (child !== undefined) {
+  stopChildrenWithProcess();
   const rows = await SCENARIOS[Number(child) - 1][1](scale);
   process.stdout.write(JSON.stringify(rows));
   process.exit(0);
