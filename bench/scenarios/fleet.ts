@@ -154,7 +154,7 @@ class BareSides {
           },
         },
       ],
-      { rounds: scale.rounds(5) },
+      { rounds: scale.rounds(11) },
     );
     return row({
       scenario: SCENARIO,
