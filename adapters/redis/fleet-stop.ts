@@ -1,50 +1,66 @@
 /**
- * The stop of one job a fleet worker runs (fleet-worker-call.ts): the batch signal its call runs
- * under, aborted by a cancellation from its dispatcher, a lost lock or the worker's close.
+ * How a fleet worker stops a job's call (fleet-worker-call.ts) when its dispatcher cancels it,
+ * its lock is lost or the worker closes: the call's batch is unsubscribed, which cancels the call
+ * (its tool's signal aborts, its teardown runs), and the run ends with the CancelledError final
+ * the engine gives a call its batch signal cancels. No AbortController per job: the batch runs
+ * without a batch signal.
  *
  * @module
  */
+import type { Observable, Subscription } from 'rxjs';
+import { CancelledError } from '../../lib/errors.js';
+import type { ExecutionEvent } from '../../operators/job.js';
 
-type AbortListener = EventListenerOrEventListenerObject;
+/** One job's batch of one call, run until its final event or until stopped. */
+export class StoppableRun {
+  #stopped = false;
+  #end: (() => void) | undefined = undefined;
 
-/**
- * A batch signal for `executeBatch` without an AbortController per job (one costs more than the
- * rest of the worker's own work on a call): what the engine and the solo run read of a batch
- * signal (operators/internal/engine.ts, solo-run.ts), whether it has aborted and its `abort`
- * listeners, each called once when {@link abort} is, as an AbortController calls them. The
- * call's tool never sees it: its context has a signal of its own, aborted when the call is
- * cancelled.
- */
-export class FleetStop {
-  aborted = false;
-  reason: unknown = undefined;
-  #listeners: AbortListener[] = [];
-
-  addEventListener(type: string, listener: AbortListener | null): void {
-    if (type === 'abort' && listener !== null && !this.aborted) this.#listeners.push(listener);
+  /**
+   * Runs `batch` (one call, `callId`): its final event, or a CancelledError final once
+   * {@link stop} is called (at once, the call not run, when it was already). Every other event
+   * goes to `progress` as it comes.
+   */
+  run(
+    callId: string,
+    batch: Observable<ExecutionEvent>,
+    progress: (event: ExecutionEvent) => void,
+  ): Promise<ExecutionEvent> {
+    const cancelled = (): ExecutionEvent => ({
+      index: 0,
+      callId,
+      final: true,
+      error: new CancelledError(),
+    });
+    if (this.#stopped) return Promise.resolve(cancelled());
+    return new Promise<ExecutionEvent>((resolve, reject) => {
+      let final: ExecutionEvent | undefined;
+      const subscription: Subscription = batch.subscribe({
+        next: (event) => (event.final ? (final = event) : progress(event)),
+        error: reject,
+        complete: () =>
+          final === undefined
+            ? reject(new Error(`fleet: call ${callId} ended without a final event`))
+            : resolve(final),
+      });
+      this.#end = () => {
+        subscription.unsubscribe();
+        resolve(cancelled());
+      };
+      // Stopped while its batch was being subscribed.
+      if (this.#stopped) this.#end();
+    });
   }
 
-  removeEventListener(type: string, listener: AbortListener | null): void {
-    if (type !== 'abort') return;
-    const at = this.#listeners.indexOf(listener as AbortListener);
-    if (at >= 0) this.#listeners.splice(at, 1);
+  /** Stops the call: its batch is unsubscribed, and its run ends cancelled. Once only. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#end?.();
   }
 
-  /** Aborts: the listeners are called once each, in the order they were added. */
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    const listeners = this.#listeners;
-    this.#listeners = [];
-    const event = new Event('abort');
-    for (const listener of listeners)
-      if (typeof listener === 'function') listener(event);
-      else listener.handleEvent(event);
-  }
-
-  /** This stop as the `signal` of `executeBatch`'s options. */
-  get signal(): AbortSignal {
-    return this as unknown as AbortSignal;
+  /** Whether {@link stop} was called. */
+  get stopped(): boolean {
+    return this.#stopped;
   }
 }

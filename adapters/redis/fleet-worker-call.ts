@@ -6,14 +6,13 @@
  * @module
  */
 import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
-import { lastValueFrom, tap } from 'rxjs';
 import type { ElicitResult, Tool, ToolResult } from '../../lib/contract.js';
 import type { ExecutionEvent } from '../../operators/job.js';
 import { AgentToolError, NotReplayedError } from '../../lib/errors.js';
 import { replayOf } from '../../lib/replay.js';
 import { executeBatch } from '../../operators/execute-batch.js';
 import { jsonSafe } from './fleet-connection.js';
-import { FleetStop } from './fleet-stop.js';
+import { StoppableRun } from './fleet-stop.js';
 import { failureText, readCallData, type CallData, type Finished } from './fleet-message.js';
 import type { WorkerRunner } from './fleet-worker.js';
 
@@ -23,8 +22,8 @@ export class Unrun extends UnrecoverableError {}
 /** A job taken by a worker, from its check to its end. */
 export class WorkerCall {
   readonly jobId: string;
-  /** Aborted to stop the call: its dispatcher cancelled it, its lock was lost, the worker closes. */
-  readonly stop = new FleetStop();
+  /** Its call's run: stopped when its dispatcher cancels it, its lock is lost, the worker closes. */
+  readonly #run = new StoppableRun();
   #questions = 0;
   /** The questions open, by key: each waits for its dispatcher's answer. */
   readonly asking = new Map<string, (answer: ElicitResult) => void>();
@@ -99,18 +98,21 @@ export class WorkerCall {
     throw new WaitingError();
   }
 
-  #execute(tool: Tool, data: CallData) {
+  /** Stops the call (see {@link StoppableRun}): it ends cancelled, its tool's signal aborted. */
+  stop(): void {
+    this.#run.stop();
+  }
+
+  #execute(tool: Tool, data: CallData): Promise<ExecutionEvent> {
     const { job } = this;
-    return lastValueFrom(
-      executeBatch([{ tool, call: { ...data.call } }], {
-        signal: this.stop.signal,
-        // What the call records goes to its dispatcher's recorder, in order.
-        recorder: (record) =>
-          job.updateProgress({ record: { ns: record.ns, data: record.data } } as object),
-        // Its questions go to its dispatcher's elicitor, and the answers come back.
-        elicitor: (request) => this.#ask(request),
-      }).pipe(tap((event) => this.#progress(event))),
-    );
+    const batch = executeBatch([{ tool, call: { ...data.call } }], {
+      // What the call records goes to its dispatcher's recorder, in order.
+      recorder: (record) =>
+        job.updateProgress({ record: { ns: record.ns, data: record.data } } as object),
+      // Its questions go to its dispatcher's elicitor, and the answers come back.
+      elicitor: (request) => this.#ask(request),
+    });
+    return this.#run.run(data.call.id, batch, (event) => this.#progress(event));
   }
 
   #ask(request: unknown): Promise<ElicitResult> {
@@ -126,7 +128,7 @@ export class WorkerCall {
 
   /** Progress only: the batch's own events about the call (a question asked) are not the tool's. */
   #progress(event: ExecutionEvent): void {
-    if (event.final || event.result === undefined) return;
+    if (event.result === undefined) return;
     void this.job
       .updateProgress({
         output: jsonSafe(event.result.output) ?? '',

@@ -62,8 +62,8 @@ export class WorkerRunner {
     this.#worker = new Worker(
       this.name,
       // Two parameters, no signal: BullMQ then makes no AbortController of its own per job (it
-      // aborts one only on its cancelJob, which the fleet does not call); the call's stop is
-      // aborted by the fleet's cancellations and lock watch.
+      // aborts one only on its cancelJob, which the fleet does not call); the call is stopped by
+      // the fleet's cancellations and lock watch (fleet-stop.ts).
       (job, token) => this.#process(job, token),
       {
         connection: redis as ConnectionOptions,
@@ -79,7 +79,7 @@ export class WorkerRunner {
     this.#lockWatch.unref();
     this.#listener.on('message', (channel: string, jobId: string) => {
       if (channel === answersChannel(this.name)) void this.readAnswers(jobId);
-      else this.#calls.get(jobId)?.stop.abort(new Error('cancelled by its dispatcher'));
+      else this.#stop(jobId); // its dispatcher cancelled the call
     });
   }
 
@@ -112,7 +112,7 @@ export class WorkerRunner {
     });
     // Renewal refused: another worker may hold the job already.
     this.#worker.on('lockRenewalFailed', (jobIds: string[]) => {
-      for (const jobId of jobIds) this.#lost(jobId, 'its lock was taken');
+      for (const jobId of jobIds) this.#stop(jobId);
     });
   }
 
@@ -120,14 +120,13 @@ export class WorkerRunner {
   #checkLocks(): void {
     const limit = Date.now() - (this.#lockDuration * 3) / 4;
     for (const [jobId, at] of this.#renewed)
-      if (at < limit)
-        this.#lost(jobId, `its lock was not renewed for ${Math.round(Date.now() - at)} ms`);
+      // Its lock went unrenewed too long: another worker may take the job.
+      if (at < limit) this.#stop(jobId);
   }
 
-  #lost(jobId: string, why: string): void {
-    this.#calls
-      .get(jobId)
-      ?.stop.abort(new Error(`fleet: job ${jobId} lost its lock (${why}): call stopped`));
+  /** Stops the call of `jobId`, if it runs here (see fleet-stop.ts). */
+  #stop(jobId: string): void {
+    this.#calls.get(jobId)?.stop();
   }
 
   /** Reads the answers that came for `jobId`, handing each to its question. */
@@ -154,7 +153,7 @@ export class WorkerRunner {
     // wait on Redis (its graceful one waits for a reply that does not come).
     const away = isLost(this.#commands);
     if (force && !away) await this.#handBack();
-    if (away) this.#abortAll('worker closed while Redis is away');
+    if (away) this.#stopAll();
     await closeWithout(
       this.#commands,
       (async () => {
@@ -172,8 +171,9 @@ export class WorkerRunner {
     );
   }
 
-  #abortAll(reason: string): void {
-    for (const call of this.#calls.values()) call.stop.abort(new Error(reason));
+  /** Stops every call running here. */
+  #stopAll(): void {
+    for (const call of this.#calls.values()) call.stop();
   }
 
   /** Cancels the running calls; each hands its job back to the queue. */
@@ -182,7 +182,7 @@ export class WorkerRunner {
     // Paused first: BullMQ then takes no further job, not even the one handed back (it fetches
     // the next job as a call ends, and the next would be that one).
     await this.#worker.pause(true);
-    this.#abortAll('worker closed');
+    this.#stopAll();
     // The calls stopped hand their jobs back (a moment: their tools' teardown, one write; none
     // while Redis is away).
     const until = Date.now() + 5_000;

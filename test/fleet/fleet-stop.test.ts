@@ -1,13 +1,13 @@
 /**
- * A fleet worker stops a job's call through its stop (adapters/redis/fleet-stop.ts), the batch
- * signal of the call's `executeBatch`: aborted, it ends the call with a CancelledError and aborts
- * the tool's own signal, whether the batch runs alone or through the engine's turn-taking.
- * No Redis needed.
+ * A fleet worker stops a job's call through its run (adapters/redis/fleet-stop.ts): stopped, the
+ * call's batch is unsubscribed, which aborts the tool's own signal and runs its teardown, and the
+ * run ends with a CancelledError final, whether the batch runs alone or through the engine's
+ * turn-taking. No Redis needed.
  */
 import { expect } from 'chai';
-import { lastValueFrom, Observable, toArray } from 'rxjs';
-import { FleetStop } from '../../adapters/redis/fleet-stop.js';
-import { executeBatch, type ExecutionEvent, type Tool } from '../../index.js';
+import { Observable, of } from 'rxjs';
+import { StoppableRun } from '../../adapters/redis/fleet-stop.js';
+import { executeBatch, type ExecutionEvent, type Tool, type ToolEvent } from '../../index.js';
 
 /** A tool that runs until unsubscribed, saying when it started and what stopped it. */
 function holding(seen: string[], resource?: Tool['resource']): Tool {
@@ -24,56 +24,51 @@ function holding(seen: string[], resource?: Tool['resource']): Tool {
   };
 }
 
+const batchOf = (tool: Tool) => executeBatch([{ tool, call: { id: 'c', args: '{}' } }]);
+
 describe('fleet: a worker call’s stop', () => {
   for (const [kind, resource] of [
     ['a batch run alone', undefined],
     ['a batch run by the engine (a resource named from the arguments)', () => 'r'],
   ] as const)
-    it(`ends the running call with a CancelledError when aborted: ${kind}`, async () => {
+    it(`ends the running call with a CancelledError when stopped: ${kind}`, async () => {
       const seen: string[] = [];
-      const stop = new FleetStop();
-      const ended = lastValueFrom(
-        executeBatch([{ tool: holding(seen, resource), call: { id: 'c', args: '{}' } }], {
-          signal: stop.signal,
-        }).pipe(toArray()),
-      );
+      const run = new StoppableRun();
+      const ended = run.run('c', batchOf(holding(seen, resource)), () => {});
       expect(seen).to.deep.equal(['started']);
-      stop.abort(new Error('cancelled by its dispatcher'));
-      const events: ExecutionEvent[] = await ended;
-      expect(events).to.have.length(1);
-      expect(events[0]!.final).to.equal(true);
-      expect(events[0]!.error).to.include({ code: 'cancelled', message: 'call cancelled' });
+      run.stop();
+      const final: ExecutionEvent = await ended;
+      expect(final.final).to.equal(true);
+      expect(final.error).to.include({ code: 'cancelled', message: 'call cancelled' });
       expect(seen).to.include.members(['tool signal aborted', 'unsubscribed']);
-      expect(stop.aborted).to.equal(true);
+      expect(run.stopped).to.equal(true);
     });
 
-  it('ends a call not started yet at once when already aborted, without running its tool', async () => {
+  it('ends a call not started yet at once when already stopped, without running its tool', async () => {
     const seen: string[] = [];
-    const stop = new FleetStop();
-    stop.abort(new Error('worker closed'));
-    const events = await lastValueFrom(
-      executeBatch([{ tool: holding(seen), call: { id: 'c', args: '{}' } }], {
-        signal: stop.signal,
-      }).pipe(toArray()),
-    );
-    expect(events.map((e) => [e.final, e.error?.message])).to.deep.equal([
-      [true, 'call cancelled'],
-    ]);
+    const run = new StoppableRun();
+    run.stop();
+    const final = await run.run('c', batchOf(holding(seen)), () => {});
+    expect([final.final, final.error?.message]).to.deep.equal([true, 'call cancelled']);
     expect(seen).to.deep.equal([]);
   });
 
-  it('calls each listener once, and none removed before the abort', () => {
-    const stop = new FleetStop();
-    const calls: string[] = [];
-    const kept = () => calls.push('kept');
-    const removed = () => calls.push('removed');
-    stop.addEventListener('abort', kept);
-    stop.addEventListener('abort', removed);
-    stop.addEventListener('abort', { handleEvent: () => calls.push('object') });
-    stop.removeEventListener('abort', removed);
-    stop.abort('first');
-    stop.abort('second');
-    expect(calls).to.deep.equal(['kept', 'object']);
-    expect(stop.reason).to.equal('first');
+  it('gives the events before the final to progress, and the final as its end; a stop after changes nothing', async () => {
+    const progress: ExecutionEvent[] = [];
+    const steps: Tool = {
+      name: 'steps',
+      description: 'Two steps, then done.',
+      execute: () =>
+        of<ToolEvent[]>(
+          { final: false, result: { output: 'half' } },
+          { final: true, result: { output: 'done' } },
+        ),
+    };
+    const run = new StoppableRun();
+    const final = await run.run('c', batchOf(steps), (event) => progress.push(event));
+    run.stop();
+    run.stop();
+    expect(progress.map((e) => e.result?.output)).to.deep.equal(['half']);
+    expect(final.result?.output).to.equal('done');
   });
 });
