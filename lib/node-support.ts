@@ -5,8 +5,8 @@
  * function that returns a value, and the steps of `context.step`. Importing it registers them.
  *
  * index.ts imports it and adds the solo run of the engine; `agenttool serve`, which serves tools
- * without the engine, imports it alone (cli/tools/), so that it answers `initialize` without
- * loading the engine's operators or the wire.
+ * without the engine, imports it alone (cli/tool-contract.ts), so that it answers `initialize`
+ * without loading the engine's operators or the wire.
  *
  * @module
  */

@@ -1,8 +1,6 @@
 /** `ask_user`: asks the person running the turn a question, as a form, and returns the answer. */
 import { z } from 'zod';
-// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
-import '../../lib/node-support.js';
-import { tool } from '../../lib/tool.js';
+import { tool } from '../tool-contract.js';
 import type { ElicitField } from '../../index.js';
 
 export const askUser = tool({

@@ -5,9 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
-import '../../lib/node-support.js';
-import { tool } from '../../lib/tool.js';
+import { tool } from '../tool-contract.js';
 import type { Recordable } from '../../index.js';
 import { forgetGroup, killGroup, trackGroup, watchGroup } from '../process-groups.js';
 

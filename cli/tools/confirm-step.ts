@@ -4,9 +4,7 @@
  * says so.
  */
 import { z } from 'zod';
-// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
-import '../../lib/node-support.js';
-import { tool } from '../../lib/tool.js';
+import { tool } from '../tool-contract.js';
 import type { ElicitSchema } from '../../index.js';
 
 /** The question's form: go ahead or not, and an optional note. */

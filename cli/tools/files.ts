@@ -2,9 +2,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
-import '../../lib/node-support.js';
-import { tool } from '../../lib/tool.js';
+import { tool } from '../tool-contract.js';
 
 export const readFileTool = tool({
   name: 'read_file',

@@ -1,8 +1,6 @@
 /** `slow_count`: counts up with a pause per step, reporting numeric progress; stops when cancelled. */
 import { z } from 'zod';
-// The tool contract without the engine: `agenttool serve` loads no operators (lib/node-support.ts).
-import '../../lib/node-support.js';
-import { tool } from '../../lib/tool.js';
+import { tool } from '../tool-contract.js';
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
