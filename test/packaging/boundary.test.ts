@@ -1,19 +1,10 @@
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from '../support/sources.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-
-function sourceFiles(folder: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(join(root, folder))) {
-    const path = join(root, folder, entry);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(relative(root, path)));
-    else if (entry.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** Every module a file imports or re-exports, static or dynamic, resolved to a project path when relative. */
 function importsOf(file: string): string[] {
@@ -25,9 +16,9 @@ function importsOf(file: string): string[] {
 
 function violations(folder: string, forbidden: (specifier: string) => boolean): string[] {
   return sourceFiles(folder).flatMap((file) =>
-    importsOf(file)
+    importsOf(join(root, file))
       .filter(forbidden)
-      .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+      .map((specifier) => `${file} imports ${specifier}`),
   );
 }
 

@@ -3,11 +3,11 @@
  * over 80, but for the exceptions below, each saying why.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
-
-const root = resolve(import.meta.dirname, '..', '..');
+import { root } from '../support/cli.js';
+import { sourceFiles } from '../support/sources.js';
 
 /** The folders and root files whose sources ship (package.json, `files`, built from these). */
 const SHIPPED = [
@@ -30,16 +30,9 @@ const LONG_FILES: Readonly<Record<string, string>> = {
   'cli/options.ts': 'the option table: one entry per option, which parses and documents it',
 };
 
-function sources(path: string): string[] {
-  const full = join(root, path);
-  if (!statSync(full).isDirectory())
-    return /\.tsx?$/.test(path) && !path.endsWith('.d.ts') ? [path] : [];
-  return readdirSync(full).flatMap((entry) =>
-    entry === 'node_modules' ? [] : sources(join(path, entry)),
-  );
-}
-
-const files = SHIPPED.flatMap(sources).filter((file) => !/\.(test|spec)\.tsx?$/.test(file));
+const files = SHIPPED.flatMap(sourceFiles).filter(
+  (file) => !file.endsWith('.d.ts') && !/\.(test|spec)\.tsx?$/.test(file),
+);
 
 const lineCount = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
