@@ -57,7 +57,12 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'serve':
       return traced(args.otlp, async () =>
         (
-          await withMcpSdk('agenttool serve', MCP_SERVER_SDK, () => import('./serve-command.js'))
+          await withMcpSdk('agenttool serve', MCP_SERVER_SDK, () =>
+            // On stdio without --mcp, initialize is answered before the engine loads.
+            args.http === undefined && args.mcp.length === 0
+              ? import('./serve-bundled.js')
+              : import('./serve-command.js'),
+          )
         ).serveCommand(args),
       );
     case 'ui':

@@ -27,26 +27,8 @@ import { closeServers, connectServers, rootsOf } from './mcp-servers.js';
 import { askUpstream, declaredOf } from './proxy-options.js';
 import { UsageError } from './usage-error.js';
 import { shownUrl } from './worker-command.js';
-
-const INFO = { name: 'agenttool', version: '0.1.0' };
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
-/**
- * Resolves when `ended` does (undefined) or at the first SIGINT, SIGTERM or SIGHUP (its name; a
- * second one exits).
- */
-async function untilSignal(ended: Promise<void>): Promise<NodeJS.Signals | undefined> {
-  const stops = new Map<NodeJS.Signals, () => void>();
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    for (const signal of SIGNALS) stops.set(signal, () => resolve(signal));
-  });
-  for (const [signal, stop] of stops) process.once(signal, stop);
-  try {
-    return await Promise.race([ended.then(() => undefined), signalled]);
-  } finally {
-    for (const [signal, stop] of stops) process.off(signal, stop);
-  }
-}
+import { INFO } from './serve-bundled.js';
+import { untilSignal } from './until-signal.js';
 
 /** $AGENTTOOL_STATE_KEY, when set and not empty. */
 function stateKeyFromEnv(): string | undefined {

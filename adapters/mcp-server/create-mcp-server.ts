@@ -7,7 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Observable } from 'rxjs';
-import { Server, type Implementation } from '@modelcontextprotocol/server';
+import {
+  Server,
+  type CallToolRequest,
+  type Implementation,
+  type ListToolsResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Session, Tool } from '../../lib/contract.js';
 import { oneLine, SchemaError } from '../../lib/errors.js';
 import { visible } from '../../lib/visible.js';
@@ -98,14 +104,7 @@ export function createMcpServer(
   tools: Iterable<Tool> | Observable<Iterable<Tool>>,
   options: McpServerOptions = {},
 ): Server {
-  const onError = options.onError ?? reportOnStderr;
-  const report = (error: Error): void => {
-    try {
-      onError(error);
-    } catch {
-      // A reporter that throws must not turn a contained fault into a crash.
-    }
-  };
+  const report = reporterOf(options);
   const list = new ServedList(tools, options, report);
   // A proxy passes its upstream servers' log messages on (see served-call.ts), so it declares
   // logging (and answers logging/setLevel); a server of local tools sends none.
@@ -128,12 +127,55 @@ export function createMcpServer(
   // A list declared not to change (`declares.toolsListChanged` false) is still read live, but no
   // client is told of a change.
   if (listChanged) list.follow(server);
-  headerRules.set(server, () => list.current().rules);
-  server.setRequestHandler('tools/list', () => list.current().list);
   if (tasks !== undefined) serveTasks(server as TaskServer, list, tasks, report);
-  const router = new CallRouter(server, list, options, report, sessions(server, options));
-  server.setRequestHandler('tools/call', (request, ctx) => router.route(request, ctx));
+  const answers = answersOf(server, list, options, report);
+  server.setRequestHandler('tools/list', answers.list);
+  server.setRequestHandler('tools/call', answers.call);
   return server;
+}
+
+/** How a server answers `tools/list` and `tools/call` (see {@link toolAnswers}). */
+export interface ToolAnswers {
+  list(): ListToolsResult;
+  call(request: CallToolRequest, ctx: ServerContext): ReturnType<CallRouter['route']>;
+}
+
+/**
+ * The answers to `tools/list` and `tools/call` of a list of local tools, for a `server` made with
+ * the capabilities {@link createMcpServer} would declare for them (`{ tools: {} }`). `agenttool
+ * serve` on stdio makes its Server before it loads the engine, so that it answers `initialize`
+ * at once (cli/serve-bundled.ts), and registers these when a request first needs them.
+ */
+export function toolAnswers(
+  server: Server,
+  tools: Iterable<Tool>,
+  options: McpServerOptions = {},
+): ToolAnswers {
+  const report = reporterOf(options);
+  return answersOf(server, new ServedList(tools, options, report), options, report);
+}
+
+/** `options.onError` (stderr by default), kept from throwing. */
+function reporterOf(options: McpServerOptions): (error: Error) => void {
+  const onError = options.onError ?? reportOnStderr;
+  return (error) => {
+    try {
+      onError(error);
+    } catch {
+      // A reporter that throws must not turn a contained fault into a crash.
+    }
+  };
+}
+
+function answersOf(
+  server: Server,
+  list: ServedList,
+  options: McpServerOptions,
+  report: (error: Error) => void,
+): ToolAnswers {
+  headerRules.set(server, () => list.current().rules);
+  const router = new CallRouter(server, list, options, report, sessions(server, options));
+  return { list: () => list.current().list, call: (request, ctx) => router.route(request, ctx) };
 }
 
 /** Serves calls of task tools as tasks with `tasks.store`, and the extension's requests. */

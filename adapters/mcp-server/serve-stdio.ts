@@ -3,19 +3,13 @@
  *
  * @module
  */
-import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { isObservable, type Observable } from 'rxjs';
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Tool } from '../../lib/contract.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
+import { connectStdio, type McpStdioServer } from './stdio-connection.js';
 
-/** A tool set served over stdio (see {@link serveStdio}). */
-export interface McpStdioServer {
-  /** Resolves once the connection has ended: stdin ended (the client went away) or `close()`. */
-  readonly closed: Promise<void>;
-  /** Ends the connection: every running call is cancelled. */
-  close(): Promise<void>;
-}
+export type { McpStdioServer } from './stdio-connection.js';
 
 /**
  * Serves `tools` over stdio, the transport an MCP client application (an editor, an agent) uses
@@ -39,21 +33,5 @@ export function serveStdio(
   // Built once now, so that a bad tool set throws, and a tool left out is reported, before
   // anything is read (each tool is prepared once, whatever number of Servers serve it).
   createMcpServer(info, list, options);
-  const stdin = process.stdin;
-  let ended!: () => void;
-  const closed = new Promise<void>((resolve) => (ended = resolve));
-  const handle = serveEras(() => createMcpServer(info, list, options), {
-    transport: new StdioServerTransport(stdin, process.stdout),
-    onerror: () => undefined,
-  });
-  const close = async (): Promise<void> => {
-    stdin.off('end', end);
-    stdin.off('close', end);
-    await handle.close().catch(() => undefined);
-    ended();
-  };
-  const end = (): void => void close();
-  stdin.on('end', end);
-  stdin.on('close', end);
-  return Promise.resolve({ closed, close });
+  return Promise.resolve(connectStdio(() => createMcpServer(info, list, options)));
 }
