@@ -17,7 +17,7 @@ import { scaled } from '../support/time.js';
 
 type Message = Record<string, unknown>;
 
-const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const initialized: Message = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const request = (id: number, method: string, params: Message = {}): Message => ({
   jsonrpc: '2.0',
   id,
@@ -27,7 +27,7 @@ const request = (id: number, method: string, params: Message = {}): Message => (
 const readPackage = { name: 'read_file', arguments: { path: 'package.json' } };
 
 /** A 2025-11-25 session: opened, listed, called (a tool, an unknown tool, bad arguments). */
-const LEGACY = [
+const LEGACY: Message[] = [
   initializeRequest,
   initialized,
   request(1, 'tools/list'),
@@ -37,7 +37,7 @@ const LEGACY = [
 ];
 
 /** The same in 2026-07-28: no initialize, the envelope on every request. */
-const MODERN = [
+const MODERN: Message[] = [
   request(0, 'server/discover', { _meta: ENVELOPE }),
   request(1, 'tools/list', { _meta: ENVELOPE }),
   request(2, 'tools/call', { ...readPackage, _meta: ENVELOPE }),
