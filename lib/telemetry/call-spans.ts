@@ -52,6 +52,11 @@ export interface SpanOptions<J extends SpannedJob = SpannedJob> {
     ((job: J, index: number, span: { traceId: string; spanId: string }) => void) | undefined;
 }
 
+/** What a batch starts in a call's span: its run (operators/internal/call-run.ts). */
+export interface Startable {
+  start(): void;
+}
+
 /** The options a batch's spans are made from (a batch's `ExecuteOptions` is one). */
 export interface SpannedBatch<J extends SpannedJob = SpannedJob> {
   readonly telemetry?: SpanOptions<J> | false | undefined;
@@ -123,9 +128,9 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
     });
   }
 
-  /** Runs `start` (the call's onStart, then its tool) in the context of job `index`'s span. */
-  start(index: number, job: J, start: () => void): void {
-    this.spanOf(index, job).run(start);
+  /** Runs `run.start()` (the call's onStart, then its tool) in the context of job `index`'s span. */
+  start(index: number, job: J, run: Startable): void {
+    this.spanOf(index, job).startIn(run);
   }
 
   /** The call job `index`'s tool is given: its `trace` names the call's span. */
@@ -221,7 +226,8 @@ export class ToolSpan {
     const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
     const span = tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, under);
     this.span = span;
-    this.context = otel.trace.setSpan(under, span);
+    // The span's context is made only for a context manager to make active (see `run`).
+    if (active.carries) this.context = otel.trace.setSpan(under, span);
     this.call = withTrace(call, traceContextOf(span.spanContext()));
   }
 
@@ -236,9 +242,18 @@ export class ToolSpan {
     return new ToolSpan(active, job, parent ?? active.otel.context.active(), {});
   }
 
-  /** Runs `work` (the call's onStart and tool) in the span's context. */
+  /**
+   * Runs `work` (the call's onStart and tool) in the span's context; as it is, without a context
+   * manager to make that context active (the API's no-op one would only call it).
+   */
   run<T>(work: () => T): T {
-    return this.active.otel.context.with(this.context, work);
+    return this.active.carries ? this.active.otel.context.with(this.context, work) : work();
+  }
+
+  /** Runs `run.start()` (the call's onStart, then its tool) in the span's context, as `run` does. */
+  startIn(run: Startable): void {
+    if (this.active.carries) this.active.otel.context.with(this.context, run.start, run);
+    else run.start();
   }
 
   /** Ends the span with the call's outcome, and records its duration. Once only. */

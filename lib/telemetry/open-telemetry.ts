@@ -225,6 +225,34 @@ export interface ActiveTelemetry {
   readonly otel: OpenTelemetryApi;
   readonly tracer: OtelTracer | undefined;
   readonly durations: Durations | undefined;
+  /**
+   * Whether a context manager makes active the context `context.with` is given (see
+   * `carriesContext`): looked at when the batch is subscribed, as its tracer is.
+   */
+  readonly carries: boolean;
+}
+
+/** An invalid span context, for the probe `carriesContext` hands its manager. */
+const PROBE_SPAN: OtelSpanContext = {
+  traceId: '00000000000000000000000000000000',
+  spanId: '0000000000000000',
+  traceFlags: 0,
+};
+
+/** A context other than the root, made once per API module (see `carriesContext`). */
+let probe: { otel: OpenTelemetryApi; context: OtelContext } | undefined;
+
+/**
+ * Whether the global context manager makes a context active inside `context.with`: false when
+ * the application has registered none (the API's no-op manager only calls the function, and
+ * `context.active()` is the root context throughout), where running a call in its span's context
+ * would change nothing a tool can see.
+ */
+function carriesContext(otel: OpenTelemetryApi): boolean {
+  if (probe?.otel !== otel)
+    probe = { otel, context: otel.trace.setSpanContext(otel.ROOT_CONTEXT, PROBE_SPAN) };
+  const context = probe.context;
+  return otel.context.with(context, otel.context.active, otel.context) === context;
 }
 
 /**
@@ -236,7 +264,8 @@ export function activeTelemetry(): ActiveTelemetry | undefined {
   if (otel === undefined) return undefined;
   const tracer = activeTracer(otel);
   const durations = activeDurations(otel);
-  return tracer === undefined && durations === undefined ? undefined : { otel, tracer, durations };
+  if (tracer === undefined && durations === undefined) return undefined;
+  return { otel, tracer, durations, carries: carriesContext(otel) };
 }
 
 /**

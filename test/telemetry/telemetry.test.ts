@@ -370,6 +370,30 @@ describe('telemetry: nothing without a provider', () => {
     }
   });
 
+  it('makes the same spans without a context manager, and the tool’s call names its span', async () => {
+    seen.length = 0;
+    const tracing = startTracing({ contextManager: false });
+    try {
+      await run([job(add, 'a', '{"a":1,"b":2}'), job(look, 'b')]);
+      const [added, looked] = tracing.spans();
+      expect(added!.name).to.equal('execute_tool add');
+      expect(attrs(added!)).to.deep.equal({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'add',
+        'gen_ai.tool.call.id': 'a',
+        'gen_ai.tool.description': 'Adds two numbers.',
+        'gen_ai.tool.type': 'function',
+      });
+      expect(added!.parentSpanContext).to.equal(undefined);
+      const { traceId, spanId } = looked!.spanContext();
+      expect(seen[0]!.call.trace?.traceparent).to.equal(`00-${traceId}-${spanId}-01`);
+      // Without a manager no context is ever active: the tool sees none, as with the API's own.
+      expect(seen[0]!.active).to.equal(undefined);
+    } finally {
+      await tracing.stop();
+    }
+  });
+
   it('keeps the context the application made active around the batch', async () => {
     const tracing = startTracing();
     try {
