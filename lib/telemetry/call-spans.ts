@@ -86,9 +86,15 @@ export function batchSpans<J extends SpannedJob>(
   return new BatchSpans(active, active.otel.context.active(), telemetry ?? {});
 }
 
-/** The open spans of a batch, by job index. */
+/**
+ * The open spans of a batch, by job index: one made while no other was open is held in `first`
+ * (a batch of synchronous calls never has more than that one), the others in `rest`. A Map that
+ * one span joins and leaves per call would make its table anew each time it empties.
+ */
 export class BatchSpans<J extends SpannedJob = SpannedJob> {
-  private readonly open = new Map<number, ToolSpan>();
+  private firstIndex = -1;
+  private first: ToolSpan | undefined = undefined;
+  private readonly rest = new Map<number, ToolSpan>();
 
   constructor(
     private readonly active: ActiveTelemetry,
@@ -98,7 +104,7 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
 
   /** Job `index`'s span, started now when it has none yet. */
   private spanOf(index: number, job: J): ToolSpan {
-    const open = this.open.get(index);
+    const open = this.find(index);
     if (open !== undefined) return open;
     // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
     const parent = continuing(this.active.otel, this.parent, job.call.trace);
@@ -112,8 +118,16 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
         // The application's hook: it has no say in the call.
       }
     }
-    this.open.set(index, made);
+    if (this.first === undefined && this.rest.size === 0) {
+      this.firstIndex = index;
+      this.first = made;
+    } else this.rest.set(index, made);
     return made;
+  }
+
+  /** Job `index`'s open span, if any. */
+  private find(index: number): ToolSpan | undefined {
+    return index === this.firstIndex ? this.first : this.rest.get(index);
   }
 
   /** Job `index`'s approval is being asked. */
@@ -123,7 +137,7 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
 
   /** Job `index`'s approval came: approved, or refused (its end follows). */
   answered(index: number, approved: boolean): void {
-    this.open.get(index)?.span?.addEvent('agenttool.approval.answered', {
+    this.find(index)?.span?.addEvent('agenttool.approval.answered', {
       'agenttool.approval.approved': approved,
     });
   }
@@ -140,7 +154,7 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
 
   /** A question job `index`'s tool asked, or its answer. */
   question(index: number, request: ElicitRequest, answer: ElicitResult | undefined): void {
-    const span = this.open.get(index)?.span;
+    const span = this.find(index)?.span;
     if (span === undefined) return;
     const mode = (request as { mode?: unknown }).mode;
     if (answer === undefined)
@@ -154,16 +168,24 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
   /** Job `index` has its final event: its span ends with the outcome. */
   ended(index: number, job: J, result: ToolResult | undefined, error: Error | undefined): void {
     const made = this.spanOf(index, job);
-    this.open.delete(index);
+    if (index === this.firstIndex) {
+      this.firstIndex = -1;
+      this.first = undefined;
+    } else this.rest.delete(index);
     made.end(result, error);
   }
 
   /** The batch is over with spans still open (unsubscribed, or its source failed): cancelled. */
   closeAll(): void {
-    if (this.open.size === 0) return;
+    const first = this.first;
+    if (first === undefined && this.rest.size === 0) return;
     const error = new CancelledError('call cancelled: the batch was unsubscribed');
-    for (const made of this.open.values()) made.end(undefined, error);
-    this.open.clear();
+    this.firstIndex = -1;
+    this.first = undefined;
+    // `first` was made before any of `rest`: they end in the order they were made.
+    first?.end(undefined, error);
+    for (const made of this.rest.values()) made.end(undefined, error);
+    this.rest.clear();
   }
 }
 
@@ -181,6 +203,21 @@ function withTrace(call: ToolCall, trace: TraceContext): ToolCall {
   return copy;
 }
 
+/** The tool name the last span was named for, and that name (see `spanName`). */
+let namedTool: string | undefined;
+let lastName = 'execute_tool';
+
+/**
+ * `execute_tool {name}`, or `execute_tool` for a job without a tool. The span keeps its name until
+ * it is exported: the last one is reused, so a batch of calls to one tool makes it once.
+ */
+function spanName(toolName: string | undefined): string {
+  if (toolName === namedTool) return lastName;
+  namedTool = toolName;
+  lastName = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
+  return lastName;
+}
+
 /**
  * One call's `execute_tool` span (when tracing) and its start (for its duration): made by a
  * batch for each of its jobs, and by `createMcpServer` for each call it serves.
@@ -192,7 +229,8 @@ export class ToolSpan {
   /** The call the tool gets: the job's, its `trace` naming the span. */
   readonly call: ToolCall;
   private readonly toolName: string | undefined;
-  private readonly start = now();
+  /** When the call started, for its duration: read only when there is a histogram to record it. */
+  private readonly start: number;
   private ended = false;
 
   constructor(
@@ -207,24 +245,36 @@ export class ToolSpan {
     const call = job.call;
     const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
     this.toolName = toolName;
+    this.start = active.durations === undefined ? 0 : now();
     this.context = under;
     this.call = call;
     this.span = undefined;
     if (tracer === undefined) return;
-    const attributes: OtelAttributes = {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': toolName,
-      'gen_ai.tool.call.id': call.id,
-      'gen_ai.tool.type': 'function',
-    };
     const description = tool?.description;
-    if (typeof description === 'string' && description !== '')
-      attributes['gen_ai.tool.description'] = description;
+    // One literal per shape, the description in it when there is one: no property added after.
+    const attributes: OtelAttributes =
+      typeof description === 'string' && description !== ''
+        ? {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': toolName,
+            'gen_ai.tool.call.id': call.id,
+            'gen_ai.tool.type': 'function',
+            'gen_ai.tool.description': description,
+          }
+        : {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': toolName,
+            'gen_ai.tool.call.id': call.id,
+            'gen_ai.tool.type': 'function',
+          };
     if (options.recordInputs === true)
       attributes['gen_ai.tool.call.arguments'] = call.args === '' ? '{}' : call.args;
     if (call.resumed !== undefined) attributes['agenttool.call.resumed'] = true;
-    const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
-    const span = tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, under);
+    const span = tracer.startSpan(
+      spanName(toolName),
+      { kind: SPAN_KIND.INTERNAL, attributes },
+      under,
+    );
     this.span = span;
     // The span's context is made only for a context manager to make active (see `run`).
     if (active.carries) this.context = otel.trace.setSpan(under, span);

@@ -214,8 +214,11 @@ export function errorType(error: Error): string {
 
 /** A span context as a W3C trace context, for `call.trace` and MCP's `_meta`. */
 export function traceContextOf(spanContext: OtelSpanContext): TraceContext {
-  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
-  const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+  const flags = spanContext.traceFlags & 0xff;
+  // Sampled (01) or not (00) are the flags a span has in practice: their text is not made anew.
+  const tail =
+    flags === 1 ? '-01' : flags === 0 ? '-00' : `-${flags.toString(16).padStart(2, '0')}`;
+  const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}${tail}`;
   const state = spanContext.traceState?.serialize();
   return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
 }
