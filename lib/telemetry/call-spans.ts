@@ -12,7 +12,14 @@
  *
  * @module
  */
-import type { ElicitRequest, ElicitResult, Tool, ToolCall, ToolResult } from '../contract.js';
+import type {
+  ElicitRequest,
+  ElicitResult,
+  Tool,
+  ToolCall,
+  ToolResult,
+  TraceContext,
+} from '../contract.js';
 import { CancelledError } from '../errors.js';
 import {
   activeTelemetry,
@@ -45,6 +52,11 @@ export interface SpanOptions<J extends SpannedJob = SpannedJob> {
     ((job: J, index: number, span: { traceId: string; spanId: string }) => void) | undefined;
 }
 
+/** What a batch starts in a call's span: its run (operators/internal/call-run.ts). */
+export interface Startable {
+  start(): void;
+}
+
 /** The options a batch's spans are made from (a batch's `ExecuteOptions` is one). */
 export interface SpannedBatch<J extends SpannedJob = SpannedJob> {
   readonly telemetry?: SpanOptions<J> | false | undefined;
@@ -74,9 +86,15 @@ export function batchSpans<J extends SpannedJob>(
   return new BatchSpans(active, active.otel.context.active(), telemetry ?? {});
 }
 
-/** The open spans of a batch, by job index. */
+/**
+ * The open spans of a batch, by job index: one made while no other was open is held in `first`
+ * (a batch of synchronous calls never has more than that one), the others in `rest`. A Map that
+ * one span joins and leaves per call would make its table anew each time it empties.
+ */
 export class BatchSpans<J extends SpannedJob = SpannedJob> {
-  private readonly open = new Map<number, ToolSpan>();
+  private firstIndex = -1;
+  private first: ToolSpan | undefined = undefined;
+  private readonly rest = new Map<number, ToolSpan>();
 
   constructor(
     private readonly active: ActiveTelemetry,
@@ -86,7 +104,7 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
 
   /** Job `index`'s span, started now when it has none yet. */
   private spanOf(index: number, job: J): ToolSpan {
-    const open = this.open.get(index);
+    const open = this.find(index);
     if (open !== undefined) return open;
     // A call that names its trace (an MCP server's request, a fleet's job) is continued there.
     const parent = continuing(this.active.otel, this.parent, job.call.trace);
@@ -100,8 +118,16 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
         // The application's hook: it has no say in the call.
       }
     }
-    this.open.set(index, made);
+    if (this.first === undefined && this.rest.size === 0) {
+      this.firstIndex = index;
+      this.first = made;
+    } else this.rest.set(index, made);
     return made;
+  }
+
+  /** Job `index`'s open span, if any. */
+  private find(index: number): ToolSpan | undefined {
+    return index === this.firstIndex ? this.first : this.rest.get(index);
   }
 
   /** Job `index`'s approval is being asked. */
@@ -111,14 +137,14 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
 
   /** Job `index`'s approval came: approved, or refused (its end follows). */
   answered(index: number, approved: boolean): void {
-    this.open.get(index)?.span?.addEvent('agenttool.approval.answered', {
+    this.find(index)?.span?.addEvent('agenttool.approval.answered', {
       'agenttool.approval.approved': approved,
     });
   }
 
-  /** Runs `start` (the call's onStart, then its tool) in the context of job `index`'s span. */
-  start(index: number, job: J, start: () => void): void {
-    this.spanOf(index, job).run(start);
+  /** Runs `run.start()` (the call's onStart, then its tool) in the context of job `index`'s span. */
+  start(index: number, job: J, run: Startable): void {
+    this.spanOf(index, job).startIn(run);
   }
 
   /** The call job `index`'s tool is given: its `trace` names the call's span. */
@@ -128,7 +154,7 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
 
   /** A question job `index`'s tool asked, or its answer. */
   question(index: number, request: ElicitRequest, answer: ElicitResult | undefined): void {
-    const span = this.open.get(index)?.span;
+    const span = this.find(index)?.span;
     if (span === undefined) return;
     const mode = (request as { mode?: unknown }).mode;
     if (answer === undefined)
@@ -142,17 +168,54 @@ export class BatchSpans<J extends SpannedJob = SpannedJob> {
   /** Job `index` has its final event: its span ends with the outcome. */
   ended(index: number, job: J, result: ToolResult | undefined, error: Error | undefined): void {
     const made = this.spanOf(index, job);
-    this.open.delete(index);
+    if (index === this.firstIndex) {
+      this.firstIndex = -1;
+      this.first = undefined;
+    } else this.rest.delete(index);
     made.end(result, error);
   }
 
   /** The batch is over with spans still open (unsubscribed, or its source failed): cancelled. */
   closeAll(): void {
-    if (this.open.size === 0) return;
+    const first = this.first;
+    if (first === undefined && this.rest.size === 0) return;
     const error = new CancelledError('call cancelled: the batch was unsubscribed');
-    for (const made of this.open.values()) made.end(undefined, error);
-    this.open.clear();
+    this.firstIndex = -1;
+    this.first = undefined;
+    // `first` was made before any of `rest`: they end in the order they were made.
+    first?.end(undefined, error);
+    for (const made of this.rest.values()) made.end(undefined, error);
+    this.rest.clear();
   }
+}
+
+/**
+ * `{ ...call, trace }`, made another way: on Node 20 a spread followed by one more property made
+ * each copy a hidden class of its own (about 240 bytes a call, and every read of the copy's
+ * properties a miss). `Object.assign` into an empty literal copies the same own enumerable
+ * properties in the same order; a call with an own `__proto__` key, which it would set the copy's
+ * prototype with, is spread.
+ */
+function withTrace(call: ToolCall, trace: TraceContext): ToolCall {
+  if (Object.hasOwn(call, '__proto__')) return { ...call, trace };
+  const copy: { -readonly [K in keyof ToolCall]: ToolCall[K] } = Object.assign({}, call);
+  copy.trace = trace;
+  return copy;
+}
+
+/** The tool name the last span was named for, and that name (see `spanName`). */
+let namedTool: string | undefined;
+let lastName = 'execute_tool';
+
+/**
+ * `execute_tool {name}`, or `execute_tool` for a job without a tool. The span keeps its name until
+ * it is exported: the last one is reused, so a batch of calls to one tool makes it once.
+ */
+function spanName(toolName: string | undefined): string {
+  if (toolName === namedTool) return lastName;
+  namedTool = toolName;
+  lastName = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
+  return lastName;
 }
 
 /**
@@ -166,7 +229,8 @@ export class ToolSpan {
   /** The call the tool gets: the job's, its `trace` naming the span. */
   readonly call: ToolCall;
   private readonly toolName: string | undefined;
-  private readonly start = now();
+  /** When the call started, for its duration: read only when there is a histogram to record it. */
+  private readonly start: number;
   private ended = false;
 
   constructor(
@@ -181,27 +245,40 @@ export class ToolSpan {
     const call = job.call;
     const toolName = typeof tool?.name === 'string' ? tool.name : undefined;
     this.toolName = toolName;
+    this.start = active.durations === undefined ? 0 : now();
     this.context = under;
     this.call = call;
     this.span = undefined;
     if (tracer === undefined) return;
-    const attributes: OtelAttributes = {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': toolName,
-      'gen_ai.tool.call.id': call.id,
-      'gen_ai.tool.type': 'function',
-    };
     const description = tool?.description;
-    if (typeof description === 'string' && description !== '')
-      attributes['gen_ai.tool.description'] = description;
+    // One literal per shape, the description in it when there is one: no property added after.
+    const attributes: OtelAttributes =
+      typeof description === 'string' && description !== ''
+        ? {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': toolName,
+            'gen_ai.tool.call.id': call.id,
+            'gen_ai.tool.type': 'function',
+            'gen_ai.tool.description': description,
+          }
+        : {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': toolName,
+            'gen_ai.tool.call.id': call.id,
+            'gen_ai.tool.type': 'function',
+          };
     if (options.recordInputs === true)
       attributes['gen_ai.tool.call.arguments'] = call.args === '' ? '{}' : call.args;
     if (call.resumed !== undefined) attributes['agenttool.call.resumed'] = true;
-    const name = toolName === undefined ? 'execute_tool' : `execute_tool ${toolName}`;
-    const span = tracer.startSpan(name, { kind: SPAN_KIND.INTERNAL, attributes }, under);
+    const span = tracer.startSpan(
+      spanName(toolName),
+      { kind: SPAN_KIND.INTERNAL, attributes },
+      under,
+    );
     this.span = span;
-    this.context = otel.trace.setSpan(under, span);
-    this.call = { ...call, trace: traceContextOf(span.spanContext()) };
+    // The span's context is made only for a context manager to make active (see `run`).
+    if (active.carries) this.context = otel.trace.setSpan(under, span);
+    this.call = withTrace(call, traceContextOf(span.spanContext()));
   }
 
   /**
@@ -215,9 +292,18 @@ export class ToolSpan {
     return new ToolSpan(active, job, parent ?? active.otel.context.active(), {});
   }
 
-  /** Runs `work` (the call's onStart and tool) in the span's context. */
+  /**
+   * Runs `work` (the call's onStart and tool) in the span's context; as it is, without a context
+   * manager to make that context active (the API's no-op one would only call it).
+   */
   run<T>(work: () => T): T {
-    return this.active.otel.context.with(this.context, work);
+    return this.active.carries ? this.active.otel.context.with(this.context, work) : work();
+  }
+
+  /** Runs `run.start()` (the call's onStart, then its tool) in the span's context, as `run` does. */
+  startIn(run: Startable): void {
+    if (this.active.carries) this.active.otel.context.with(this.context, run.start, run);
+    else run.start();
   }
 
   /** Ends the span with the call's outcome, and records its duration. Once only. */

@@ -214,8 +214,11 @@ export function errorType(error: Error): string {
 
 /** A span context as a W3C trace context, for `call.trace` and MCP's `_meta`. */
 export function traceContextOf(spanContext: OtelSpanContext): TraceContext {
-  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
-  const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+  const flags = spanContext.traceFlags & 0xff;
+  // Sampled (01) or not (00) are the flags a span has in practice: their text is not made anew.
+  const tail =
+    flags === 1 ? '-01' : flags === 0 ? '-00' : `-${flags.toString(16).padStart(2, '0')}`;
+  const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}${tail}`;
   const state = spanContext.traceState?.serialize();
   return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
 }
@@ -225,6 +228,34 @@ export interface ActiveTelemetry {
   readonly otel: OpenTelemetryApi;
   readonly tracer: OtelTracer | undefined;
   readonly durations: Durations | undefined;
+  /**
+   * Whether a context manager makes active the context `context.with` is given (see
+   * `carriesContext`): looked at when the batch is subscribed, as its tracer is.
+   */
+  readonly carries: boolean;
+}
+
+/** An invalid span context, for the probe `carriesContext` hands its manager. */
+const PROBE_SPAN: OtelSpanContext = {
+  traceId: '00000000000000000000000000000000',
+  spanId: '0000000000000000',
+  traceFlags: 0,
+};
+
+/** A context other than the root, made once per API module (see `carriesContext`). */
+let probe: { otel: OpenTelemetryApi; context: OtelContext } | undefined;
+
+/**
+ * Whether the global context manager makes a context active inside `context.with`: false when
+ * the application has registered none (the API's no-op manager only calls the function, and
+ * `context.active()` is the root context throughout), where running a call in its span's context
+ * would change nothing a tool can see.
+ */
+function carriesContext(otel: OpenTelemetryApi): boolean {
+  if (probe?.otel !== otel)
+    probe = { otel, context: otel.trace.setSpanContext(otel.ROOT_CONTEXT, PROBE_SPAN) };
+  const context = probe.context;
+  return otel.context.with(context, otel.context.active, otel.context) === context;
 }
 
 /**
@@ -236,7 +267,8 @@ export function activeTelemetry(): ActiveTelemetry | undefined {
   if (otel === undefined) return undefined;
   const tracer = activeTracer(otel);
   const durations = activeDurations(otel);
-  return tracer === undefined && durations === undefined ? undefined : { otel, tracer, durations };
+  if (tracer === undefined && durations === undefined) return undefined;
+  return { otel, tracer, durations, carries: carriesContext(otel) };
 }
 
 /**

@@ -377,7 +377,7 @@ export class Engine
       this.running++;
       this.runningCalls.add(run);
       if (this.spans === undefined) run.start();
-      else this.spans.start(run.index, run.job, () => run.start());
+      else this.spans.start(run.index, run.job, run);
     }
     this.draining = false;
     if (!this.closed && this.sourceDone && this.running === 0 && turns.idle) {

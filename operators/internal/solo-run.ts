@@ -76,7 +76,7 @@ export class SoloRun implements RunOwner, Unsubscribable, EventListenerObject {
     this.run = run;
     const spans = this.spans;
     if (spans === undefined) run.start();
-    else spans.start(0, this.job, () => run.start());
+    else spans.start(0, this.job, run);
   }
 
   progress(run: CallRun, result: ToolResult): void {

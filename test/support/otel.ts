@@ -35,12 +35,17 @@ export interface Tracing {
   stop(): Promise<void>;
 }
 
-/** Registers a tracer provider (and, unless `metrics` is false, a meter provider). */
-export function startTracing(options: { metrics?: boolean; traces?: boolean } = {}): Tracing {
+/**
+ * Registers a tracer provider (and, unless `metrics` is false, a meter provider), and the
+ * async-hooks context manager unless `contextManager` is false.
+ */
+export function startTracing(
+  options: { metrics?: boolean; traces?: boolean; contextManager?: boolean } = {},
+): Tracing {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  const manager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(manager);
+  if (options.contextManager !== false)
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   if (options.traces !== false) trace.setGlobalTracerProvider(provider);
   const reader = new OnDemandReader();
   const meters = new MeterProvider({ readers: [reader] });

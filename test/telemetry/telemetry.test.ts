@@ -6,7 +6,7 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { expect } from 'chai';
-import { lastValueFrom, NEVER, Observable, Subject, toArray } from 'rxjs';
+import { lastValueFrom, NEVER, Observable, of, Subject, toArray } from 'rxjs';
 import { z } from 'zod';
 import {
   executeBatch,
@@ -115,6 +115,43 @@ describe('telemetry: execute_tool spans', () => {
     const { traceId, spanId } = span.spanContext();
     expect(seen[0]!.active).to.equal(spanId);
     expect(seen[0]!.call.trace?.traceparent).to.equal(`00-${traceId}-${spanId}-01`);
+  });
+
+  it('gives the tool the job’s call with its trace set: its own keys kept, in their order', async () => {
+    const calls: ToolCall[] = [];
+    const keep = rawTool({
+      name: 'keep',
+      description: 'Keeps its call.',
+      parameters: { type: 'object', properties: {} },
+      execute: (call) => (calls.push(call), of({ final: true, result: { output: 'ok' } })),
+    });
+    const named = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+    // A call with its own key is the one the tool gets (replay.ts, withIdempotencyKey). An own
+    // `__proto__` key, as JSON.parse makes one, stays a key and sets no prototype.
+    const parsed = JSON.parse(
+      '{"id":"p","args":"{}","__proto__":{"x":1},"idempotencyKey":"k"}',
+    ) as ToolCall;
+    await run([
+      job(keep, 'a', '{}', { idempotencyKey: 'k' }),
+      job(keep, 'b', '{}', { trace: named, idempotencyKey: 'k' }),
+      { tool: keep, call: parsed },
+    ]);
+    const [a, b, p] = ['a', 'b', 'p'].map((id) => calls.find((c) => c.id === id));
+    const traceparentOf = (id: string) => {
+      const span = tracing.spans().find((s) => s.attributes['gen_ai.tool.call.id'] === id)!;
+      return `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+    };
+    expect(a).to.deep.equal({
+      id: 'a',
+      args: '{}',
+      idempotencyKey: 'k',
+      trace: { traceparent: traceparentOf('a') },
+    });
+    expect(Object.keys(b!)).to.deep.equal(['id', 'args', 'trace', 'idempotencyKey']);
+    expect(b!.trace).to.deep.equal({ traceparent: traceparentOf('b') });
+    expect(Object.getPrototypeOf(p)).to.equal(Object.prototype);
+    expect(Object.keys(p!)).to.deep.equal(['id', 'args', '__proto__', 'idempotencyKey', 'trace']);
+    expect(p!.trace).to.deep.equal({ traceparent: traceparentOf('p') });
   });
 
   it('continues the trace a call names (an MCP request, a fleet job) rather than the ambient one', async () => {
@@ -328,6 +365,30 @@ describe('telemetry: nothing without a provider', () => {
       registerOpenTelemetry(await import('@opentelemetry/api'));
       await run([job(add, 'a', '{"a":1,"b":1}')]);
       expect(tracing.spans()).to.have.length(1);
+    } finally {
+      await tracing.stop();
+    }
+  });
+
+  it('makes the same spans without a context manager, and the tool’s call names its span', async () => {
+    seen.length = 0;
+    const tracing = startTracing({ contextManager: false });
+    try {
+      await run([job(add, 'a', '{"a":1,"b":2}'), job(look, 'b')]);
+      const [added, looked] = tracing.spans();
+      expect(added!.name).to.equal('execute_tool add');
+      expect(attrs(added!)).to.deep.equal({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'add',
+        'gen_ai.tool.call.id': 'a',
+        'gen_ai.tool.description': 'Adds two numbers.',
+        'gen_ai.tool.type': 'function',
+      });
+      expect(added!.parentSpanContext).to.equal(undefined);
+      const { traceId, spanId } = looked!.spanContext();
+      expect(seen[0]!.call.trace?.traceparent).to.equal(`00-${traceId}-${spanId}-01`);
+      // Without a manager no context is ever active: the tool sees none, as with the API's own.
+      expect(seen[0]!.active).to.equal(undefined);
     } finally {
       await tracing.stop();
     }
