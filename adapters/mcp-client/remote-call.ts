@@ -96,27 +96,24 @@ export class RemoteCall implements InFlightCall, RoutedCall {
     this.token = connection.router.route(this);
     connection.deadlines.start(this);
     if (connection.endsByStream) this.controller = new AbortController();
-    // The request itself, not the SDK's callTool: what callTool adds is looked up in the SDK's
-    // response cache, which connectMcp never fills (docs/mcp.md, "The client").
+    const params = {
+      name: remoteName,
+      arguments: args,
+      ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
+      // Asking for the call's records (see asksForRecords), and, for a proxy's call in MCP
+      // 2026-07-28, its every log message: the proxy's client's level filters them (call-log.ts).
+      _meta: {
+        ...this.request.meta,
+        progressToken: this.token,
+        [RECORDS_META_KEY]: true,
+        ...(connection.modern && this.relays ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}),
+        ...(trace === undefined ? {} : traceMeta(trace)),
+      },
+    };
+    // request(), not callTool(), whose additions look in a cache connectMcp never fills (docs/mcp.md).
     connection.client
       .request(
-        {
-          method: 'tools/call',
-          params: {
-            name: remoteName,
-            arguments: args,
-            ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
-            // Asking for the call's records (see asksForRecords), and, for a proxy's call in MCP
-            // 2026-07-28, its every log message: the proxy's client's level filters them (call-log.ts).
-            _meta: {
-              ...this.request.meta,
-              progressToken: this.token,
-              [RECORDS_META_KEY]: true,
-              ...(connection.modern && this.relays ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}),
-              ...(trace === undefined ? {} : traceMeta(trace)),
-            },
-          },
-        },
+        { method: 'tools/call', params },
         this.controller === undefined && headers === undefined
           ? SDK_OPTIONS
           : {
