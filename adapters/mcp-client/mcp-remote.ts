@@ -115,6 +115,9 @@ export class McpRemote {
       this.inFlight,
     );
     const peer = transportPeers.get(transport.inner) ?? {};
+    const modern = client.getProtocolEra() === 'modern';
+    // A cancellation of MCP 2026-07-28 carries the client's envelope, as the SDK's own does.
+    if (modern) transport.notify = (notice) => client.notification(notice);
     this.connection = {
       client,
       peer: () => ({
@@ -130,12 +133,13 @@ export class McpRemote {
       settle: (readOnly) => this.refreshes.afterCall(readOnly),
       serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
       report: (error) => options.onerror?.(error),
-      modern: client.getProtocolEra() === 'modern',
+      modern,
+      endsByStream: modern && transport.hasPerRequestStream,
       tasks: taskGenerationOf(client),
       taskRequest: (method, params) =>
         transport.request(
           method,
-          client.getProtocolEra() === 'modern'
+          modern
             ? {
                 ...params,
                 _meta: {
@@ -147,7 +151,7 @@ export class McpRemote {
             : params,
         ),
       capabilities: declared.capabilities as Record<string, unknown>,
-      mirrorsHeaders: client.getProtocolEra() === 'modern' && transport.hasPerRequestStream,
+      mirrorsHeaders: modern && transport.hasPerRequestStream,
       urlQuestions: options.urlElicitation === true && options.elicitor !== false,
     };
     // A notification that came before this point is reflected by the first list, fetched after.

@@ -59,6 +59,12 @@ function progressParams(message: JSONRPCMessage): RoutedProgress | undefined {
   return params as unknown as RoutedProgress;
 }
 
+/** MCP's cancellation of a request, which {@link OrderedTransport.cancel} sends. */
+export interface CancelNotice {
+  method: 'notifications/cancelled';
+  params: { requestId: string | number; reason: string };
+}
+
 type Pending =
   | { kind: 'message'; message: JSONRPCMessage; extra: MessageExtraInfo | undefined }
   | { kind: 'close' };
@@ -170,6 +176,13 @@ export class OrderedTransport implements Transport {
   /** Whether the connection speaks MCP 2026-07-28 (told through `setProtocolVersion`). */
   private modern = false;
 
+  /**
+   * Sends a cancellation as the client sends its notifications, when set: in MCP 2026-07-28 each
+   * carries the client's envelope in `_meta` (McpRemote sets it to the client's `notification`).
+   * Otherwise it goes to the inner transport as it is.
+   */
+  notify: ((notice: CancelNotice) => Promise<void>) | undefined = undefined;
+
   /** Calls cancelled before their request was sent, by token: the reason of each. */
   private readonly withdrawn = new Map<string, string>();
 
@@ -224,12 +237,9 @@ export class OrderedTransport implements Transport {
       if (call !== undefined) this.withdrawn.set(token, reason);
       return;
     }
-    const notice: JSONRPCMessage = {
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId, reason },
-    };
-    this.inner.send(notice).catch((err: unknown) => {
+    const notice = { method: 'notifications/cancelled' as const, params: { requestId, reason } };
+    const sent = this.notify?.(notice) ?? this.inner.send({ jsonrpc: '2.0', ...notice });
+    sent.catch((err: unknown) => {
       this.onerror?.(new Error(`failed to send cancellation: ${String(err)}`));
     });
     this.deliver({

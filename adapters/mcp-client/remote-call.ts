@@ -60,7 +60,7 @@ const TASK_TTL = 3_600_000;
 export class RemoteCall implements InFlightCall, RoutedCall {
   requestId: string | number | undefined = undefined;
   deadline = Infinity;
-  /** Ends the request in MCP 2026-07-28 (see `RemoteConnection.modern`); none before it. */
+  /** Ends the request by its stream (see `RemoteConnection.endsByStream`); none otherwise. */
   private controller: AbortController | undefined = undefined;
   /**
    * Its progress token, which an agenttool server also sends back with the call's questions (see
@@ -95,23 +95,25 @@ export class RemoteCall implements InFlightCall, RoutedCall {
     connection.inFlight.add(this);
     this.token = connection.router.route(this);
     connection.deadlines.start(this);
-    if (connection.modern) this.controller = new AbortController();
+    if (connection.endsByStream) this.controller = new AbortController();
+    const params = {
+      name: remoteName,
+      arguments: args,
+      ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
+      // Asking for the call's records (see asksForRecords), and, for a proxy's call in MCP
+      // 2026-07-28, its every log message: the proxy's client's level filters them (call-log.ts).
+      _meta: {
+        ...this.request.meta,
+        progressToken: this.token,
+        [RECORDS_META_KEY]: true,
+        ...(connection.modern && this.relays ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}),
+        ...(trace === undefined ? {} : traceMeta(trace)),
+      },
+    };
+    // request(), not callTool(), whose additions look in a cache connectMcp never fills (docs/mcp.md).
     connection.client
-      .callTool(
-        {
-          name: remoteName,
-          arguments: args,
-          ...(this.request.asTask ? { task: { ttl: TASK_TTL } } : {}),
-          // Asking for the call's records (see asksForRecords), and, for a proxy's call in MCP
-          // 2026-07-28, its every log message: the proxy's client's level filters them (call-log.ts).
-          _meta: {
-            ...this.request.meta,
-            progressToken: this.token,
-            [RECORDS_META_KEY]: true,
-            ...(connection.modern && this.relays ? { [LOG_LEVEL_META_KEY]: 'debug' } : {}),
-            ...(trace === undefined ? {} : traceMeta(trace)),
-          },
-        },
+      .request(
+        { method: 'tools/call', params },
         this.controller === undefined && headers === undefined
           ? SDK_OPTIONS
           : {
@@ -269,7 +271,7 @@ export class RemoteCall implements InFlightCall, RoutedCall {
     this.ended({ error });
   }
 
-  /** Ends the request: by its signal in MCP 2026-07-28, else by `notifications/cancelled`. */
+  /** Ends the request: by its signal when it has one, else by `notifications/cancelled`. */
   private cancel(reason: string): void {
     if (this.controller !== undefined) {
       this.connection.router.unroute(this.token);

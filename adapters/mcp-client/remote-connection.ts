@@ -74,11 +74,15 @@ export interface RemoteConnection {
   readonly serverName: string;
   /** Told of a fault that fails no call (`McpClientOptions.onerror`). */
   report(error: Error): void;
-  /**
-   * Whether the connection speaks MCP 2026-07-28, where a call is cancelled by ending its request
-   * (over HTTP, closing its response stream), which the SDK does for a request whose signal aborts.
-   */
+  /** Whether the connection speaks MCP 2026-07-28. */
   readonly modern: boolean;
+  /**
+   * Whether a call is cancelled by ending its request, which the SDK does for a request whose
+   * signal aborts: MCP 2026-07-28 over a transport that gives each request a stream of its own
+   * (Streamable HTTP), closed to end it. Otherwise a call is cancelled by `notifications/cancelled`
+   * (`CallRouter.cancel`), and asks the SDK for no signal.
+   */
+  readonly endsByStream: boolean;
   /**
    * Whether calls mirror their `x-mcp-header` arguments into `Mcp-Param-*` headers: MCP
    * 2026-07-28 over Streamable HTTP (see docs/mcp.md, "Routing on an argument").
