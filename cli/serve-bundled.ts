@@ -9,7 +9,7 @@
  * @module
  */
 import { Server } from '@modelcontextprotocol/server';
-import type { ToolAnswers } from '../adapters/mcp-server/create-mcp-server.js';
+import type { ToolAnswers } from '../adapters/mcp-server/tool-answers.js';
 import { connectStdio } from '../adapters/mcp-server/stdio-connection.js';
 import { reapShells } from './process-groups.js';
 import { untilSignal } from './until-signal.js';
@@ -28,10 +28,7 @@ export const INFO = { name: 'agenttool', version: '0.1.0' };
 /** The engine's modules, loading or loaded; undefined until a request first needs them. */
 let engine:
   | Promise<
-      [
-        typeof import('../adapters/mcp-server/create-mcp-server.js'),
-        typeof import('./tools/index.js'),
-      ]
+      [typeof import('../adapters/mcp-server/tool-answers.js'), typeof import('./tools/index.js')]
     >
   | undefined;
 
@@ -41,7 +38,7 @@ export function bundledServer(): Server {
   let answers: ToolAnswers | undefined;
   const loaded = async (): Promise<ToolAnswers> => {
     engine ??= Promise.all([
-      import('../adapters/mcp-server/create-mcp-server.js'),
+      import('../adapters/mcp-server/tool-answers.js'),
       import('./tools/index.js'),
     ]);
     const [{ toolAnswers }, { bundledTools }] = await engine;

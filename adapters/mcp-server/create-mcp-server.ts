@@ -5,40 +5,18 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import type { Observable } from 'rxjs';
-import {
-  Server,
-  type CallToolRequest,
-  type Implementation,
-  type ListToolsResult,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
-import type { Session, Tool } from '../../lib/contract.js';
-import { oneLine, SchemaError } from '../../lib/errors.js';
-import { visible } from '../../lib/visible.js';
+import { Server, type Implementation } from '@modelcontextprotocol/server';
+import type { Tool } from '../../lib/contract.js';
 import { answerSetLevel } from './call-log.js';
-import { CallRouter } from './call-router.js';
-import { isStateless } from './http/stateless-servers.js';
 import { ServedList, taskOf } from './served-list.js';
 import type { McpServerOptions } from './server-options.js';
-import { headerRules, taskStores } from './server-state.js';
+import { taskStores } from './server-state.js';
 import { checkTaskOptions, TASKS_EXTENSION, type TaskOptions } from './tasks/task-host.js';
 import { answerTaskRequests, TaskServer } from './tasks/task-requests.js';
+import { answersOf, reporterOf } from './tool-answers.js';
 
 export type { McpServerOptions } from './server-options.js';
-
-/**
- * The default {@link McpServerOptions.onError}: one line on stderr, starting `mcp server: ` once
- * (an error that already says it is not given it twice), its text escaped: a client's error
- * message is the peer's text, and no escape sequence in it reaches the terminal.
- */
-function reportOnStderr(error: Error): void {
-  const left = error instanceof SchemaError ? '; the tool is left out' : '';
-  const text = oneLine(error.message);
-  const line = text.startsWith('mcp server: ') ? text : `mcp server: ${text}`;
-  process.stderr.write(`${visible(line)}${left}\n`);
-}
 
 /**
  * Builds the SDK's low-level `Server` serving `tools`, for one client connection: call it once per
@@ -134,50 +112,6 @@ export function createMcpServer(
   return server;
 }
 
-/** How a server answers `tools/list` and `tools/call` (see {@link toolAnswers}). */
-export interface ToolAnswers {
-  list(): ListToolsResult;
-  call(request: CallToolRequest, ctx: ServerContext): ReturnType<CallRouter['route']>;
-}
-
-/**
- * The answers to `tools/list` and `tools/call` of a list of local tools, for a `server` made with
- * the capabilities {@link createMcpServer} would declare for them (`{ tools: {} }`). `agenttool
- * serve` on stdio makes its Server before it loads the engine, so that it answers `initialize`
- * at once (cli/serve-bundled.ts), and registers these when a request first needs them.
- */
-export function toolAnswers(
-  server: Server,
-  tools: Iterable<Tool>,
-  options: McpServerOptions = {},
-): ToolAnswers {
-  const report = reporterOf(options);
-  return answersOf(server, new ServedList(tools, options, report), options, report);
-}
-
-/** `options.onError` (stderr by default), kept from throwing. */
-function reporterOf(options: McpServerOptions): (error: Error) => void {
-  const onError = options.onError ?? reportOnStderr;
-  return (error) => {
-    try {
-      onError(error);
-    } catch {
-      // A reporter that throws must not turn a contained fault into a crash.
-    }
-  };
-}
-
-function answersOf(
-  server: Server,
-  list: ServedList,
-  options: McpServerOptions,
-  report: (error: Error) => void,
-): ToolAnswers {
-  headerRules.set(server, () => list.current().rules);
-  const router = new CallRouter(server, list, options, report, sessions(server, options));
-  return { list: () => list.current().list, call: (request, ctx) => router.route(request, ctx) };
-}
-
 /** Serves calls of task tools as tasks with `tasks.store`, and the extension's requests. */
 function serveTasks(
   server: TaskServer,
@@ -191,34 +125,4 @@ function serveTasks(
     return served === true || served === 'required' ? tasks.store : undefined;
   });
   answerTaskRequests(server, tasks, report);
-}
-
-/**
- * The session of each call of `server`'s connection: `id` the transport's session id (or one made
- * for the connection), `client` the name and version the client gave on initialize. A stateless
- * request belongs to no session.
- */
-function sessions(
-  server: Server,
-  options: McpServerOptions,
-): (transportId: string | undefined) => Session | undefined {
-  const fallbackId = options.sessionId ?? randomUUID();
-  let session: Session | undefined;
-  return (transportId) => {
-    if (session !== undefined) return session;
-    // A stateless request belongs to no session: a random id would lie about it.
-    if (isStateless(server)) return undefined;
-    const client = server.getClientVersion();
-    const made: Session = Object.freeze(
-      client === undefined
-        ? { id: transportId ?? fallbackId }
-        : {
-            id: transportId ?? fallbackId,
-            client: Object.freeze({ name: client.name, version: client.version }),
-          },
-    );
-    // Before initialize the client is unknown; keep asking until it is.
-    if (client !== undefined) session = made;
-    return made;
-  };
 }

@@ -7,9 +7,15 @@ import { isObservable, type Observable } from 'rxjs';
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Tool } from '../../lib/contract.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
-import { connectStdio, type McpStdioServer } from './stdio-connection.js';
+import { connectStdio } from './stdio-connection.js';
 
-export type { McpStdioServer } from './stdio-connection.js';
+/** A tool set served over stdio (see `serveStdio`). */
+export interface McpStdioServer {
+  /** Resolves once the connection has ended: stdin ended (the client went away) or `close()`. */
+  readonly closed: Promise<void>;
+  /** Ends the connection: every running call is cancelled. */
+  close(): Promise<void>;
+}
 
 /**
  * Serves `tools` over stdio, the transport an MCP client application (an editor, an agent) uses

@@ -9,14 +9,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Server } from '@modelcontextprotocol/server';
-
-/** A tool set served over stdio (see `serveStdio`). */
-export interface McpStdioServer {
-  /** Resolves once the connection has ended: stdin ended (the client went away) or `close()`. */
-  readonly closed: Promise<void>;
-  /** Ends the connection: every running call is cancelled. */
-  close(): Promise<void>;
-}
+import type { McpStdioServer } from './serve-stdio.js';
 
 /**
  * Serves the Server `factory` makes (once, when the opening message has picked the connection's

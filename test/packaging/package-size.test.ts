@@ -11,8 +11,8 @@ import { buildPackage } from '../support/package.js';
 import { scaled } from '../support/time.js';
 
 /**
- * The tarball's budget, in bytes packed (README.md, "The package"): 410 KB when last measured,
- * about 2% over it.
+ * The tarball's budget, in bytes packed (README.md, "The package"): 414 KB when last measured,
+ * about 1% over it.
  */
 const PACKED_BUDGET = 418 * 1000;
 
