@@ -5,8 +5,9 @@
  * function that returns a value, and the steps of `context.step`. Importing it registers them.
  *
  * index.ts imports it and adds the solo run of the engine; `agenttool serve`, which serves tools
- * without the engine, imports it alone (cli/tool-contract.ts), so that it answers `initialize`
- * without loading the engine's operators or the wire.
+ * without the engine, imports it alone (cli/tool-contract.ts), so that the bundled tools it loads
+ * at its first tools request (cli/serve-bundled.ts) bring neither the engine's operators nor the
+ * wire.
  *
  * @module
  */

@@ -116,6 +116,9 @@ export class McpRemote {
     );
     const peer = transportPeers.get(transport.inner) ?? {};
     const modern = client.getProtocolEra() === 'modern';
+    // MCP 2026-07-28 over a transport with a stream per request (Streamable HTTP): a call ends by
+    // its stream and mirrors its header arguments.
+    const perRequestStream = modern && transport.hasPerRequestStream;
     // A cancellation of MCP 2026-07-28 carries the client's envelope, as the SDK's own does.
     if (modern) transport.notify = (notice) => client.notification(notice);
     this.connection = {
@@ -134,7 +137,7 @@ export class McpRemote {
       serverName: this.serverInfo.name === '' ? 'mcp' : this.serverInfo.name,
       report: (error) => options.onerror?.(error),
       modern,
-      endsByStream: modern && transport.hasPerRequestStream,
+      endsByStream: perRequestStream,
       tasks: taskGenerationOf(client),
       taskRequest: (method, params) =>
         transport.request(
@@ -151,7 +154,7 @@ export class McpRemote {
             : params,
         ),
       capabilities: declared.capabilities as Record<string, unknown>,
-      mirrorsHeaders: modern && transport.hasPerRequestStream,
+      mirrorsHeaders: perRequestStream,
       urlQuestions: options.urlElicitation === true && options.elicitor !== false,
     };
     // A notification that came before this point is reflected by the first list, fetched after.

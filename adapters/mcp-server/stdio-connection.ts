@@ -47,7 +47,7 @@ export function connectStdio(
 /** `stdin`'s data, ending once `pending()`'s work is done after `stdin` ended (see connectStdio). */
 function heldEnd(stdin: Readable, pending: () => Promise<unknown> | undefined): Readable {
   const input = new PassThrough();
-  stdin.on('data', (chunk: Buffer) => input.write(chunk));
+  stdin.pipe(input, { end: false });
   stdin.once('end', () => {
     void Promise.resolve(pending())
       .catch(() => undefined)
